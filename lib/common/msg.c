@@ -1,0 +1,96 @@
+/*
+ * msg: the house diagnostic format, in one place.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "msg.h"
+#include "pf.h"
+
+static void
+vmsg(int with_errno, int saved, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	vfprintf(stderr, fmt, ap);
+	if (with_errno)
+		fprintf(stderr, ": %s", strerror(saved));
+	fputc('\n', stderr);
+}
+
+void
+pf_warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(0, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+pf_warn(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(1, saved, fmt, ap);
+	va_end(ap);
+}
+
+void
+pf_diex(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(0, 0, fmt, ap);
+	va_end(ap);
+	exit(code);
+}
+
+void
+pf_die(int code, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(1, saved, fmt, ap);
+	va_end(ap);
+	exit(code);
+}
+
+void
+pf_usage_error(const char *synopsis, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(0, 0, fmt, ap);
+	va_end(ap);
+	fputs(synopsis, stderr);
+	exit(PF_EXIT_USAGE);
+}
+
+void
+pf_print_version(void)
+{
+	printf("%s %s\n", program_invocation_short_name, PF_VERSION);
+	pf_exit_checked(PF_EXIT_OK);
+}
+
+void
+pf_exit_checked(int code)
+{
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		/* A closed pipe downstream is the reader's choice, not our failure. */
+		if (errno == EPIPE)
+			exit(code);
+		pf_die(PF_EXIT_FAIL, "stdout");
+	}
+	exit(code);
+}

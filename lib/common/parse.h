@@ -1,0 +1,45 @@
+/*
+ * parse: the one checked parser for numbers, sizes and durations on pf
+ * command lines.  Every function rejects empty strings, leading signs and
+ * white space, trailing junk and values outside [min, max]; on error it
+ * returns -1 with errno EINVAL (malformed) or ERANGE (out of range) and
+ * leaves *out untouched.  On success it returns 0.
+ */
+#ifndef PF_PARSE_H
+#define PF_PARSE_H
+
+#include <stdint.h>
+
+/* Decimal unsigned integer. */
+int pf_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Decimal signed integer (a leading '-' allowed). */
+int pf_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
+
+/* Finite decimal number, e.g. "0.5", "12", "1e3" not accepted. */
+int pf_parse_double(const char *s, double min, double max, double *out);
+
+/*
+ * Size in bytes: a decimal integer with an optional binary suffix
+ * K, M, G, T (KiB, MiB...; case-insensitive, an optional trailing "B"
+ * or "iB"), e.g. "64M", "1G", "512k", "4096".
+ */
+int pf_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/*
+ * Duration in nanoseconds: a decimal number (fractions allowed) with an
+ * optional unit ns, us, ms, s, m, h; a bare number is in default_unit_ns
+ * (1000000000 for seconds).  "15", "15s", "1.5s", "250ms", "2m".
+ */
+int pf_parse_duration(const char *s, uint64_t default_unit_ns,
+    uint64_t min_ns, uint64_t max_ns, uint64_t *out_ns);
+
+/*
+ * A size or a percentage ("5%", "0.5%", "1G").  On success exactly one of
+ * *bytes (percent < 0) or *percent (bytes == 0) is set: *percent is set
+ * to -1 for a size, *bytes to 0 for a percentage.  Percent must be in
+ * [0, 100].
+ */
+int pf_parse_size_or_percent(const char *s, uint64_t *bytes, double *percent);
+
+#endif

@@ -1,0 +1,60 @@
+# test_helper.bash: loaded by every pf suite.  Hermetic: the tools come from
+bats_require_minimum_version 1.5.0
+# this checkout (PF_BIN_DIR, set by `make check`, or ./bin), the locale is
+# C, and each test works in its own BATS_TEST_TMPDIR.
+
+PF_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+PF_BIN_DIR="${PF_BIN_DIR:-$PF_ROOT/bin}"
+FIXTURES="$PF_ROOT/tests/bats/fixtures"
+WORKLOADS="$PF_ROOT/build/workloads"
+# Conformance data from another project: read in place, never copied in.
+SHARED_DIR="${PF_SHARED_DIR:-$PF_ROOT/../shared}"
+
+load_bats_libs() {
+	local d
+	for d in /usr/lib/bats /usr/local/lib/bats /usr/share/bats; do
+		if [ -f "$d/bats-support/load.bash" ]; then
+			load "$d/bats-support/load.bash"
+			load "$d/bats-assert/load.bash"
+			return 0
+		fi
+	done
+	echo "bats-support/bats-assert not found: run scripts/install-deps" >&2
+	return 1
+}
+load_bats_libs
+
+export LC_ALL=C
+export PATH="$PF_BIN_DIR:$PATH"
+unset DEBUGINFOD_URLS
+
+# pf_tools: the tool names this checkout builds, one per line.
+pf_tools() {
+	local f
+	for f in "$PF_ROOT"/bin/pf-*.c; do
+		[ -e "$f" ] || continue
+		f=${f##*/}
+		echo "${f%.c}"
+	done
+}
+
+# require_root: skip with a reason unless running as root.
+require_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (run the suite as root, as CI does)"
+}
+
+# require_perf_events: skip with a reason when perf_event_open is absent
+# (no /proc/sys/kernel/perf_event_paranoid at all, or paranoid 3+ for
+# non-root).  CI has them, so these tests run there.
+require_perf_events() {
+	[ -r /proc/sys/kernel/perf_event_paranoid ] ||
+		skip "perf events not available: /proc/sys/kernel/perf_event_paranoid missing"
+}
+
+# require_cmd CMD...: skip naming the first missing command.
+require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || skip "$c not installed"
+	done
+}
