@@ -74,7 +74,7 @@ $(B)/libpf.a: $(LIBOBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(OUTBIN)/pf-%: $(B)/bin/pf-%.o $(B)/libpf.a
+$(OUTBIN)/pf-%: $(B)/bin/pf-%.o $(B)/libpf.a | $(OUTBIN)
 	$(CC) $(LDFLAGS) -o $@ $< $(B)/libpf.a $(LDLIBS)
 
 # Test workloads keep frame pointers and symbols: they are profiled.
@@ -83,7 +83,7 @@ build/workloads/%: tests/workloads/%.c | build/workloads
 
 workloads: $(WORKLOADS)
 
-$(sort build/lib build/bin build/workloads $(B)/lib $(B)/bin):
+$(sort build/lib build/bin build/workloads $(B)/lib $(B)/bin $(OUTBIN)):
 	mkdir -p $@
 
 # PF_BIN_DIR tells the tests which binaries to run (build-san/tools for a
