@@ -1,0 +1,168 @@
+/*
+ * privs: one place for the kernel's perf and kallsyms permission rules.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "parse.h"
+#include "privs.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_CHECKPOINT_RESTORE
+#define CAP_CHECKPOINT_RESTORE 40
+#endif
+
+int
+pf_sysctl_long(const char *proc_root, const char *rel, long *out)
+{
+	char path[PATH_MAX], buf[64];
+	int fd, n;
+	ssize_t r;
+	int64_t v;
+
+	n = snprintf(path, sizeof(path), "%s/%s", proc_root ? proc_root : "/proc", rel);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r < 0)
+		return -1;
+	buf[r] = '\0';
+	while (r > 0 && (buf[r - 1] == '\n' || buf[r - 1] == ' '))
+		buf[--r] = '\0';
+	if (pf_parse_i64(buf, LONG_MIN, LONG_MAX, &v) == -1) {
+		errno = EINVAL;
+		return -1;
+	}
+	*out = (long)v;
+	return 0;
+}
+
+static bool
+has_cap(cap_t c, cap_value_t v)
+{
+	cap_flag_value_t f = CAP_CLEAR;
+
+	if (!CAP_IS_SUPPORTED(v))
+		return false;
+	if (cap_get_flag(c, v, CAP_EFFECTIVE, &f) == -1)
+		return false;
+	return f == CAP_SET;
+}
+
+int
+pf_caps_get(struct pf_caps *c)
+{
+	cap_t cur;
+
+	if ((cur = cap_get_proc()) == NULL)
+		return -1;
+	c->perfmon = has_cap(cur, CAP_PERFMON);
+	c->sys_admin = has_cap(cur, CAP_SYS_ADMIN);
+	c->syslog = has_cap(cur, CAP_SYSLOG);
+	c->sys_ptrace = has_cap(cur, CAP_SYS_PTRACE);
+	c->ipc_lock = has_cap(cur, CAP_IPC_LOCK);
+	c->checkpoint_restore = has_cap(cur, CAP_CHECKPOINT_RESTORE);
+	cap_free(cur);
+	return 0;
+}
+
+bool
+pf_caps_perf(const struct pf_caps *c)
+{
+	return c->perfmon || c->sys_admin;
+}
+
+bool
+pf_may_sample_user(long paranoid, const struct pf_caps *c)
+{
+	return pf_caps_perf(c) || paranoid <= 2;
+}
+
+bool
+pf_may_sample_kernel(long paranoid, const struct pf_caps *c)
+{
+	return pf_caps_perf(c) || paranoid <= 1;
+}
+
+bool
+pf_may_sample_cpu(long paranoid, const struct pf_caps *c)
+{
+	return pf_caps_perf(c) || paranoid <= 0;
+}
+
+bool
+pf_kallsyms_visible(long kptr_restrict, long paranoid, const struct pf_caps *c)
+{
+	if (kptr_restrict <= 0 && paranoid <= 1)
+		return true;
+	if (kptr_restrict <= 1 && c->syslog)
+		return true;
+	return false;
+}
+
+int
+pf_fs_space(const char *path, uint64_t *avail, uint64_t *total)
+{
+	struct statvfs sv;
+
+	if (statvfs(path, &sv) == -1)
+		return -1;
+	*avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	*total = (uint64_t)sv.f_blocks * sv.f_frsize;
+	return 0;
+}
+
+uint64_t
+pf_min_free(uint64_t total, uint64_t bytes, double percent)
+{
+	uint64_t five;
+
+	if (percent >= 0)
+		return (uint64_t)((double)total * percent / 100.0);
+	if (bytes > 0)
+		return bytes;
+	five = total / 20;
+	return five > (1ULL << 30) ? five : (1ULL << 30);
+}
+
+int
+pf_drop_privileges(void)
+{
+	cap_t none;
+	cap_value_t v;
+	int rc;
+
+	/*
+	 * The bounding set first (needs CAP_SETPCAP, which we still hold if
+	 * we hold anything); failure there is not fatal because the empty
+	 * permitted set plus no_new_privs already prevents regaining caps.
+	 */
+	for (v = 0; v <= CAP_LAST_CAP; v++)
+		if (CAP_IS_SUPPORTED(v))
+			(void)prctl(PR_CAPBSET_DROP, v, 0, 0, 0);
+	if ((none = cap_init()) == NULL)
+		return -1;
+	rc = cap_set_proc(none);
+	cap_free(none);
+	if (rc == -1)
+		return -1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,73 @@
+/*
+ * privs: what this caller may do with perf events and kernel symbols, the
+ * free-disk floor, and dropping privileges.  Shared by pf-precheck (which
+ * explains the answers) and pf-record / pf-offcpu (which act on them), so
+ * the two can never disagree.  Every reader takes a proc root ("/proc" on
+ * a live system) so tests can point it at fixture trees.
+ */
+#ifndef PF_PRIVS_H
+#define PF_PRIVS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Read the integer in <proc_root>/<rel> (e.g. "sys/kernel/perf_event_paranoid").
+ * 0 on success; -1 with errno (ENOENT, EACCES, EINVAL for junk).
+ */
+int pf_sysctl_long(const char *proc_root, const char *rel, long *out);
+
+/* The effective capabilities pf cares about. */
+struct pf_caps {
+	bool perfmon;		/* CAP_PERFMON (5.8+) */
+	bool sys_admin;		/* CAP_SYS_ADMIN: also grants perf before 5.8 */
+	bool syslog;		/* CAP_SYSLOG: kallsyms addresses */
+	bool sys_ptrace;	/* CAP_SYS_PTRACE: other users' processes */
+	bool ipc_lock;		/* CAP_IPC_LOCK: ring buffers beyond memlock */
+	bool checkpoint_restore; /* CAP_CHECKPOINT_RESTORE: /proc/PID/map_files */
+};
+
+/* Fill *c from this process's effective set (libcap).  -1 with errno. */
+int pf_caps_get(struct pf_caps *c);
+
+/* perf privilege: CAP_PERFMON or CAP_SYS_ADMIN. */
+bool pf_caps_perf(const struct pf_caps *c);
+
+/*
+ * The kernel's rules (Documentation/admin-guide/perf-security.rst), for a
+ * caller with caps c under perf_event_paranoid p.  Values 3 and above are
+ * distribution patches (Debian, Ubuntu) that refuse every unprivileged
+ * perf_event_open.
+ */
+bool pf_may_sample_user(long paranoid, const struct pf_caps *c);	/* own processes, user stacks */
+bool pf_may_sample_kernel(long paranoid, const struct pf_caps *c);	/* kernel stacks, sw context-switch samples */
+bool pf_may_sample_cpu(long paranoid, const struct pf_caps *c);	/* system-wide (-a) */
+
+/*
+ * Whether /proc/kallsyms shows real addresses to this caller
+ * (kernel/kallsyms.c kallsyms_show_value): kptr_restrict 0 with
+ * paranoid <= 1, or kptr_restrict <= 1 with CAP_SYSLOG; never at 2.
+ */
+bool pf_kallsyms_visible(long kptr_restrict, long paranoid, const struct pf_caps *c);
+
+/*
+ * Free space for an unprivileged writer (f_bavail) and the size of the
+ * filesystem holding path, in bytes.  -1 with errno.
+ */
+int pf_fs_space(const char *path, uint64_t *avail, uint64_t *total);
+
+/*
+ * The free-space floor in bytes.  With percent >= 0 it is that share of
+ * total; with bytes > 0 it is bytes; with neither (bytes == 0,
+ * percent < 0) the default: the larger of 1 GiB and 5 % of total.
+ */
+uint64_t pf_min_free(uint64_t total, uint64_t bytes, double percent);
+
+/*
+ * Drop every capability (effective, permitted, inheritable, and the
+ * bounding set where permitted) and set no_new_privs, so nothing this
+ * process does afterwards runs with privilege.  0, or -1 with errno.
+ */
+int pf_drop_privileges(void);
+
+#endif
