@@ -24,6 +24,8 @@ TOOLS   := $(patsubst bin/%.c,%,$(wildcard bin/pf-*.c))
 BINS    := $(addprefix $(OUTBIN)/,$(TOOLS))
 LIBSRC  := $(wildcard lib/common/*.c)
 LIBOBJ  := $(patsubst lib/common/%.c,$(B)/lib/%.o,$(LIBSRC))
+UNITSRC := $(wildcard tests/unit/*.c)
+UNITS   := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNITSRC))
 WLSRC   := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,build/workloads/%,$(WLSRC))
 MANPAGES := $(wildcard man/*.[1-8])
@@ -51,7 +53,7 @@ override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 .SECONDARY:
-.PHONY: all deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
+.PHONY: units all deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
 
 all: deps $(BINS) workloads
 
@@ -83,13 +85,19 @@ build/workloads/%: tests/workloads/%.c | build/workloads
 
 workloads: $(WORKLOADS)
 
-$(sort build/lib build/bin build/workloads $(B)/lib $(B)/bin $(OUTBIN)):
+# Unit tests of lib/common: small C drivers run by tests/bats/lib-common.bats.
+$(B)/unit/%: tests/unit/%.c $(B)/libpf.a | $(B)/unit
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpf.a $(LDLIBS)
+
+units: $(UNITS)
+
+$(sort build/lib build/bin build/workloads $(B)/lib $(B)/bin $(B)/unit $(OUTBIN)):
 	mkdir -p $@
 
 # PF_BIN_DIR tells the tests which binaries to run (build-san/tools for a
 # sanitized build).  BATS_FLAGS may add e.g. --formatter tap.
-check: all
-	PF_BIN_DIR=$(CURDIR)/$(OUTBIN) $(BATS) $(BATS_FLAGS) tests/bats
+check: all units
+	PF_BIN_DIR=$(CURDIR)/$(OUTBIN) PF_UNIT_DIR=$(CURDIR)/$(B)/unit $(BATS) $(BATS_FLAGS) tests/bats
 
 demo: all
 	@sh scripts/demo
@@ -143,4 +151,4 @@ uninstall:
 clean:
 	rm -rf build build-san $(BINS)
 
--include $(wildcard $(B)/lib/*.d $(B)/bin/*.d build/workloads/*.d)
+-include $(wildcard $(B)/lib/*.d $(B)/bin/*.d $(B)/unit/*.d build/workloads/*.d)

@@ -1,0 +1,21 @@
+#!/usr/bin/env bats
+# lib/common unit checks: each test runs one table-driven group of
+# tests/unit/test-common.c and needs every check in it to pass.
+
+load test_helper
+
+unit() {
+	local bin="${PF_UNIT_DIR:-$PF_ROOT/build/unit}/test-common"
+	[ -x "$bin" ] || fail "unit driver not built: $bin (run make units)"
+	run --separate-stderr "$bin" "$1"
+	[ "$status" -eq 0 ] || fail "$1: $stderr"
+	[[ "$output" == "$1: "*" checks, 0 failed" ]] || fail "$1: $output"
+}
+
+@test "numbers, sizes and durations are parsed strictly" { unit parse; }
+@test "folded lines give their stack and one or two counts" { unit folded; }
+@test "the stack map sums counts and sorts byte-wise" { unit stackmap; }
+@test "the line reader returns every line, long or unterminated" { unit linereader; }
+@test "output files are created 0600, never through a symlink, never clobbered without force" { unit outfile; }
+@test "perf and kallsyms permission rules follow the kernel's" { unit privs; }
+@test "the growable buffer appends and grows" { unit buf; }

@@ -1,0 +1,344 @@
+/*
+ * test-common: table-driven checks of lib/common, one group per module,
+ * run by tests/bats/lib-common.bats as "test-common GROUP".  Each failed
+ * check prints what it expected and what it got; the exit status is the
+ * number of failures (capped), so a crash or a wrong value fails the test.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "folded.h"
+#include "linereader.h"
+#include "outfile.h"
+#include "parse.h"
+#include "privs.h"
+#include "stackmap.h"
+
+static int failures, checks;
+
+#define CHECK(cond, ...) do {						\
+	checks++;							\
+	if (!(cond)) {							\
+		failures++;						\
+		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
+		fprintf(stderr, __VA_ARGS__);				\
+		fputc('\n', stderr);					\
+	}								\
+} while (0)
+
+static void
+test_parse(void)
+{
+	static const struct { const char *s; int rc; int err; uint64_t v; } u64[] = {
+		{ "0", 0, 0, 0 }, { "99", 0, 0, 99 }, { "999", 0, 0, 999 },
+		{ "1000", -1, ERANGE, 0 }, { "", -1, EINVAL, 0 }, { "abc", -1, EINVAL, 0 },
+		{ "12abc", -1, EINVAL, 0 }, { " 1", -1, EINVAL, 0 }, { "-1", -1, EINVAL, 0 },
+		{ "+1", -1, EINVAL, 0 }, { "1 ", -1, EINVAL, 0 },
+		{ "99999999999999999999999", -1, ERANGE, 0 },
+	};
+	static const struct { const char *s; int rc; uint64_t v; } sizes[] = {
+		{ "64M", 0, 64ULL << 20 }, { "1G", 0, 1ULL << 30 }, { "512k", 0, 512ULL << 10 },
+		{ "4096", 0, 4096 }, { "1GiB", 0, 1ULL << 30 }, { "10MB", 0, 10ULL << 20 },
+		{ "2T", 0, 2ULL << 40 }, { "100B", 0, 100 }, { "1X", -1, 0 }, { "M", -1, 0 },
+		{ "1.5G", -1, 0 }, { "-1M", -1, 0 }, { "1Gx", -1, 0 },
+		{ "17179869184G", -1, 0 },
+	};
+	static const struct { const char *s; int rc; uint64_t ns; } durs[] = {
+		{ "15", 0, 15000000000ULL }, { "15s", 0, 15000000000ULL },
+		{ "1.5s", 0, 1500000000ULL }, { "250ms", 0, 250000000ULL },
+		{ "2m", 0, 120000000000ULL }, { "10us", 0, 10000ULL }, { "1h", 0, 3600000000000ULL },
+		{ "15x", -1, 0 }, { "s", -1, 0 }, { "-1s", -1, 0 }, { "1.s", -1, 0 },
+		{ "", -1, 0 }, { "1e3", -1, 0 },
+	};
+	uint64_t v;
+	int64_t i;
+	double d, pct;
+	size_t k;
+
+	for (k = 0; k < sizeof(u64) / sizeof(u64[0]); k++) {
+		v = 12345;
+		errno = 0;
+		int rc = pf_parse_u64(u64[k].s, 0, 999, &v);
+		CHECK(rc == u64[k].rc, "u64 '%s': rc %d", u64[k].s, rc);
+		if (rc == 0)
+			CHECK(v == u64[k].v, "u64 '%s': %llu", u64[k].s, (unsigned long long)v);
+		else
+			CHECK(errno == u64[k].err && v == 12345, "u64 '%s': errno %d, out touched", u64[k].s, errno);
+	}
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		int rc = pf_parse_size(sizes[k].s, 0, UINT64_MAX, &v);
+		CHECK(rc == sizes[k].rc, "size '%s': rc %d", sizes[k].s, rc);
+		if (rc == 0)
+			CHECK(v == sizes[k].v, "size '%s': %llu", sizes[k].s, (unsigned long long)v);
+	}
+	CHECK(pf_parse_size("2G", 0, 1ULL << 30, &v) == -1 && errno == ERANGE, "size above max");
+	for (k = 0; k < sizeof(durs) / sizeof(durs[0]); k++) {
+		int rc = pf_parse_duration(durs[k].s, 1000000000ULL, 0, UINT64_MAX / 2, &v);
+		CHECK(rc == durs[k].rc, "duration '%s': rc %d", durs[k].s, rc);
+		if (rc == 0)
+			CHECK(v == durs[k].ns, "duration '%s': %llu", durs[k].s, (unsigned long long)v);
+	}
+	CHECK(pf_parse_duration("121", 1000000000ULL, 1000000000ULL, 120000000000ULL, &v) == -1 &&
+	    errno == ERANGE, "duration above ceiling");
+	CHECK(pf_parse_i64("-1", -1, 4, &i) == 0 && i == -1, "i64 -1");
+	CHECK(pf_parse_i64("-2", -1, 4, &i) == -1 && errno == ERANGE, "i64 below min");
+	CHECK(pf_parse_i64("-9223372036854775808", INT64_MIN, INT64_MAX, &i) == 0 &&
+	    i == INT64_MIN, "i64 min");
+	CHECK(pf_parse_i64("9223372036854775808", INT64_MIN, INT64_MAX, &i) == -1, "i64 overflow");
+	CHECK(pf_parse_double("0.5", 0, 1, &d) == 0 && d == 0.5, "double 0.5");
+	CHECK(pf_parse_double("nan", 0, 1, &d) == -1, "double nan");
+	CHECK(pf_parse_double("1e3", 0, 1e6, &d) == -1, "double exponent");
+	CHECK(pf_parse_size_or_percent("5%", &v, &pct) == 0 && pct == 5 && v == 0, "5%%");
+	CHECK(pf_parse_size_or_percent("0.5%", &v, &pct) == 0 && pct == 0.5, "0.5%%");
+	CHECK(pf_parse_size_or_percent("1G", &v, &pct) == 0 && pct < 0 && v == 1ULL << 30, "1G");
+	CHECK(pf_parse_size_or_percent("101%", &v, &pct) == -1, "101%%");
+	CHECK(pf_parse_size_or_percent("%", &v, &pct) == -1, "bare %%");
+}
+
+static void
+test_folded(void)
+{
+	static const struct {
+		const char *line; int rc; const char *stack; int n; uint64_t c0, c1; int err;
+	} cases[] = {
+		{ "a;b;c 10", 0, "a;b;c", 1, 10, 0, 0 },
+		{ "a;b;c\t10", 0, "a;b;c", 1, 10, 0, 0 },
+		{ "a;b 10 20", 0, "a;b", 2, 10, 20, 0 },
+		{ "a b;c d 7", 0, "a b;c d", 1, 7, 0, 0 },
+		{ "a;b 10\r", 0, "a;b", 1, 10, 0, 0 },
+		{ "a;b  10  ", 0, "a;b", 1, 10, 0, 0 },
+		{ "12 5", 0, "12", 1, 5, 0, 0 },
+		{ "a;b", -1, NULL, 0, 0, 0, EINVAL },
+		{ "a;b -5", -1, NULL, 0, 0, 0, EINVAL },
+		{ "a;b 1.5", -1, NULL, 0, 0, 0, EDOM },
+		{ "a;b 5x", -1, NULL, 0, 0, 0, EINVAL },
+		{ "a;b5", -1, NULL, 0, 0, 0, EINVAL },
+		{ "5", -1, NULL, 0, 0, 0, EINVAL },
+		{ "   7", -1, NULL, 0, 0, 0, EINVAL },
+		{ "a 99999999999999999999999", -1, NULL, 0, 0, 0, ERANGE },
+		{ "", 1, NULL, 0, 0, 0, 0 },
+		{ "   ", 1, NULL, 0, 0, 0, 0 },
+		{ "# comment 5", 1, NULL, 0, 0, 0, 0 },
+	};
+	struct folded_line fl;
+	size_t k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		errno = 0;
+		int rc = folded_parse(cases[k].line, strlen(cases[k].line), &fl);
+		CHECK(rc == cases[k].rc, "folded '%s': rc %d", cases[k].line, rc);
+		if (rc == 0 && cases[k].rc == 0) {
+			CHECK(fl.stack_len == strlen(cases[k].stack) &&
+			    memcmp(fl.stack, cases[k].stack, fl.stack_len) == 0,
+			    "folded '%s': stack '%.*s'", cases[k].line, (int)fl.stack_len, fl.stack);
+			CHECK(fl.ncounts == cases[k].n && fl.count[0] == cases[k].c0 &&
+			    fl.count[1] == cases[k].c1, "folded '%s': counts %d %llu %llu",
+			    cases[k].line, fl.ncounts, (unsigned long long)fl.count[0],
+			    (unsigned long long)fl.count[1]);
+		}
+		if (rc == -1 && cases[k].rc == -1)
+			CHECK(errno == cases[k].err, "folded '%s': errno %d want %d",
+			    cases[k].line, errno, cases[k].err);
+	}
+}
+
+static void
+test_stackmap(void)
+{
+	struct stackmap *m = stackmap_new();
+	const struct stackmap_entry **v, *e;
+	size_t n, k;
+	char key[32];
+
+	CHECK(m != NULL, "stackmap_new");
+	CHECK(stackmap_add(m, "b;c", 3, 2, 0) == 0, "add");
+	CHECK(stackmap_add(m, "a", 1, 1, 5) == 0, "add");
+	CHECK(stackmap_add(m, "b;c", 3, 3, 1) == 0, "add again");
+	CHECK(stackmap_add(m, "a;", 2, 1, 0) == 0, "add");
+	CHECK(stackmap_size(m) == 3, "size %zu", stackmap_size(m));
+	e = stackmap_get(m, "b;c", 3);
+	CHECK(e && e->count[0] == 5 && e->count[1] == 1, "summed counts");
+	CHECK(stackmap_get(m, "b", 1) == NULL, "absent key");
+	CHECK(stackmap_add(m, "a", 1, UINT64_MAX, 0) == -1 && errno == EOVERFLOW, "overflow");
+	CHECK(stackmap_get(m, "a", 1)->count[0] == 1, "unchanged after overflow");
+	/* Enough keys to force several rehashes. */
+	int bulk_ok = 1;
+	for (k = 0; k < 50000; k++) {
+		int len = snprintf(key, sizeof(key), "k%zu", k);
+		if (stackmap_add(m, key, (size_t)len, k, 0) != 0)
+			bulk_ok = 0;
+	}
+	CHECK(bulk_ok, "bulk add");
+	CHECK(stackmap_size(m) == 50003, "bulk size %zu", stackmap_size(m));
+	e = stackmap_get(m, "k4242", 5);
+	CHECK(e && e->count[0] == 4242, "bulk lookup");
+	v = stackmap_sorted(m, &n);
+	CHECK(v && n == 50003, "sorted");
+	CHECK(strcmp(v[0]->key, "a") == 0 && strcmp(v[1]->key, "a;") == 0 &&
+	    strcmp(v[2]->key, "b;c") == 0, "byte order: %s %s %s", v[0]->key, v[1]->key, v[2]->key);
+	for (k = 1; v && k < n; k++)
+		if (strcmp(v[k - 1]->key, v[k]->key) >= 0) {
+			CHECK(0, "not sorted at %zu", k);
+			break;
+		}
+	free(v);
+	stackmap_free(m);
+	stackmap_free(NULL);
+}
+
+static void
+test_linereader(void)
+{
+	char path[] = "/tmp/pf-unit-lr-XXXXXX";
+	int fd = mkstemp(path);
+	struct linereader *lr;
+	char *line, *big;
+	size_t len, bigl = 3u << 20;
+
+	CHECK(fd != -1, "mkstemp");
+	big = malloc(bigl);
+	memset(big, 'x', bigl);
+	CHECK(write(fd, "one\n\ntwo\r\n", 10) == 10, "write");
+	CHECK(write(fd, big, bigl) == (ssize_t)bigl, "write big");
+	CHECK(write(fd, "\nlast", 5) == 5, "write last");
+	lseek(fd, 0, SEEK_SET);
+	lr = lr_new(fd, "unit");
+	CHECK(lr_next(lr, &line, &len) == 1 && len == 3 && strcmp(line, "one") == 0, "line 1");
+	CHECK(lr_next(lr, &line, &len) == 1 && len == 0, "empty line");
+	CHECK(lr_next(lr, &line, &len) == 1 && len == 4 && strcmp(line, "two\r") == 0, "cr kept");
+	CHECK(lr_next(lr, &line, &len) == 1 && len == bigl && line[bigl - 1] == 'x', "3 MiB line");
+	CHECK(lr_next(lr, &line, &len) == 1 && strcmp(line, "last") == 0, "last line without newline");
+	CHECK(lr_lineno(lr) == 5, "lineno %llu", (unsigned long long)lr_lineno(lr));
+	CHECK(lr_next(lr, &line, &len) == 0, "eof");
+	CHECK(strcmp(lr_name(lr), "unit") == 0, "name");
+	lr_free(lr);
+	lr_free(NULL);
+	free(big);
+	close(fd);
+	unlink(path);
+}
+
+static void
+test_outfile(void)
+{
+	char dir[] = "/tmp/pf-unit-of-XXXXXX", p[256], l[256];
+	struct stat st;
+	int fd;
+
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(p, sizeof(p), "%s/out", dir);
+	snprintf(l, sizeof(l), "%s/link", dir);
+	fd = pf_open_output(p, 0);
+	CHECK(fd != -1, "create");
+	CHECK(fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0600, "mode 0600");
+	CHECK(write(fd, "abc", 3) == 3, "write");
+	close(fd);
+	CHECK(pf_open_output(p, 0) == -1 && errno == EEXIST, "no overwrite without force");
+	fd = pf_open_output(p, 1);
+	CHECK(fd != -1 && fstat(fd, &st) == 0 && st.st_size == 0, "force truncates");
+	close(fd);
+	CHECK(symlink(p, l) == 0, "symlink");
+	CHECK(pf_open_output(l, 0) == -1, "symlink refused");
+	CHECK(pf_open_output(l, 1) == -1, "symlink refused with force");
+	CHECK(pf_open_output(dir, 1) == -1, "directory refused");
+	unlink(l);
+	unlink(p);
+	rmdir(dir);
+}
+
+static void
+test_privs(void)
+{
+	struct pf_caps none = { 0 }, perfmon = { 0 }, syslog = { 0 };
+	char dir[] = "/tmp/pf-unit-pr-XXXXXX", p[256];
+	long v;
+	FILE *f;
+
+	perfmon.perfmon = 1;
+	syslog.syslog = 1;
+	CHECK(pf_may_sample_user(2, &none) && !pf_may_sample_user(3, &none), "user rule");
+	CHECK(pf_may_sample_user(4, &perfmon), "user with CAP_PERFMON");
+	CHECK(pf_may_sample_kernel(1, &none) && !pf_may_sample_kernel(2, &none), "kernel rule");
+	CHECK(pf_may_sample_kernel(2, &perfmon), "kernel with CAP_PERFMON");
+	CHECK(pf_may_sample_cpu(0, &none) && !pf_may_sample_cpu(1, &none), "cpu rule");
+	CHECK(pf_kallsyms_visible(0, 1, &none) && !pf_kallsyms_visible(0, 2, &none), "kallsyms 0");
+	CHECK(pf_kallsyms_visible(1, 2, &syslog) && !pf_kallsyms_visible(1, 1, &none), "kallsyms 1");
+	CHECK(!pf_kallsyms_visible(2, -1, &syslog), "kallsyms 2");
+	CHECK(pf_min_free(10ULL << 30, 0, -1) == 1ULL << 30, "floor: 1G beats 5%% of 10G");
+	CHECK(pf_min_free(100ULL << 30, 0, -1) == 5ULL << 30, "floor: 5%% of 100G");
+	CHECK(pf_min_free(100ULL << 30, 0, 10) == 10ULL << 30, "floor: 10%%");
+	CHECK(pf_min_free(100ULL << 30, 42, -1) == 42, "floor: bytes");
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(p, sizeof(p), "%s/sys", dir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/sys/kernel", dir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/sys/kernel/perf_event_paranoid", dir);
+	f = fopen(p, "w");
+	fputs("-1\n", f);
+	fclose(f);
+	CHECK(pf_sysctl_long(dir, "sys/kernel/perf_event_paranoid", &v) == 0 && v == -1, "sysctl -1");
+	f = fopen(p, "w");
+	fputs("junk\n", f);
+	fclose(f);
+	CHECK(pf_sysctl_long(dir, "sys/kernel/perf_event_paranoid", &v) == -1 && errno == EINVAL, "sysctl junk");
+	CHECK(pf_sysctl_long(dir, "sys/kernel/nope", &v) == -1 && errno == ENOENT, "sysctl missing");
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/sys/kernel", dir);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/sys", dir);
+	rmdir(p);
+	rmdir(dir);
+}
+
+static void
+test_buf(void)
+{
+	struct pf_buf b = { 0 };
+	int k;
+
+	CHECK(pf_buf_puts(&b, "ab") == 0 && b.len == 2, "puts");
+	CHECK(pf_buf_putc(&b, 'c') == 0 && strcmp(b.data, "abc") == 0, "putc");
+	CHECK(pf_buf_put_u64(&b, 0) == 0 && pf_buf_put_u64(&b, UINT64_MAX) == 0 &&
+	    strcmp(b.data, "abc018446744073709551615") == 0, "u64: %s", b.data);
+	pf_buf_reset(&b);
+	CHECK(b.len == 0 && b.data[0] == '\0', "reset");
+	for (k = 0; k < 100000; k++)
+		pf_buf_printf(&b, "%d;", k % 10);
+	CHECK(b.len == 200000 && b.data[b.len] == '\0', "grow");
+	pf_buf_free(&b);
+	CHECK(b.data == NULL && b.len == 0, "free");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct { const char *name; void (*fn)(void); } groups[] = {
+		{ "parse", test_parse }, { "folded", test_folded },
+		{ "stackmap", test_stackmap }, { "linereader", test_linereader },
+		{ "outfile", test_outfile }, { "privs", test_privs }, { "buf", test_buf },
+	};
+	size_t k;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test-common GROUP\n");
+		return 2;
+	}
+	for (k = 0; k < sizeof(groups) / sizeof(groups[0]); k++)
+		if (strcmp(argv[1], groups[k].name) == 0)
+			break;
+	if (k == sizeof(groups) / sizeof(groups[0])) {
+		fprintf(stderr, "test-common: no group %s\n", argv[1]);
+		return 2;
+	}
+	groups[k].fn();
+	printf("%s: %d checks, %d failed\n", argv[1], checks, failures);
+	return failures ? 1 : 0;
+}
