@@ -29,6 +29,8 @@ UNITS   := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNITSRC))
 WLSRC   := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,build/workloads/%,$(WLSRC))
 MANPAGES := $(wildcard man/*.[1-8])
+# Runbook scripts installed beside the tools.
+RUNBOOKS := scripts/pf-triage scripts/pf-bundle
 
 PKGS    := libelf libdw libcap
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
@@ -137,13 +139,14 @@ lint: $(MANPAGES)
 install: all
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)
+	install -m 0755 $(RUNBOOKS) $(DESTDIR)$(BINDIR)
 	@for m in $(MANPAGES); do \
 		s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s; \
 		install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s; \
 	done
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(TOOLS))
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(TOOLS) $(notdir $(RUNBOOKS)))
 	@for m in $(MANPAGES); do \
 		s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); \
 	done
