@@ -943,6 +943,13 @@ put_label(struct out *o, const char *clean, size_t n, double width,
 static const char script[] =
 "(function () {\n"
 "\"use strict\";\n"
+"/*\n"
+" * Zoom moves one transform, not 30,000 rectangles: the frames group is\n"
+" * scaled and shifted so the target spans the view, the view clips the\n"
+" * rest, and only the labels that are visible get rewritten (each\n"
+" * counter-scaled so text is never stretched).  Labels are fitted by\n"
+" * character count, never measured, so nothing forces a layout per frame.\n"
+" */\n"
 "var svg = document.documentElement;\n"
 "var fr = document.getElementById(\"frames\");\n"
 "var details = document.getElementById(\"details\");\n"
@@ -954,17 +961,18 @@ static const char script[] =
 "var CW = +fr.getAttribute(\"data-fontsize\") * +fr.getAttribute(\"data-fontwidth\");\n"
 "var TOTAL = +fr.getAttribute(\"data-total\");\n"
 "var W = +svg.getAttribute(\"width\") - 2 * XPAD;\n"
+"var WPT = TOTAL > 0 ? W / TOTAL : 0;\n"
 "var nametype = details.getAttribute(\"data-nametype\");\n"
 "var SEARCH_FILL = \"rgb(230,0,230)\";\n"
 "var els = Array.prototype.slice.call(fr.children);\n"
 "var N = els.length;\n"
 "var s = new Float64Array(N), n = new Float64Array(N);\n"
 "var parent = new Int32Array(N), end = new Int32Array(N);\n"
-"var state = new Uint8Array(N);   /* 0 shown, 1 dimmed ancestor, 2 hidden */\n"
-"var matched = new Uint8Array(N);\n"
+"var matched = new Uint8Array(N), exact = new Uint8Array(N);\n"
 "var rect = new Array(N), text = new Array(N), name = new Array(N);\n"
-"var tip = new Array(N), fill = new Array(N), ox = new Array(N);\n"
-"var ow = new Array(N), otx = new Array(N), olabel = new Array(N);\n"
+"var tip = new Array(N), fill = new Array(N), label = new Array(N);\n"
+"var olabel = new Array(N), tx = new Float64Array(N);\n"
+"var moved = [], dimmed = [];\n"
 "var zoomed = 0, term = null, ic = false;\n"
 "var stack = [], i;\n"
 "for (i = 0; i < N; i++) {\n"
@@ -973,15 +981,13 @@ static const char script[] =
 "  s[i] = +g.getAttribute(\"data-s\");\n"
 "  n[i] = +g.getAttribute(\"data-n\");\n"
 "  rect[i] = t.nextElementSibling;\n"
-"  text[i] = rect[i].nextElementSibling;\n"
+"  text[i] = rect[i].nextElementSibling;   /* null when no label fits */\n"
 "  tip[i] = t.textContent;\n"
 "  var dn = g.getAttribute(\"data-name\");\n"
 "  name[i] = dn !== null ? dn : tip[i].slice(0, tip[i].lastIndexOf(\" (\"));\n"
 "  fill[i] = rect[i].getAttribute(\"fill\");\n"
-"  ox[i] = rect[i].getAttribute(\"x\");\n"
-"  ow[i] = rect[i].getAttribute(\"width\");\n"
-"  otx[i] = text[i].getAttribute(\"x\");\n"
-"  olabel[i] = text[i].textContent;\n"
+"  label[i] = olabel[i] = text[i] ? text[i].textContent : \"\";\n"
+"  tx[i] = +rect[i].getAttribute(\"x\") + 3;\n"
 "  while (stack.length > 0) {\n"
 "    var p = stack[stack.length - 1];\n"
 "    if (s[i] >= s[p] && s[i] + n[i] <= s[p] + n[p]) break;\n"
@@ -1001,51 +1007,65 @@ static const char script[] =
 "  if (code >= 0xd800 && code <= 0xdbff) k--;\n"
 "  return nm.slice(0, k) + \"..\";\n"
 "}\n"
-"function setState(i, st) {\n"
-"  if (state[i] === st) return;\n"
-"  var cl = els[i].classList;\n"
-"  if (st === 2) cl.add(\"hide\"); else cl.remove(\"hide\");\n"
-"  if (st === 1) cl.add(\"parent\"); else cl.remove(\"parent\");\n"
-"  state[i] = st;\n"
+"function setLabel(i, l) {\n"
+"  if (label[i] === l) return;\n"
+"  if (text[i] === null) {\n"
+"    /* Frames too narrow for a label have no text element until needed. */\n"
+"    var r = rect[i], e = document.createElementNS(\"http://www.w3.org/2000/svg\", \"text\");\n"
+"    e.setAttribute(\"x\", tx[i].toFixed(2));\n"
+"    e.setAttribute(\"y\", (+r.getAttribute(\"y\") + +r.getAttribute(\"height\") / 2 + 3).toFixed(2));\n"
+"    els[i].appendChild(e);\n"
+"    text[i] = e;\n"
+"  }\n"
+"  text[i].textContent = l;\n"
+"  label[i] = l;\n"
 "}\n"
-"function place(i, x, w) {\n"
-"  rect[i].setAttribute(\"x\", x.toFixed(1));\n"
-"  rect[i].setAttribute(\"width\", w.toFixed(1));\n"
-"  text[i].setAttribute(\"x\", (x + 3).toFixed(2));\n"
-"  var l = fit(i, w);\n"
-"  if (text[i].textContent !== l) text[i].textContent = l;\n"
+"/* Put frame i's label at screen x under group scale sx and shift gx. */\n"
+"function moveLabel(i, x, sx, gx) {\n"
+"  text[i].setAttribute(\"transform\", \"matrix(\" + (1 / sx) + \" 0 0 1 \" +\n"
+"      ((x + 3 - tx[i] - gx) / sx) + \" 0)\");\n"
+"  moved.push(i);\n"
 "}\n"
-"function restore(i) {\n"
-"  rect[i].setAttribute(\"x\", ox[i]);\n"
-"  rect[i].setAttribute(\"width\", ow[i]);\n"
-"  text[i].setAttribute(\"x\", otx[i]);\n"
-"  if (text[i].textContent !== olabel[i]) text[i].textContent = olabel[i];\n"
-"}\n"
-"/* Frame t fills the width; its ancestors dim; everything else hides. */\n"
+"/* Frame t fills the width; its ancestors dim; the view clips the rest. */\n"
 "function zoom(t) {\n"
-"  var anc = new Uint8Array(N), a, i, st = s[t], sc = W / n[t];\n"
-"  for (a = parent[t]; a >= 0; a = parent[a]) anc[a] = 1;\n"
-"  for (i = 0; i < N; i++) {\n"
-"    if (i >= t && i < end[t]) {\n"
-"      place(i, XPAD + (s[i] - st) * sc, n[i] * sc);\n"
-"      setState(i, 0);\n"
-"    } else if (anc[i]) {\n"
-"      place(i, XPAD, W);\n"
-"      setState(i, 1);\n"
-"    } else {\n"
-"      setState(i, 2);\n"
+"  var st = s[t], sc = W / n[t], sx = sc / WPT, gx = XPAD - sx * (XPAD + st * WPT);\n"
+"  var i, a, l;\n"
+"  for (i = 0; i < dimmed.length; i++) els[dimmed[i]].classList.remove(\"parent\");\n"
+"  dimmed = [];\n"
+"  fr.setAttribute(\"transform\", \"matrix(\" + sx + \" 0 0 1 \" + gx + \" 0)\");\n"
+"  for (i = t; i < end[t]; i++) {\n"
+"      /* Rounded coordinates drift by 0.05 px times sx: use exact ones. */\n"
+"    if (sx > 10 && !exact[i]) {\n"
+"      rect[i].setAttribute(\"x\", XPAD + s[i] * WPT);\n"
+"      rect[i].setAttribute(\"width\", n[i] * WPT);\n"
+"      exact[i] = 1;\n"
 "    }\n"
+"    l = fit(i, n[i] * sc);\n"
+"    if (l !== \"\") {\n"
+"      setLabel(i, l);\n"
+"      moveLabel(i, XPAD + (s[i] - st) * sc, sx, gx);\n"
+"    } else {\n"
+"      setLabel(i, \"\");\n"
+"    }\n"
+"  }\n"
+"  for (a = parent[t]; a >= 0; a = parent[a]) {\n"
+"    els[a].classList.add(\"parent\");\n"
+"    dimmed.push(a);\n"
+"    setLabel(a, fit(a, W));\n"
+"    moveLabel(a, XPAD, sx, gx);\n"
 "  }\n"
 "  zoomed = t;\n"
 "  unzoomBtn.classList.remove(\"hide\");\n"
-"  if (term !== null) search(term);\n"
 "  save();\n"
 "}\n"
 "function unzoom() {\n"
-"  for (var i = 0; i < N; i++) {\n"
-"    if (state[i] !== 2 || zoomed !== 0) restore(i);\n"
-"    setState(i, 0);\n"
-"  }\n"
+"  var i;\n"
+"  fr.removeAttribute(\"transform\");\n"
+"  for (i = 0; i < dimmed.length; i++) els[dimmed[i]].classList.remove(\"parent\");\n"
+"  dimmed = [];\n"
+"  for (i = 0; i < moved.length; i++) text[moved[i]].removeAttribute(\"transform\");\n"
+"  moved = [];\n"
+"  for (i = 0; i < N; i++) setLabel(i, olabel[i]);\n"
 "  zoomed = 0;\n"
 "  unzoomBtn.classList.add(\"hide\");\n"
 "  save();\n"
@@ -1058,8 +1078,7 @@ static const char script[] =
 "  var count = 0, skipEnd = -1;\n"
 "  for (var i = 0; i < N; i++) {\n"
 "    if (re.test(name[i])) {\n"
-"      rect[i].setAttribute(\"fill\", SEARCH_FILL);\n"
-"      matched[i] = 1;\n"
+"      if (!matched[i]) { rect[i].setAttribute(\"fill\", SEARCH_FILL); matched[i] = 1; }\n"
 "      if (i >= skipEnd) { count += n[i]; skipEnd = end[i]; }\n"
 "    } else if (matched[i]) {\n"
 "      rect[i].setAttribute(\"fill\", fill[i]);\n"
@@ -1151,8 +1170,8 @@ static const char script[] =
 "  if (z > 0) zoom(z);\n"
 "  if (st !== null && st !== \"\") search(st);\n"
 "})();\n"
-"window.pfFlame = { zoom: zoom, unzoom: unzoom, search: search, resetSearch: resetSearch };\n"
-"})();\n";
+"})();\n"
+;
 
 static void
 put_header(struct out *o, const struct flame_opts *fo, double height,
@@ -1190,8 +1209,10 @@ put_header(struct out *o, const struct flame_opts *fo, double height,
 	background(fo, &c1, &c2);
 	oprintf(o, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" "
 	    "x1=\"0\" x2=\"0\"><stop stop-color=\"%s\" offset=\"5%%\"/>"
-	    "<stop stop-color=\"%s\" offset=\"95%%\"/></linearGradient></defs>\n",
-	    c1, c2);
+	    "<stop stop-color=\"%s\" offset=\"95%%\"/></linearGradient>"
+	    "<clipPath id=\"view\"><rect x=\"%.1f\" y=\"0\" width=\"%.1f\" "
+	    "height=\"%.0f\"/></clipPath></defs>\n", c1, c2, XPAD,
+	    fo->width - 2 * XPAD, height);
 }
 
 static void
@@ -1206,6 +1227,7 @@ put_style(struct out *o, const struct flame_opts *fo)
 	    "{ opacity: 1; }\n"
 	    "#unzoom { cursor: pointer; }\n"
 	    "#frames > *:hover { stroke: black; stroke-width: 0.5; cursor: pointer; }\n"
+	    "#frames rect { vector-effect: non-scaling-stroke; }\n"
 	    ".hide { display: none; }\n"
 	    ".parent { opacity: 0.5; }\n"
 	    "</style>\n", fo->fontsize + 5);
@@ -1269,6 +1291,7 @@ put_frame(struct out *o, const struct flame *f, const struct flame_opts *fo,
 	unsigned char rgb[3];
 	double x1, x2, y1, y2;
 	int link;
+	size_t label_at, text_at;
 
 	x1 = XPAD + (double)p->start * wpt;
 	x2 = XPAD + (double)(p->start + n->value) * wpt;
@@ -1344,10 +1367,19 @@ put_frame(struct out *o, const struct flame *f, const struct flame_opts *fo,
 	oprintf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 	    "fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>", x1, y1, x2 - x1,
 	    y2 - y1, rgb[0], rgb[1], rgb[2]);
+	/* No text element when no label fits: the script adds one on zoom. */
+	label_at = o->b.len;
 	oprintf(o, "<text x=\"%.2f\" y=\"%.2f\">", x1 + 3, 3 + (y1 + y2) / 2);
+	text_at = o->b.len;
 	put_label(o, o->tmp.data, o->tmp.len, x2 - x1,
 	    fo->fontsize * fo->fontwidth);
-	oputs(o, link ? "</text></a>\n" : "</text></g>\n");
+	if (o->b.len == text_at) {
+		o->b.len = label_at;
+		o->b.data[label_at] = '\0';
+	} else {
+		oputs(o, "</text>");
+	}
+	oputs(o, link ? "</a>\n" : "</g>\n");
 }
 
 static int
@@ -1406,7 +1438,7 @@ flame_render(const struct flame *f, const struct flame_opts *fo,
 	    fo->inverted ? "Icicle graph" : "Flame graph");
 	put_style(&o, fo);
 	put_controls(&o, fo, height, ypad2, title);
-	oprintf(&o, "<g id=\"frames\" data-xpad=\"%g\" data-fontsize=\"%g\" "
+	oprintf(&o, "<g clip-path=\"url(#view)\">\n<g id=\"frames\" data-xpad=\"%g\" data-fontsize=\"%g\" "
 	    "data-fontwidth=\"%g\" data-total=\"%.0f\">\n", XPAD, fo->fontsize,
 	    fo->fontwidth, timemax);
 	for (i = 0; i < npl && o.err == 0; i++) {
@@ -1416,7 +1448,7 @@ flame_render(const struct flame *f, const struct flame_opts *fo,
 			out_flush(&o);
 	}
 	free(pl);
-	oputs(&o, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n");
+	oputs(&o, "</g>\n</g>\n<script type=\"text/ecmascript\"><![CDATA[\n");
 	oputs(&o, script);
 	oputs(&o, "]]></script>\n</svg>\n");
 	return finish(&o);
