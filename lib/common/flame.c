@@ -1302,10 +1302,62 @@ default_title(const struct flame *f, const struct flame_opts *fo)
 	return fo->inverted ? "Icicle Graph" : "Flame Graph";
 }
 
+static char *fixed(char *q, double v, int dec);
+
 static void
 put_pct(struct out *o, double num, double den)
 {
-	oprintf(o, "%.2f", den > 0 ? 100.0 * num / den : 0.0);
+	char b[64], *q = fixed(b, den > 0 ? 100.0 * num / den : 0.0, 2);
+
+	if (pf_buf_append(&o->b, b, (size_t)(q - b)) == -1)
+		o->err = ENOMEM;
+}
+
+/*
+ * Number formatting for the per-frame hot path: printf's %f is a large
+ * share of the render time.  fixed() rounds half to even at the given
+ * decimals, as printf does for exactly representable values.
+ */
+static char *
+cat(char *q, const char *s)
+{
+	while (*s)
+		*q++ = *s++;
+	return q;
+}
+
+static char *
+u64(char *q, uint64_t v)
+{
+	char t[24];
+	int k = 0;
+
+	do {
+		t[k++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v > 0);
+	while (k > 0)
+		*q++ = t[--k];
+	return q;
+}
+
+static char *
+fixed(char *q, double v, int dec)
+{
+	double scale = dec == 1 ? 10.0 : 100.0, r;
+	uint64_t s, div = dec == 1 ? 10 : 100, fp;
+
+	if (!(v >= 0 && v < 1e15))
+		return q + sprintf(q, "%.*f", dec, v);
+	r = nearbyint(v * scale);
+	s = (uint64_t)r;
+	q = u64(q, s / div);
+	*q++ = '.';
+	fp = s % div;
+	if (dec == 2)
+		*q++ = (char)('0' + fp / 10);
+	*q++ = (char)('0' + fp % 10);
+	return q;
 }
 
 static void
@@ -1345,8 +1397,17 @@ put_frame(struct out *o, const struct flame *f, const struct flame_opts *fo,
 	}
 
 	oputs(o, link ? "<a" : "<g");
-	oprintf(o, " data-s=\"%llu\" data-n=\"%llu\"",
-	    (unsigned long long)p->start, (unsigned long long)n->value);
+	{
+		char b[96], *q = b;
+
+		q = cat(q, " data-s=\"");
+		q = u64(q, p->start);
+		q = cat(q, "\" data-n=\"");
+		q = u64(q, n->value);
+		*q++ = '"';
+		if (pf_buf_append(&o->b, b, (size_t)(q - b)) == -1)
+			o->err = ENOMEM;
+	}
 	if (na != NULL && na->title != NULL) {
 		oputs(o, " data-name=\"");
 		oesc(o, o->tmp.data, o->tmp.len, XMLESC_ATTR);
@@ -1395,12 +1456,40 @@ put_frame(struct out *o, const struct flame *f, const struct flame_opts *fo,
 		frame_color(fo, raw, dlen, ann, rgb);
 	if (fo->color != NULL && !f->diff)
 		fo->color(fo->hook_arg, raw, dlen, rgb);
-	oprintf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-	    "fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>", x1, y1, x2 - x1,
-	    y2 - y1, rgb[0], rgb[1], rgb[2]);
+	{
+		char b[320], *q = b;
+
+		q = cat(q, "<rect x=\"");
+		q = fixed(q, x1, 1);
+		q = cat(q, "\" y=\"");
+		q = fixed(q, y1, 1);
+		q = cat(q, "\" width=\"");
+		q = fixed(q, x2 - x1, 1);
+		q = cat(q, "\" height=\"");
+		q = fixed(q, y2 - y1, 1);
+		q = cat(q, "\" fill=\"rgb(");
+		q = u64(q, rgb[0]);
+		*q++ = ',';
+		q = u64(q, rgb[1]);
+		*q++ = ',';
+		q = u64(q, rgb[2]);
+		q = cat(q, ")\" rx=\"2\" ry=\"2\"/>");
+		if (pf_buf_append(&o->b, b, (size_t)(q - b)) == -1)
+			o->err = ENOMEM;
+	}
 	/* No text element when no label fits: the script adds one on zoom. */
 	label_at = o->b.len;
-	oprintf(o, "<text x=\"%.2f\" y=\"%.2f\">", x1 + 3, 3 + (y1 + y2) / 2);
+	{
+		char b[128], *q = b;
+
+		q = cat(q, "<text x=\"");
+		q = fixed(q, x1 + 3, 2);
+		q = cat(q, "\" y=\"");
+		q = fixed(q, 3 + (y1 + y2) / 2, 2);
+		q = cat(q, "\">");
+		if (pf_buf_append(&o->b, b, (size_t)(q - b)) == -1)
+			o->err = ENOMEM;
+	}
 	text_at = o->b.len;
 	put_label(o, o->tmp.data, o->tmp.len, x2 - x1,
 	    fo->fontsize * fo->fontwidth);
