@@ -679,6 +679,7 @@ main(int argc, char *argv[])
 	int c, i;
 
 	flame_opts_init(&opt.fo);
+	opterr = 0;	/* one message, in the house format */
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -757,7 +758,8 @@ main(int argc, char *argv[])
 			opt.fo.width = (double)int_arg("width", optarg, 100, 1000000);
 			break;
 		default:
-			pf_usage_error(synopsis, "unknown option");
+			pf_usage_error(synopsis, "%s: unknown or ambiguous option, "
+			    "or a missing value", argv[optind - 1]);
 		}
 	}
 	argc -= optind;

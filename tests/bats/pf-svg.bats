@@ -451,3 +451,16 @@ xml_ok() {
 	[[ "$output" != *"<!DOCTYPE"* ]]
 	! grep -E '(src|href)="(https?:)?//' <<<"$output" || fail "external reference"
 }
+
+@test "unambiguous prefixes of long options work, as with flamegraph.pl" {
+	printf 'a;b_[k] 1\n' >in.folded
+	run -0 pf-svg --color=java --inv --tit T in.folded
+	printf '%s\n' "$output" >out.svg
+	grep -q '<text id="title" [^>]*>T</text>' out.svg
+	[ "$(geom all out.svg)" = "10.0 36.0 1180.0 15.0" ] || fail "not inverted: $(geom all out.svg)"
+	local r g b
+	IFS=', ' read -r r g b <<<"$(fill b out.svg | tr -d 'rgb()')"
+	[ "$r" -ge 190 ] && [ "$b" -eq 0 ] || fail "java palette not used: $r,$g,$b"
+	run -2 --separate-stderr pf-svg --f in.folded
+	[[ "${stderr_lines[0]}" == "pf-svg: "* ]]
+}
