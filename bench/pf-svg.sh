@@ -1,4 +1,3 @@
-		if [ -z "$cbest" ] || [ "$cmbs" -gt "$cbest" ]; then cbest=$cmbs; fi
 #!/bin/sh
 # bench/pf-svg.sh: pf-svg throughput and peak memory on a large folded
 # input (>= 100 MB, >= 100,000 distinct stacks), generated here under
@@ -90,6 +89,7 @@ run() {	# label file [options...]
 		echo "  $label run $((i + 1)): ${secs} s wall (${mbs} MB/s), ${cpu} s CPU (${cmbs} MB/s), peak RSS $((rss / 1024)) MB"
 		if [ -z "$best" ] || [ "$mbs" -gt "$best" ]; then best=$mbs; fi
 		if [ -z "$worst" ] || [ "$mbs" -lt "$worst" ]; then worst=$mbs; fi
+		if [ -z "$cbest" ] || [ "$cmbs" -gt "$cbest" ]; then cbest=$cmbs; fi
 		[ "$rss" -gt "$rss_max" ] && rss_max=$rss
 		i=$((i + 1))
 	done
