@@ -227,7 +227,7 @@ parse_palette_line(const char *line, size_t len, size_t *namelen,
 {
 	const char *p = NULL, *q;
 	unsigned v[3];
-	int i, n;
+	int i;
 	size_t k;
 
 	/* The last "->rgb(" separates: a name may itself hold "->". */
@@ -256,9 +256,9 @@ parse_palette_line(const char *line, size_t len, size_t *namelen,
 	}
 	if ((size_t)(q - line) != len)
 		return -1;
-	n = 0;
 	*namelen = (size_t)(p - line);
 	*rgb = (uint64_t)v[0] << 16 | (uint64_t)v[1] << 8 | v[2];
+	return 0;| (uint64_t)v[1] << 8 | v[2];
 	return n;
 }
 
