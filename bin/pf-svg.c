@@ -258,8 +258,7 @@ parse_palette_line(const char *line, size_t len, size_t *namelen,
 		return -1;
 	*namelen = (size_t)(p - line);
 	*rgb = (uint64_t)v[0] << 16 | (uint64_t)v[1] << 8 | v[2];
-	return 0;| (uint64_t)v[1] << 8 | v[2];
-	return n;
+	return 0;
 }
 
 /* Read ./palette.map if there is one; never through a symlink. */
