@@ -1,0 +1,831 @@
+/*
+ * pf-svg: render folded stacks as an interactive flame graph.
+ *
+ * Reads "root;...;leaf COUNT" (or "... C1 C2" for a differential) lines
+ * from files or stdin, merges them into a frame tree as they stream in,
+ * and writes one self-contained SVG to stdout: hover details, click to
+ * zoom, regex search, state kept in the URL, no server.  Options follow
+ * flamegraph.pl's names and meanings.  Unlike it, the output is
+ * byte-identical for identical input, always well-formed XML whatever the
+ * names and titles hold, and a parent frame is never split in two.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <iconv.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "flame.h"
+#include "folded.h"
+#include "linereader.h"
+#include "msg.h"
+#include "parse.h"
+#include "pf.h"
+#include "stackmap.h"
+#include "xmlesc.h"
+
+#define MAX_SHOWN_INVALID 10
+#define PALETTE_MAP "palette.map"
+
+static const char synopsis[] =
+    "usage: pf-svg [--title TEXT] [--subtitle TEXT] [--width PX] [--height PX]\n"
+    "              [--minwidth PX|N%] [--fonttype FONT] [--fontsize N]\n"
+    "              [--fontwidth F] [--countname NAME] [--nametype TEXT]\n"
+    "              [--colors PALETTE] [--bgcolors COLOR] [--hash] [--cp]\n"
+    "              [--reverse] [--inverted] [--flamechart] [--negate]\n"
+    "              [--notes TEXT] [--total N] [--factor F] [--nameattr FILE]\n"
+    "              [--encoding ENC] [file ...]\n";
+
+static const char *const palettes[] = {
+	[FLAME_HOT] = "hot", [FLAME_MEM] = "mem", [FLAME_IO] = "io",
+	[FLAME_WAKEUP] = "wakeup", [FLAME_CHAIN] = "chain",
+	[FLAME_JAVA] = "java", [FLAME_JS] = "js", [FLAME_PERL] = "perl",
+	[FLAME_RED] = "red", [FLAME_GREEN] = "green", [FLAME_BLUE] = "blue",
+	[FLAME_AQUA] = "aqua", [FLAME_YELLOW] = "yellow",
+	[FLAME_PURPLE] = "purple", [FLAME_ORANGE] = "orange",
+};
+
+static struct options {
+	struct flame_opts fo;
+	int cp;
+	int flamechart;
+	int reverse;
+	const char *nameattr;
+	const char *encoding;
+} opt;
+
+enum {
+	OPT_BGCOLORS = 256, OPT_COLORS, OPT_COUNTNAME, OPT_CP, OPT_ENCODING,
+	OPT_FACTOR, OPT_FLAMECHART, OPT_FONTSIZE, OPT_FONTTYPE, OPT_FONTWIDTH,
+	OPT_HASH, OPT_HEIGHT, OPT_INVERTED, OPT_MINWIDTH, OPT_NAMEATTR,
+	OPT_NAMETYPE, OPT_NEGATE, OPT_NOTES, OPT_REVERSE, OPT_SUBTITLE,
+	OPT_TITLE, OPT_TOTAL, OPT_VERSION, OPT_WIDTH
+};
+
+static const struct option longopts[] = {
+	{ "bgcolors", required_argument, NULL, OPT_BGCOLORS },
+	{ "colors", required_argument, NULL, OPT_COLORS },
+	{ "countname", required_argument, NULL, OPT_COUNTNAME },
+	{ "cp", no_argument, NULL, OPT_CP },
+	{ "encoding", required_argument, NULL, OPT_ENCODING },
+	{ "factor", required_argument, NULL, OPT_FACTOR },
+	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
+	{ "fontsize", required_argument, NULL, OPT_FONTSIZE },
+	{ "fonttype", required_argument, NULL, OPT_FONTTYPE },
+	{ "fontwidth", required_argument, NULL, OPT_FONTWIDTH },
+	{ "hash", no_argument, NULL, OPT_HASH },
+	{ "height", required_argument, NULL, OPT_HEIGHT },
+	{ "help", no_argument, NULL, 'h' },
+	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
+	{ "nameattr", required_argument, NULL, OPT_NAMEATTR },
+	{ "nametype", required_argument, NULL, OPT_NAMETYPE },
+	{ "negate", no_argument, NULL, OPT_NEGATE },
+	{ "notes", required_argument, NULL, OPT_NOTES },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "total", required_argument, NULL, OPT_TOTAL },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void
+usage(void)
+{
+	fputs(synopsis, stdout);
+	pf_exit_checked(PF_EXIT_OK);
+}
+
+static double
+num_arg(const char *name, const char *s, double min, double max)
+{
+	double v;
+
+	if (pf_parse_double(s, min, max, &v) == -1)
+		pf_usage_error(synopsis, "--%s: %s: %s (want %g to %g)", name, s,
+		    errno == ERANGE ? "out of range" : "not a number", min, max);
+	return v;
+}
+
+static uint64_t
+int_arg(const char *name, const char *s, uint64_t min, uint64_t max)
+{
+	uint64_t v;
+
+	if (pf_parse_u64(s, min, max, &v) == -1)
+		pf_usage_error(synopsis, "--%s: %s: %s", name, s,
+		    errno == ERANGE ? "out of range" : "not a whole number");
+	return v;
+}
+
+static void
+minwidth_arg(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > 0 && s[n - 1] == '%') {
+		char *t = strndup(s, n - 1);
+		if (t == NULL)
+			pf_die(PF_EXIT_FAIL, "minwidth");
+		opt.fo.minwidth = num_arg("minwidth", t, 0, 100);
+		opt.fo.minwidth_pct = 1;
+		free(t);
+	} else {
+		opt.fo.minwidth = num_arg("minwidth", s, 0, 1e9);
+		opt.fo.minwidth_pct = 0;
+	}
+}
+
+static void
+colors_arg(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < PF_ARRAY_LEN(palettes); i++) {
+		if (strcmp(s, palettes[i]) == 0) {
+			opt.fo.palette = (enum flame_palette)i;
+			return;
+		}
+	}
+	pf_usage_error(synopsis, "--colors: %s: unknown palette (hot mem io "
+	    "wakeup chain java js perl red green blue aqua yellow purple "
+	    "orange)", s);
+}
+
+static void
+bgcolors_arg(const char *s)
+{
+	if (strcmp(s, "yellow") == 0 || strcmp(s, "blue") == 0 ||
+	    strcmp(s, "green") == 0 || strcmp(s, "grey") == 0 ||
+	    (s[0] == '#' && strlen(s) == 7 &&
+	    strspn(s + 1, "0123456789abcdefABCDEF") == 6)) {
+		opt.fo.bgcolor = s;
+		return;
+	}
+	pf_usage_error(synopsis, "--bgcolors: %s: want yellow, blue, green, "
+	    "grey or #rrggbb", s);
+}
+
+/* An XML EncName: [A-Za-z] ([A-Za-z0-9._] | '-')*. */
+static void
+encoding_arg(const char *s)
+{
+	iconv_t cd;
+
+	if (!((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')) ||
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789._-") != strlen(s))
+		pf_usage_error(synopsis, "--encoding: %s: not an encoding name", s);
+	if ((cd = iconv_open("UTF-8", s)) == (iconv_t)-1)
+		pf_usage_error(synopsis, "--encoding: %s: unknown encoding", s);
+	iconv_close(cd);
+	opt.encoding = s;
+}
+
+static int
+is_utf8_name(const char *s)
+{
+	return strcasecmp(s, "UTF-8") == 0 || strcasecmp(s, "UTF8") == 0;
+}
+
+/* ---- --cp: palette.map ------------------------------------------- */
+
+/*
+ * The map holds name -> rgb in count[0] (0xRRGGBB) and 1 in count[1] once
+ * the entry came from the file or was used, so the file written back holds
+ * every name it had plus the new ones.
+ */
+static void
+cp_color(void *arg, const char *name, size_t len, unsigned char rgb[3])
+{
+	struct stackmap *m = arg;
+	const struct stackmap_entry *e = stackmap_get(m, name, len);
+
+	if (e != NULL) {
+		rgb[0] = (unsigned char)(e->count[0] >> 16);
+		rgb[1] = (unsigned char)(e->count[0] >> 8);
+		rgb[2] = (unsigned char)e->count[0];
+		return;
+	}
+	if (stackmap_add(m, name, len,
+	    (uint64_t)rgb[0] << 16 | (uint64_t)rgb[1] << 8 | rgb[2], 1) == -1)
+		pf_die(PF_EXIT_FAIL, "palette map");
+}
+
+/* "name->rgb(r,g,b)": 0 and the parts, or -1. */
+static int
+parse_palette_line(const char *line, size_t len, size_t *namelen,
+    uint64_t *rgb)
+{
+	const char *p = NULL, *q;
+	unsigned v[3];
+	int i;
+	size_t k;
+
+	/* The last "->rgb(" separates: a name may itself hold "->". */
+	for (k = 0; k + 6 <= len; k++)
+		if (memcmp(line + k, "->rgb(", 6) == 0)
+			p = line + k;
+	if (p == NULL || len == 0 || line[len - 1] != ')')
+		return -1;
+	q = p + 6;
+	for (i = 0; i < 3; i++) {
+		char num[8];
+		size_t d = strspn(q, "0123456789");
+		uint64_t x;
+
+		if (d == 0 || d >= sizeof(num))
+			return -1;
+		memcpy(num, q, d);
+		num[d] = '\0';
+		if (pf_parse_u64(num, 0, 255, &x) == -1)
+			return -1;
+		v[i] = (unsigned)x;
+		q += d;
+		if (*q != (i < 2 ? ',' : ')'))
+			return -1;
+		q++;
+	}
+	if ((size_t)(q - line) != len)
+		return -1;
+	*namelen = (size_t)(p - line);
+	*rgb = (uint64_t)v[0] << 16 | (uint64_t)v[1] << 8 | v[2];
+	return 0;
+}
+
+/* Read ./palette.map if there is one; never through a symlink. */
+static void
+cp_read(struct stackmap *m)
+{
+	int fd;
+	struct stat st;
+	struct linereader *lr;
+	char *line;
+	size_t len, namelen;
+	uint64_t rgb;
+	int r;
+
+	fd = open(PALETTE_MAP, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd == -1) {
+		if (errno == ENOENT)
+			return;
+		if (errno == ELOOP)
+			pf_diex(PF_EXIT_FAIL, "%s: is a symbolic link; refusing "
+			    "to follow it", PALETTE_MAP);
+		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+	}
+	if (fstat(fd, &st) == -1)
+		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+	if (!S_ISREG(st.st_mode))
+		pf_diex(PF_EXIT_FAIL, "%s: not a regular file", PALETTE_MAP);
+	if ((lr = lr_new(fd, PALETTE_MAP)) == NULL)
+		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+	while ((r = lr_next(lr, &line, &len)) == 1) {
+		if (len == 0)
+			continue;
+		if (parse_palette_line(line, len, &namelen, &rgb) == -1) {
+			pf_warnx("%s:%llu: ignored: not name->rgb(r,g,b)",
+			    PALETTE_MAP, (unsigned long long)lr_lineno(lr));
+			continue;
+		}
+		if (stackmap_get(m, line, namelen) == NULL &&
+		    stackmap_add(m, line, namelen, rgb, 1) == -1)
+			pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+	}
+	if (r == -1)
+		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+	lr_free(lr);
+	close(fd);
+}
+
+/*
+ * Write the map back: a new file next to it, then rename(2) over the old
+ * name, which replaces a planted symlink instead of following it.
+ */
+static void
+cp_write(struct stackmap *m)
+{
+	char tmp[] = PALETTE_MAP ".XXXXXX";
+	const struct stackmap_entry **v;
+	struct pf_buf b = { 0 };
+	size_t n, i;
+	int fd;
+
+	if ((v = stackmap_sorted(m, &n)) == NULL)
+		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+	for (i = 0; i < n; i++) {
+		uint64_t c = v[i]->count[0];
+		if (pf_buf_append(&b, v[i]->key, v[i]->len) == -1 ||
+		    pf_buf_printf(&b, "->rgb(%u,%u,%u)\n", (unsigned)(c >> 16) & 255,
+		    (unsigned)(c >> 8) & 255, (unsigned)c & 255) == -1)
+			pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+	}
+	free(v);
+	if ((fd = mkstemp(tmp)) == -1)
+		pf_die(PF_EXIT_FAIL, "%s", tmp);
+	if (pf_write_all(fd, b.data, b.len) == -1 || fsync(fd) == -1 ||
+	    close(fd) == -1) {
+		unlink(tmp);
+		pf_die(PF_EXIT_FAIL, "%s", tmp);
+	}
+	if (rename(tmp, PALETTE_MAP) == -1) {
+		unlink(tmp);
+		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+	}
+	pf_buf_free(&b);
+}
+
+/* ---- --nameattr --------------------------------------------------- */
+
+struct nameattrs {
+	struct stackmap *map;		/* name -> index + 1 in count[0] */
+	struct flame_nameattr *v;
+	size_t n, cap;
+};
+
+static const struct flame_nameattr *
+nameattr_lookup(void *arg, const char *name, size_t len)
+{
+	const struct nameattrs *na = arg;
+	const struct stackmap_entry *e = stackmap_get(na->map, name, len);
+
+	return e != NULL ? &na->v[e->count[0] - 1] : NULL;
+}
+
+/* The hooks share one argument: the palette map or the attributes. */
+struct hooks {
+	struct stackmap *cp;
+	struct nameattrs *na;
+};
+
+static void
+hook_color(void *arg, const char *name, size_t len, unsigned char rgb[3])
+{
+	cp_color(((struct hooks *)arg)->cp, name, len, rgb);
+}
+
+static const struct flame_nameattr *
+hook_nameattr(void *arg, const char *name, size_t len)
+{
+	return nameattr_lookup(((struct hooks *)arg)->na, name, len);
+}
+
+static int
+attr_name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || !((s[0] >= 'a' && s[0] <= 'z') ||
+	    (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+		return 0;
+	for (i = 1; i < n; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "0123456789_-.:", s[i]) || s[i] == '\0')
+			return 0;
+	/* Event handlers would run script from a data file. */
+	if (n > 2 && (s[0] == 'o' || s[0] == 'O') && (s[1] == 'n' || s[1] == 'N'))
+		return 0;
+	return 1;
+}
+
+/*
+ * Append one attribute (name and raw value) to b, escaped.  -1 when the
+ * name is not acceptable.
+ */
+static int
+put_attr(struct pf_buf *b, const char *name, size_t nlen, const char *val,
+    size_t vlen)
+{
+	if (!attr_name_ok(name, nlen))
+		return -1;
+	if (pf_buf_putc(b, ' ') == -1 || pf_buf_append(b, name, nlen) == -1 ||
+	    pf_buf_puts(b, "=\"") == -1 ||
+	    xmlesc_append(b, val, vlen, XMLESC_ATTR) == -1 ||
+	    pf_buf_putc(b, '"') == -1)
+		pf_die(PF_EXIT_FAIL, "nameattr");
+	return 0;
+}
+
+/* g_extra / a_extra: `name="value" name='value' ...`.  -1 if malformed. */
+static int
+put_extra(struct pf_buf *b, const char *s, size_t n)
+{
+	size_t i = 0;
+
+	for (;;) {
+		size_t ns, ne, vs;
+		char q;
+
+		while (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (i == n)
+			return 0;
+		ns = i;
+		while (i < n && s[i] != '=' && s[i] != ' ')
+			i++;
+		ne = i;
+		if (i + 1 >= n || s[i] != '=' || (s[i + 1] != '"' && s[i + 1] != '\''))
+			return -1;
+		q = s[i + 1];
+		vs = i + 2;
+		i = vs;
+		while (i < n && s[i] != q)
+			i++;
+		if (i == n)
+			return -1;
+		if (put_attr(b, s + ns, ne - ns, s + vs, i - vs) == -1)
+			return -1;
+		i++;
+	}
+}
+
+static char *
+dup_or_die(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (p == NULL)
+		pf_die(PF_EXIT_FAIL, "nameattr");
+	return p;
+}
+
+static int
+is_script_url(const char *s, size_t n)
+{
+	while (n > 0 && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	return (n >= 11 && strncasecmp(s, "javascript:", 11) == 0) ||
+	    (n >= 9 && strncasecmp(s, "vbscript:", 9) == 0);
+}
+
+static void
+nameattr_read(const char *path, struct nameattrs *na)
+{
+	int fd, r;
+	struct linereader *lr;
+	char *line;
+	size_t len;
+
+	if ((na->map = stackmap_new()) == NULL)
+		pf_die(PF_EXIT_FAIL, "nameattr");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		pf_die(PF_EXIT_FAIL, "%s", path);
+	if ((lr = lr_new(fd, path)) == NULL)
+		pf_die(PF_EXIT_FAIL, "%s", path);
+	while ((r = lr_next(lr, &line, &len)) == 1) {
+		struct flame_nameattr a = { 0 };
+		struct pf_buf g = { 0 }, x = { 0 };
+		const char *tab = memchr(line, '\t', len), *p, *end = line + len;
+		unsigned long long ln = lr_lineno(lr);
+
+		if (len > 0 && line[len - 1] == '\r')
+			end--;
+		if (tab == NULL || tab == line) {
+			if (len > 0)
+				pf_warnx("%s:%llu: ignored: want NAME<TAB>KEY=VALUE...",
+				    path, ln);
+			continue;
+		}
+		for (p = tab + 1; p < end;) {
+			const char *f = p, *fe = memchr(p, '\t', (size_t)(end - p));
+			const char *eq;
+			size_t kl;
+
+			if (fe == NULL)
+				fe = end;
+			p = fe + 1;
+			if ((eq = memchr(f, '=', (size_t)(fe - f))) == NULL) {
+				pf_warnx("%s:%llu: ignored field without '='", path, ln);
+				continue;
+			}
+			kl = (size_t)(eq - f);
+			eq++;
+#define KEY(k) (kl == strlen(k) && memcmp(f, k, kl) == 0)
+			if (KEY("title")) {
+				a.title = dup_or_die(eq, (size_t)(fe - eq));
+			} else if (KEY("href")) {
+				if (is_script_url(eq, (size_t)(fe - eq)))
+					pf_warnx("%s:%llu: ignored script href", path, ln);
+				else
+					a.href = dup_or_die(eq, (size_t)(fe - eq));
+			} else if (KEY("target")) {
+				a.target = dup_or_die(eq, (size_t)(fe - eq));
+			} else if (KEY("class") || KEY("id")) {
+				put_attr(&g, f, kl, eq, (size_t)(fe - eq));
+			} else if (KEY("g_extra") || KEY("a_extra")) {
+				struct pf_buf *t = KEY("g_extra") ? &g : &x;
+				size_t keep = t->len;
+				if (put_extra(t, eq, (size_t)(fe - eq)) == -1) {
+					t->len = keep;
+					if (t->cap)
+						t->data[keep] = '\0';
+					pf_warnx("%s:%llu: ignored %.*s: want name=\"value\" "
+					    "pairs, no event handlers", path, ln,
+					    (int)kl, f);
+				}
+			} else {
+				pf_warnx("%s:%llu: ignored unknown key %.*s", path, ln,
+				    (int)kl, f);
+			}
+#undef KEY
+		}
+		a.gattrs = g.len ? g.data : NULL;
+		a.aattrs = x.len ? x.data : NULL;
+		if (!g.len)
+			pf_buf_free(&g);
+		if (!x.len)
+			pf_buf_free(&x);
+		if (na->n == na->cap) {
+			size_t ncap = na->cap ? na->cap * 2 : 16;
+			struct flame_nameattr *v = realloc(na->v, ncap * sizeof(*v));
+			if (v == NULL)
+				pf_die(PF_EXIT_FAIL, "nameattr");
+			na->v = v;
+			na->cap = ncap;
+		}
+		if (stackmap_get(na->map, line, (size_t)(tab - line)) != NULL) {
+			pf_warnx("%s:%llu: ignored: %.*s listed before", path, ln,
+			    (int)(tab - line), line);
+			continue;
+		}
+		na->v[na->n++] = a;
+		if (stackmap_add(na->map, line, (size_t)(tab - line), na->n, 0) == -1)
+			pf_die(PF_EXIT_FAIL, "nameattr");
+	}
+	if (r == -1)
+		pf_die(PF_EXIT_FAIL, "%s", path);
+	lr_free(lr);
+	close(fd);
+}
+
+/* ---- input -------------------------------------------------------- */
+
+struct reader {
+	struct flame *f;
+	iconv_t cd;		/* (iconv_t)-1 unless --encoding converts */
+	struct pf_buf conv;
+	uint64_t invalid;
+};
+
+/* Convert stack bytes from --encoding to UTF-8; bad bytes become U+FFFD. */
+static void
+convert(struct reader *rd, const char *s, size_t n)
+{
+	char *in = (char *)s;
+	size_t left = n;
+
+	pf_buf_reset(&rd->conv);
+	iconv(rd->cd, NULL, NULL, NULL, NULL);
+	while (left > 0) {
+		char *out;
+		size_t room, r;
+
+		if (pf_buf_reserve(&rd->conv, left * 4 + 16) == -1)
+			pf_die(PF_EXIT_FAIL, "encoding");
+		out = rd->conv.data + rd->conv.len;
+		room = rd->conv.cap - rd->conv.len - 1;
+		r = iconv(rd->cd, &in, &left, &out, &room);
+		rd->conv.len = (size_t)(out - rd->conv.data);
+		if (r == (size_t)-1 && errno != E2BIG) {
+			if (pf_buf_puts(&rd->conv, "\xef\xbf\xbd") == -1)
+				pf_die(PF_EXIT_FAIL, "encoding");
+			in++;
+			left--;
+		}
+	}
+}
+
+static const char *
+why(int e)
+{
+	switch (e) {
+	case EDOM: return "fractional count (counts are whole numbers)";
+	case ERANGE: return "count over 2^64-1";
+	default: return "not STACK COUNT or STACK COUNT1 COUNT2";
+	}
+}
+
+static void
+read_input(struct reader *rd, int fd, const char *name)
+{
+	struct linereader *lr;
+	char *line;
+	size_t len;
+	int r;
+
+	if ((lr = lr_new(fd, name)) == NULL)
+		pf_die(PF_EXIT_FAIL, "%s", name);
+	while ((r = lr_next(lr, &line, &len)) == 1) {
+		struct folded_line fl;
+		const char *stack;
+		size_t slen;
+
+		r = folded_parse(line, len, &fl);
+		if (r == 1)
+			continue;
+		if (r == -1) {
+			if (++rd->invalid <= MAX_SHOWN_INVALID)
+				pf_warnx("%s:%llu: ignored: %s", name,
+				    (unsigned long long)lr_lineno(lr), why(errno));
+			continue;
+		}
+		stack = fl.stack;
+		slen = fl.stack_len;
+		if (rd->cd != (iconv_t)-1) {
+			convert(rd, stack, slen);
+			stack = rd->conv.data;
+			slen = rd->conv.len;
+		}
+		if (flame_add(rd->f, stack, slen, fl.ncounts, fl.count[0],
+		    fl.ncounts == 2 ? fl.count[1] : fl.count[0]) == -1) {
+			if (errno == EOVERFLOW)
+				pf_diex(PF_EXIT_FAIL, "%s:%llu: total count over "
+				    "2^64-1", name, (unsigned long long)lr_lineno(lr));
+			pf_die(PF_EXIT_FAIL, "%s:%llu", name,
+			    (unsigned long long)lr_lineno(lr));
+		}
+	}
+	if (r == -1)
+		pf_die(PF_EXIT_FAIL, "%s:%llu", name,
+		    (unsigned long long)lr_lineno(lr) + 1);
+	lr_free(lr);
+}
+
+static int
+write_stdout(void *ctx, const void *p, size_t n)
+{
+	(void)ctx;
+	return pf_write_all(STDOUT_FILENO, p, n);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct reader rd = { .cd = (iconv_t)-1 };
+	struct stackmap *cpmap = NULL;
+	struct nameattrs na = { 0 };
+	struct hooks hooks = { 0 };
+	int c, i;
+
+	flame_opts_init(&opt.fo);
+	opterr = 0;	/* one message, in the house format */
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage();
+			break;
+		case OPT_BGCOLORS:
+			bgcolors_arg(optarg);
+			break;
+		case OPT_COLORS:
+			colors_arg(optarg);
+			break;
+		case OPT_COUNTNAME:
+			opt.fo.countname = optarg;
+			break;
+		case OPT_CP:
+			opt.cp = 1;
+			break;
+		case OPT_ENCODING:
+			encoding_arg(optarg);
+			break;
+		case OPT_FACTOR:
+			opt.fo.factor = num_arg("factor", optarg, 1e-9, 1e12);
+			break;
+		case OPT_FLAMECHART:
+			opt.flamechart = 1;
+			break;
+		case OPT_FONTSIZE:
+			opt.fo.fontsize = num_arg("fontsize", optarg, 1, 1000);
+			break;
+		case OPT_FONTTYPE:
+			opt.fo.fonttype = optarg;
+			break;
+		case OPT_FONTWIDTH:
+			opt.fo.fontwidth = num_arg("fontwidth", optarg, 0.01, 10);
+			break;
+		case OPT_HASH:
+			opt.fo.hash = 1;
+			break;
+		case OPT_HEIGHT:
+			opt.fo.frameheight = (double)int_arg("height", optarg, 2, 1000);
+			break;
+		case OPT_INVERTED:
+			opt.fo.inverted = 1;
+			break;
+		case OPT_MINWIDTH:
+			minwidth_arg(optarg);
+			break;
+		case OPT_NAMEATTR:
+			opt.nameattr = optarg;
+			break;
+		case OPT_NAMETYPE:
+			opt.fo.nametype = optarg;
+			break;
+		case OPT_NEGATE:
+			opt.fo.negate = 1;
+			break;
+		case OPT_NOTES:
+			opt.fo.notes = optarg;
+			break;
+		case OPT_REVERSE:
+			opt.reverse = 1;
+			break;
+		case OPT_SUBTITLE:
+			opt.fo.subtitle = optarg;
+			break;
+		case OPT_TITLE:
+			opt.fo.title = optarg;
+			break;
+		case OPT_TOTAL:
+			opt.fo.total = int_arg("total", optarg, 1, UINT64_MAX);
+			break;
+		case OPT_VERSION:
+			pf_print_version();
+			break;
+		case OPT_WIDTH:
+			opt.fo.width = (double)int_arg("width", optarg, 100, 1000000);
+			break;
+		default:
+			pf_usage_error(synopsis, "%s: unknown or ambiguous option, "
+			    "or a missing value", argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (opt.encoding != NULL && !is_utf8_name(opt.encoding) &&
+	    (rd.cd = iconv_open("UTF-8", opt.encoding)) == (iconv_t)-1)
+		pf_die(PF_EXIT_USAGE, "--encoding: %s", opt.encoding);
+	if ((rd.f = flame_new(opt.flamechart, opt.reverse)) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	if (opt.nameattr != NULL) {
+		nameattr_read(opt.nameattr, &na);
+		hooks.na = &na;
+		opt.fo.nameattr = hook_nameattr;
+		opt.fo.hook_arg = &hooks;
+	}
+	if (opt.cp) {
+		if ((cpmap = stackmap_new()) == NULL)
+			pf_die(PF_EXIT_FAIL, "memory");
+		cp_read(cpmap);
+		hooks.cp = cpmap;
+		opt.fo.color = hook_color;
+		opt.fo.hook_arg = &hooks;
+	}
+
+	if (argc == 0) {
+		read_input(&rd, STDIN_FILENO, "-");
+	} else {
+		for (i = 0; i < argc; i++) {
+			int fd;
+
+			if (strcmp(argv[i], "-") == 0) {
+				read_input(&rd, STDIN_FILENO, "-");
+				continue;
+			}
+			if ((fd = open(argv[i], O_RDONLY | O_CLOEXEC)) == -1)
+				pf_die(PF_EXIT_FAIL, "%s", argv[i]);
+			read_input(&rd, fd, argv[i]);
+			close(fd);
+		}
+	}
+	if (rd.invalid > MAX_SHOWN_INVALID)
+		pf_warnx("ignored %llu invalid lines in all (the first %d shown)",
+		    (unsigned long long)rd.invalid, MAX_SHOWN_INVALID);
+
+	if (flame_total(rd.f) == 0) {
+		pf_warnx("no stack counts found in the input");
+		if (flame_render_empty(&opt.fo, "no stack counts found in the "
+		    "input of pf-svg", write_stdout, NULL) == -1)
+			pf_die(PF_EXIT_FAIL, "stdout");
+		pf_exit_checked(PF_EXIT_FAIL);
+	}
+	if (opt.fo.total != 0 && opt.fo.total < flame_total(rd.f)) {
+		pf_warnx("--total %llu is below the sum of the counts (%llu); "
+		    "ignored", (unsigned long long)opt.fo.total,
+		    (unsigned long long)flame_total(rd.f));
+		opt.fo.total = 0;
+	}
+	if (flame_render(rd.f, &opt.fo, write_stdout, NULL) == -1)
+		pf_die(PF_EXIT_FAIL, "stdout");
+	if (cpmap != NULL)
+		cp_write(cpmap);
+
+	flame_free(rd.f);
+	stackmap_free(cpmap);
+	pf_buf_free(&rd.conv);
+	if (rd.cd != (iconv_t)-1)
+		iconv_close(rd.cd);
+	pf_exit_checked(PF_EXIT_OK);
+}

@@ -1,0 +1,114 @@
+/*
+ * xmlesc: a byte-at-a-time validator.  ASCII runs are copied in bulk,
+ * since nearly every frame name is plain ASCII.
+ */
+#include <errno.h>
+
+#include "xmlesc.h"
+
+#define REPLACEMENT "\xef\xbf\xbd"	/* U+FFFD */
+
+size_t
+xmlesc_utf8_decode(const unsigned char *s, size_t n, unsigned *cp)
+{
+	unsigned c = s[0], v;
+	size_t len, i;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		v = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		v = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		v = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = (v << 6) | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and values past U+10FFFF. */
+	if ((len == 3 && v < 0x800) || (len == 4 && v < 0x10000) ||
+	    (v >= 0xd800 && v <= 0xdfff) || v > 0x10ffff)
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/* Characters XML 1.0 allows, less the controls we never want in a label. */
+static int
+acceptable(unsigned cp)
+{
+	if (cp < 0x20 || cp == 0x7f)
+		return 0;
+	if (cp >= 0x80 && cp <= 0x9f)
+		return 0;
+	if (cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return 1;
+}
+
+static const char *
+entity(unsigned char c, int flags)
+{
+	if (flags & XMLESC_RAW)
+		return NULL;
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return (flags & XMLESC_ATTR) ? "&quot;" : NULL;
+	case '\'': return (flags & XMLESC_ATTR) ? "&apos;" : NULL;
+	default: return NULL;
+	}
+}
+
+int
+xmlesc_append(struct pf_buf *b, const char *s, size_t len, int flags)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, run = 0, n;
+	unsigned cp;
+	const char *ent;
+
+	if (pf_buf_reserve(b, len) == -1)
+		return -1;
+	while (i < len) {
+		unsigned char c = p[i];
+
+		if (c >= 0x20 && c < 0x7f && (ent = entity(c, flags)) == NULL) {
+			i++;
+			continue;
+		}
+		if (i > run && pf_buf_append(b, s + run, i - run) == -1)
+			return -1;
+		if (c < 0x80 && c >= 0x20 && c != 0x7f) {
+			if (pf_buf_puts(b, entity(c, flags)) == -1)
+				return -1;
+			i++;
+		} else if ((n = xmlesc_utf8_decode(p + i, len - i, &cp)) > 0 &&
+		    acceptable(cp)) {
+			if (pf_buf_append(b, s + i, n) == -1)
+				return -1;
+			i += n;
+		} else {
+			if (pf_buf_puts(b, REPLACEMENT) == -1)
+				return -1;
+			i += n > 0 ? n : 1;
+		}
+		run = i;
+	}
+	if (i > run && pf_buf_append(b, s + run, i - run) == -1)
+		return -1;
+	return 0;
+}

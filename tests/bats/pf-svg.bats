@@ -1,0 +1,466 @@
+#!/usr/bin/env bats
+# pf-svg: folded stacks to an interactive SVG.  Valid XML whatever the
+# input holds, deterministic bytes, frames merged by frame sequence,
+# flamegraph.pl's geometry, options and tooltip text.
+
+load test_helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# geom NAME FILE: "x y width height" of the frame whose tooltip starts "NAME (".
+geom() {
+	grep -F "<title>$1 (" "$2" | sed -n 's/.*<rect x="\([^"]*\)" y="\([^"]*\)" width="\([^"]*\)" height="\([^"]*\)".*/\1 \2 \3 \4/p'
+}
+
+# tip NAME FILE: the tooltip of the frame named NAME.
+tip() {
+	grep -oF "<title>$1 (" "$2" >/dev/null || return 1
+	grep -o "<title>$1 ([^<]*</title>" "$2" | sed 's/<[/]*title>//g'
+}
+
+# fill NAME FILE: the rect fill of the frame named NAME.
+fill() {
+	grep -F "<title>$1 (" "$2" | sed -n 's/.*fill="\([^"]*\)".*/\1/p'
+}
+
+xml_ok() {
+	run xmllint --noout "$1"
+	[ "$status" -eq 0 ] || fail "not well-formed XML: $output"
+}
+
+@test "hostile frame names still give well-formed XML, escaped and cleaned" {
+	require_cmd xmllint
+	local name
+	while IFS= read -r name; do
+		printf 'main;%b;leaf 5\nmain;other 3\n' "$name" >in.folded
+		run -0 --separate-stderr pf-svg in.folded
+		printf '%s\n' "$output" >out.svg
+		xml_ok out.svg
+		grep -q '<title>leaf (5 samples, 62.50%)</title>' out.svg ||
+			fail "name '$name': the frame below it is missing"
+	done <<-'EOF'
+	<script>alert(1)</script>
+	a & b &amp; c
+	"quoted" and 'single'
+	cdata ]]> end
+	esc \033[31m red \033[0m
+	bell \a back \b tab \t cr \r vt \v ff \f del \177
+	junk \001\002\003\004\005\006\016\037\200\201\237\377\376
+	overlong \300\257 and \340\200\257
+	surrogate \355\240\200 end
+	beyond \364\220\200\200 and \370\210\200\200\200
+	truncated \342\202
+	bom-ish \357\277\276 \357\277\277
+	EOF
+}
+
+@test "markup in names is escaped in the tooltip and the label" {
+	printf '<b>&"x"\n' | sed 's/$/ 4/' >in.folded
+	run -0 pf-svg in.folded
+	[[ "$output" == *'<title>&lt;b&gt;&amp;"x" (4 samples, 100.00%)</title>'* ]] ||
+		fail "tooltip not escaped: $(grep -o '<title>[^(]*' <<<"$output" | tail -1)"
+	[[ "$output" == *'>&lt;b&gt;&amp;"x"</text>'* ]] || fail "label not escaped"
+	[[ "$output" != *"<b>"* ]] || fail "raw markup in the output"
+}
+
+@test "control characters and invalid UTF-8 become U+FFFD" {
+	printf 'a\033b;c\377d 2\n' >in.folded
+	run -0 pf-svg in.folded
+	[[ "$output" == *$'<title>a\xef\xbf\xbdb (2 samples'* ]] || fail "ESC not replaced"
+	[[ "$output" == *$'<title>c\xef\xbf\xbdd (2 samples'* ]] || fail "0xff not replaced"
+	[[ "$output" != *$'\033'* ]] || fail "ESC reached the output"
+}
+
+@test "valid UTF-8 names pass through unchanged" {
+	printf 'caf\303\251;\346\227\245\346\234\254;\360\237\224\245 3\n' >in.folded
+	run -0 pf-svg in.folded
+	[[ "$output" == *$'<title>caf\xc3\xa9 (3 samples'* ]] || fail "é changed"
+	[[ "$output" == *$'<title>\xe6\x97\xa5\xe6\x9c\xac (3 samples'* ]] || fail "CJK changed"
+	[[ "$output" == *$'<title>\xf0\x9f\x94\xa5 (3 samples'* ]] || fail "emoji changed"
+}
+
+@test "hostile titles, subtitle, countname, nametype, notes and font give well-formed XML" {
+	require_cmd xmllint
+	local evil
+	evil=$(printf 'A&B <t> "q" \x27s\x27 ]]> -- --> \033[1m \001 \377 end-')
+	printf 'a;b 1\n' >in.folded
+	run -0 --separate-stderr pf-svg --title "$evil" --subtitle "$evil" \
+		--countname "$evil" --nametype "$evil" --notes "$evil" \
+		--fonttype "$evil" in.folded
+	printf '%s\n' "$output" >out.svg
+	xml_ok out.svg
+	grep -q '<text id="title" [^>]*>A&amp;B &lt;t&gt; "q"' out.svg || fail "title not escaped"
+	grep -q 'data-nametype="A&amp;B &lt;t&gt; &quot;q&quot; &apos;s&apos;' out.svg ||
+		fail "nametype not escaped as an attribute"
+	# The notes sit in a comment: no "--" inside, no "-" at the end.
+	local notes
+	notes=$(grep -o '<!-- NOTES: .* -->' out.svg)
+	[ -n "$notes" ] || fail "no notes comment"
+	notes=${notes#<!-- }
+	notes=${notes% -->}
+	[[ "$notes" != *--* ]] || fail "'--' inside the comment: $notes"
+}
+
+@test "two runs on the same input are byte-identical" {
+	awk 'BEGIN { srand(7); for (i = 0; i < 2000; i++) {
+		s = "app"; d = int(rand() * 6) + 1
+		for (j = 0; j < d; j++) s = s ";f" int(rand() * 9) "_" j
+		print s, int(rand() * 50) + 1 } }' >in.folded
+	run -0 pf-svg in.folded
+	printf '%s\n' "$output" >one.svg
+	run -0 pf-svg in.folded
+	printf '%s\n' "$output" >two.svg
+	cmp one.svg two.svg
+	# The order of the input lines does not matter either.
+	sort -r in.folded >rev.folded
+	run -0 pf-svg rev.folded
+	printf '%s\n' "$output" >three.svg
+	cmp one.svg three.svg
+	[ "$(grep -c '<g data' one.svg)" -gt 100 ] || fail "too few frames to mean anything"
+}
+
+@test "a parent is one frame even when a sibling name sorts between its lines" {
+	printf 'a 50\na-x;y 20\na;c 30\n' >in.folded
+	run -0 pf-svg in.folded
+	printf '%s\n' "$output" >out.svg
+	[ "$(grep -c '<title>a (' out.svg)" -eq 1 ] || fail "a is split: $(grep '<title>a (' out.svg)"
+	[ "$(tip a out.svg)" = "a (80 samples, 80.00%)" ]
+	[ "$(tip a-x out.svg)" = "a-x (20 samples, 20.00%)" ]
+	[ "$(tip c out.svg)" = "c (30 samples, 30.00%)" ]
+}
+
+@test "geometry matches the hand-computed layout" {
+	# total 8, 1180 px for 8 samples: 147.5 px each; 3 rows:
+	# image height 3*16 + 3*12 + (2*12 + 10) = 118.
+	printf 'a;b 3\na;c 1\nd 4\n' >in.folded
+	run -0 pf-svg in.folded
+	printf '%s\n' "$output" >out.svg
+	grep -q '<svg version="1.1" width="1200" height="118" viewBox="0 0 1200 118"' out.svg
+	local -A want=(
+		[all]="10.0 69.0 1180.0 15.0"
+		[a]="10.0 53.0 590.0 15.0"
+		[b]="10.0 37.0 442.5 15.0"
+		[c]="452.5 37.0 147.5 15.0"
+		[d]="600.0 53.0 590.0 15.0"
+	)
+	local f
+	for f in "${!want[@]}"; do
+		[ "$(geom "$f" out.svg)" = "${want[$f]}" ] ||
+			fail "$f: got '$(geom "$f" out.svg)', want '${want[$f]}'"
+	done
+	[ "$(tip all out.svg)" = "all (8 samples, 100%)" ]
+	[ "$(tip b out.svg)" = "b (3 samples, 37.50%)" ]
+	grep -q '<text x="455.50" y="47.50">c</text>' out.svg || fail "label c misplaced"
+}
+
+@test "--inverted puts the root at the top and titles it Icicle Graph" {
+	printf 'a;b 3\na;c 1\nd 4\n' >in.folded
+	run -0 pf-svg --inverted in.folded
+	printf '%s\n' "$output" >out.svg
+	[ "$(geom all out.svg)" = "10.0 36.0 1180.0 15.0" ]
+	[ "$(geom a out.svg)" = "10.0 52.0 590.0 15.0" ]
+	[ "$(geom b out.svg)" = "10.0 68.0 442.5 15.0" ]
+	grep -q '<text id="title" [^>]*>Icicle Graph</text>' out.svg
+}
+
+@test "--width, --height and --subtitle change the geometry as flamegraph.pl does" {
+	printf 'a;b 1\n' >in.folded
+	run -0 pf-svg --width 620 --height 20 --subtitle s in.folded
+	printf '%s\n' "$output" >out.svg
+	# 3 rows of 20, ypad1 = 36 + 24, ypad2 = 34: 60 + 60 + 34 = 154.
+	grep -q 'width="620" height="154"' out.svg
+	# depth 1: 154 - 34 - 2 * 20 + 1 = 81; 620 - 2 * 10 = 600 wide.
+	[ "$(geom a out.svg)" = "10.0 81.0 600.0 19.0" ]
+}
+
+@test "--minwidth prunes narrow frames in px or percent without moving the others" {
+	printf 'a;b 3\na;c 1\nd 4\n' >in.folded
+	run -0 pf-svg --minwidth 200 in.folded
+	printf '%s\n' "$output" >out.svg
+	! grep -q '<title>c (' out.svg || fail "c (147.5 px) kept"
+	[ "$(geom b out.svg)" = "10.0 37.0 442.5 15.0" ]
+	[ "$(geom d out.svg)" = "600.0 53.0 590.0 15.0" ]
+	run -0 pf-svg --minwidth 500 in.folded
+	printf '%s\n' "$output" >out.svg
+	# Only depth 0 and 1 remain: 2*16 + 70 = 102.
+	grep -q 'height="102"' out.svg
+	[ "$(grep -c '<g data' out.svg)" -eq 3 ]
+	run -0 pf-svg --minwidth 40% in.folded
+	printf '%s\n' "$output" >out.svg
+	! grep -q '<title>b (' out.svg || fail "b (37.5%) kept under 40%"
+	grep -q '<title>a (' out.svg
+}
+
+@test "labels are cut by character count and end in .." {
+	# 590 px / (12 * 0.59) = 83 characters: 81 and "..".
+	local long
+	long=$(printf 'x%.0s' $(seq 1 100))
+	printf '%s 1\nother 1\n' "$long" >in.folded
+	run -0 pf-svg in.folded
+	local label
+	label=$(grep -F "<title>$long (" <<<"$output" | sed -n 's/.*<text [^>]*>\([^<]*\)<\/text>.*/\1/p')
+	[ "$label" = "$(printf 'x%.0s' $(seq 1 81)).." ] || fail "label '$label' (${#label})"
+	[[ "$output" == *"<title>other (1 samples, 50.00%)</title>"* ]]
+}
+
+@test "counts get thousands separators and --factor scales them" {
+	printf 'a 1234567\nb 1\n' >in.folded
+	run -0 pf-svg in.folded
+	[[ "$output" == *"<title>a (1,234,567 samples, 100.00%)</title>"* ]]
+	run -0 pf-svg --factor 2 --countname bytes in.folded
+	[[ "$output" == *"<title>a (2,469,134 bytes, 100.00%)</title>"* ]]
+}
+
+@test "--total widens the scale and a smaller one is ignored with a warning" {
+	printf 'a 50\n' >in.folded
+	run -0 pf-svg --total 100 in.folded
+	printf '%s\n' "$output" >out.svg
+	[ "$(tip all out.svg)" = "all (50 samples, 50.00%)" ]
+	[ "$(geom a out.svg)" = "10.0 37.0 590.0 15.0" ]
+	run -0 --separate-stderr pf-svg --total 10 in.folded
+	[[ "$stderr" == *"--total 10 is below the sum of the counts (50); ignored"* ]]
+	[[ "$output" == *"<title>a (50 samples, 100.00%)</title>"* ]]
+}
+
+@test "a differential colours growth red and shrinkage blue, with the delta in the tooltip" {
+	printf 'a;b 10 20\na;c 10 5\n' >in.folded
+	run -0 pf-svg in.folded
+	printf '%s\n' "$output" >out.svg
+	# Widths from the second count; b +10 is the largest change.
+	[ "$(tip b out.svg)" = "b (20 samples, 80.00%; +40.00%)" ]
+	[ "$(tip c out.svg)" = "c (5 samples, 20.00%; -20.00%)" ]
+	[ "$(tip a out.svg)" = "a (25 samples, 100.00%; +20.00%)" ]
+	[ "$(fill b out.svg)" = "rgb(255,0,0)" ]
+	[ "$(fill c out.svg)" = "rgb(105,105,255)" ]
+	[ "$(fill a out.svg)" = "rgb(255,105,105)" ]
+	run -0 pf-svg --negate in.folded
+	printf '%s\n' "$output" >neg.svg
+	[ "$(tip b neg.svg)" = "b (20 samples, 80.00%; -40.00%)" ]
+	[ "$(fill b neg.svg)" = "rgb(0,0,255)" ]
+	[ "$(fill c neg.svg)" = "rgb(255,105,105)" ]
+}
+
+@test "an unchanged frame in a differential is white" {
+	printf 'a;b 7 7\na;c 1 3\n' >in.folded
+	run -0 pf-svg in.folded
+	printf '%s\n' "$output" >out.svg
+	[ "$(fill b out.svg)" = "rgb(255,255,255)" ]
+	[ "$(tip b out.svg)" = "b (7 samples, 70.00%; 0.00%)" ]
+}
+
+@test "annotations pick colours and are not shown" {
+	printf 'java;Lfoo/Bar;run_[j];inl_[i];sys_read_[k];native 1\n' >in.folded
+	run -0 pf-svg --colors java in.folded
+	printf '%s\n' "$output" >out.svg
+	! grep -q '_\[[kjiw]\]' out.svg || fail "annotation shown"
+	local r g b
+	IFS=', ' read -r r g b <<<"$(fill sys_read out.svg | tr -d 'rgb()')"
+	[ "$r" -ge 190 ] && [ "$g" -ge 90 ] && [ "$g" -le 155 ] && [ "$b" -eq 0 ] ||
+		fail "kernel frame not orange: $r,$g,$b"
+	IFS=', ' read -r r g b <<<"$(fill run out.svg | tr -d 'rgb()')"
+	[ "$g" -ge 200 ] && [ "$r" -le 110 ] || fail "JIT frame not green: $r,$g,$b"
+	IFS=', ' read -r r g b <<<"$(fill inl out.svg | tr -d 'rgb()')"
+	[ "$g" -ge 165 ] && [ "$b" -ge 165 ] && [ "$r" -le 110 ] || fail "inlined frame not aqua: $r,$g,$b"
+}
+
+@test "every palette and background renders and stays valid" {
+	require_cmd xmllint
+	local p
+	printf 'a;b_[k];c_[w] 1\n--;- 1\n' >in.folded
+	for p in hot mem io wakeup chain java js perl red green blue aqua yellow purple orange; do
+		run -0 pf-svg --colors "$p" --hash in.folded
+		printf '%s\n' "$output" >out.svg
+		xml_ok out.svg
+	done
+	run -0 pf-svg in.folded
+	printf '%s\n' "$output" >out.svg
+	[ "$(fill -- out.svg)" = "rgb(160,160,160)" ]
+	[ "$(fill - out.svg)" = "rgb(200,200,200)" ]
+	run -0 pf-svg --bgcolors '#123abc' in.folded
+	[[ "$output" == *'<stop stop-color="#123abc" offset="5%"/><stop stop-color="#123abc" offset="95%"/>'* ]]
+}
+
+@test "colours come from the name: the same name has the same colour everywhere" {
+	printf 'x;same 1\ny;same 1\nz;other 1\n' >in.folded
+	run -0 pf-svg in.folded
+	local fills
+	fills=$(grep -F '<title>same (' <<<"$output" | sed -n 's/.*fill="\([^"]*\)".*/\1/p' | sort -u | wc -l)
+	[ "$fills" -eq 1 ]
+}
+
+@test "--reverse merges from the leaf side" {
+	printf 'a;b;c 2\nx;b;c 3\n' >in.folded
+	run -0 pf-svg --reverse in.folded
+	printf '%s\n' "$output" >out.svg
+	[ "$(tip c out.svg)" = "c (5 samples, 100.00%)" ]
+	[ "$(geom c out.svg)" = "10.0 69.0 1180.0 15.0" ]
+	[ "$(grep -c '<title>b (' out.svg)" -eq 1 ]
+}
+
+@test "--flamechart keeps input order and merges only neighbours" {
+	printf 'b 1\na 1\nb 1\nb 1\n' >in.folded
+	run -0 pf-svg --flamechart in.folded
+	printf '%s\n' "$output" >out.svg
+	grep -q '<text id="title" [^>]*>Flame Chart</text>' out.svg
+	[ "$(grep -o '<title>[ab] ([^<]*' out.svg | tr '\n' '|')" = \
+	  "<title>b (1 samples, 25.00%)|<title>a (1 samples, 25.00%)|<title>b (2 samples, 50.00%)|" ]
+	run -0 pf-svg in.folded
+	[ "$(grep -o '<title>[ab] ([^<]*' <<<"$output" | tr '\n' '|')" = \
+	  "<title>a (1 samples, 25.00%)|<title>b (3 samples, 75.00%)|" ]
+}
+
+@test "empty input exits 3 with a message and a small valid SVG" {
+	require_cmd xmllint
+	local input
+	for input in '' '# only a comment\n' '\n\n' 'no count here\n'; do
+		printf "$input" >in.folded
+		run -3 --separate-stderr pf-svg in.folded
+		[[ "$stderr" == *"pf-svg: no stack counts found in the input"* ]] || fail "stderr: $stderr"
+		printf '%s\n' "$output" >out.svg
+		xml_ok out.svg
+		grep -q 'ERROR: no stack counts found' out.svg
+	done
+}
+
+@test "invalid lines are warned with file:line, the first 10 then a count" {
+	{
+		echo "good;stack 5"
+		for i in $(seq 1 12); do echo "bad line $i x"; done
+		echo "frac;count 1.5"
+	} >in.folded
+	run -0 --separate-stderr pf-svg in.folded
+	[ "${stderr_lines[0]}" = "pf-svg: in.folded:2: ignored: not STACK COUNT or STACK COUNT1 COUNT2" ]
+	[ "${#stderr_lines[@]}" -eq 11 ]
+	[ "${stderr_lines[10]}" = "pf-svg: ignored 13 invalid lines in all (the first 10 shown)" ]
+	printf 'x 1.5\ny 2\n' >frac.folded
+	run -0 --separate-stderr pf-svg frac.folded
+	[ "$stderr" = "pf-svg: frac.folded:1: ignored: fractional count (counts are whole numbers)" ]
+}
+
+@test "zero-count stacks are left out" {
+	printf 'a;b 0\na;c 4\n' >in.folded
+	run -0 pf-svg in.folded
+	[[ "$output" != *"<title>b ("* ]]
+	[[ "$output" == *"<title>c (4 samples, 100.00%)"* ]]
+}
+
+@test "several files and stdin are merged" {
+	printf 'a;b 1\n' >one.folded
+	printf 'a;b 2\n' >two.folded
+	run -0 pf-svg one.folded - two.folded < <(printf 'a;c 1\n')
+	[[ "$output" == *"<title>b (3 samples, 75.00%)"* ]]
+	[[ "$output" == *"<title>c (1 samples, 25.00%)"* ]]
+}
+
+@test "a total past 2^64-1 is an error, not a wrap" {
+	printf 'a 18446744073709551615\nb 1\n' >in.folded
+	run -3 --separate-stderr pf-svg in.folded
+	[[ "$stderr" == *"in.folded:2: total count over 2^64-1"* ]]
+}
+
+@test "a full stdout is an error" {
+	[ -w /dev/full ] || skip "/dev/full not available"
+	printf 'a 1\n' >in.folded
+	run -3 bash -c "pf-svg in.folded >/dev/full"
+	[[ "$output" == *"pf-svg: stdout: No space left on device"* ]] || fail "$output"
+}
+
+@test "bad option values are usage errors" {
+	local args
+	printf 'a 1\n' >in.folded
+	while IFS= read -r args; do
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr pf-svg $args in.folded
+		[[ "${stderr_lines[0]}" == "pf-svg: "* ]] || fail "$args: ${stderr_lines[0]}"
+		[ -z "$output" ] || fail "$args: wrote to stdout"
+	done <<-'EOF'
+	--width abc
+	--width 0
+	--width 12x
+	--height 1.5
+	--height 0
+	--minwidth -1
+	--minwidth 101%
+	--minwidth x%
+	--fontsize 0
+	--fontwidth abc
+	--factor 0
+	--total 0
+	--total -5
+	--colors nope
+	--bgcolors red
+	--bgcolors #12345
+	--encoding NO-SUCH-ENCODING-X
+	--encoding a"b
+	EOF
+}
+
+@test "--encoding converts names from that encoding to UTF-8" {
+	require_cmd xmllint
+	printf 'caf\351;na\357ve 2\n' >in.folded
+	run -0 pf-svg --encoding ISO-8859-1 in.folded
+	printf '%s\n' "$output" >out.svg
+	xml_ok out.svg
+	grep -qF $'<title>caf\xc3\xa9 (2 samples' out.svg
+	grep -qF $'<title>na\xc3\xafve (2 samples' out.svg
+}
+
+@test "--cp writes palette.map and reuses its colours" {
+	printf 'a;b 1\n' >in.folded
+	run -0 pf-svg --cp in.folded
+	[ -f palette.map ]
+	grep -qx "b->$(fill b <(printf '%s\n' "$output"))" palette.map
+	printf 'b->rgb(1,2,3)\n' >palette.map
+	run -0 pf-svg --cp in.folded
+	[ "$(fill b <(printf '%s\n' "$output"))" = "rgb(1,2,3)" ]
+	grep -qx 'b->rgb(1,2,3)' palette.map
+	grep -q '^a->rgb(' palette.map
+}
+
+@test "--cp refuses a palette.map symlink and leaves its target alone" {
+	printf 'a 1\n' >in.folded
+	echo "precious" >target
+	ln -s target palette.map
+	run -3 --separate-stderr pf-svg --cp in.folded
+	[[ "$stderr" == *"palette.map: is a symbolic link"* ]]
+	[ "$(cat target)" = "precious" ]
+}
+
+@test "--nameattr adds links and attributes, refusing script" {
+	require_cmd xmllint
+	printf 'a;b 1\na;c 1\n' >in.folded
+	printf 'b\thref=https://example.invalid/?q=1&r=2\ttitle=<B> docs\tclass=hot\n' >attrs
+	printf 'c\thref=javascript:alert(1)\tg_extra=onclick="alert(1)"\tid=ok\n' >>attrs
+	run -0 --separate-stderr pf-svg --nameattr attrs in.folded
+	printf '%s\n' "$output" >out.svg
+	xml_ok out.svg
+	grep -q '<a data-s="0" data-n="1" data-name="b" class="hot" xlink:href="https://example.invalid/?q=1&amp;r=2" target="_top"><title>&lt;B&gt; docs</title>' out.svg
+	! grep -q 'javascript:' out.svg || fail "script href kept"
+	! grep -q 'onclick' out.svg || fail "event handler kept"
+	grep -q '<g data-s="1" data-n="1" id="ok"><title>c (' out.svg
+	[[ "$stderr" == *"attrs:2: ignored script href"* ]]
+	[[ "$stderr" == *"attrs:2: ignored g_extra"* ]]
+}
+
+@test "the script is embedded once, in CDATA, and the document has no external references" {
+	printf 'a 1\n' >in.folded
+	run -0 pf-svg in.folded
+	[ "$(grep -c '<script type="text/ecmascript"><!\[CDATA\[' <<<"$output")" -eq 1 ]
+	[[ "$output" != *"<!DOCTYPE"* ]]
+	! grep -E '(src|href)="(https?:)?//' <<<"$output" || fail "external reference"
+}
+
+@test "unambiguous prefixes of long options work, as with flamegraph.pl" {
+	printf 'a;b_[k] 1\n' >in.folded
+	run -0 pf-svg --color=java --inv --tit T in.folded
+	printf '%s\n' "$output" >out.svg
+	grep -q '<text id="title" [^>]*>T</text>' out.svg
+	[ "$(geom all out.svg)" = "10.0 36.0 1180.0 15.0" ] || fail "not inverted: $(geom all out.svg)"
+	local r g b
+	IFS=', ' read -r r g b <<<"$(fill b out.svg | tr -d 'rgb()')"
+	[ "$r" -ge 190 ] && [ "$b" -eq 0 ] || fail "java palette not used: $r,$g,$b"
+	run -2 --separate-stderr pf-svg --f in.folded
+	[[ "${stderr_lines[0]}" == "pf-svg: "* ]]
+}
