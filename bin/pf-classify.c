@@ -675,7 +675,13 @@ classify_pid(const struct snap *a, const struct snap *b, const struct samples *s
 		cls = "IO_WAIT";
 		next_fmt = "pf-offcpu -p";
 		hint = "iostat -xz 1; pidstat -d 1 shows who does the I/O";
-	} else if (p.wshare >= 0.2 && p.rq / T >= 0.05 && p.util >= 0.7 && p.nact > p.ncpu_eff) {
+	} else if (p.wshare >= 0.2 && p.rq / T >= 0.05 && p.nact > p.ncpu_eff) {
+		/*
+		 * More active threads than CPUs it may use: the process queues
+		 * behind itself whatever else runs, and fewer threads is the fix.
+		 */
+		if (p.util < 0.7)
+			flag(&fl, "competing-load");
 		cls = "CPU_BOUND_OVERSUBSCRIBED";
 		next_fmt = "pf-record -p";
 		hint = "more runnable threads than CPUs: consider fewer threads";
