@@ -147,6 +147,8 @@ pf_cgroup_find(const char *proc_root, const char *sys_root, int pid, struct pf_c
 		strcpy(cg->cpu_dir, cg->v2_dir);
 		strcpy(cg->path, v2path);
 	}
+	if (cg->path[0] == '\0')
+		snprintf(cg->path, sizeof(cg->path), "%s", have_v2 ? v2path : have_v1 ? v1path : "");
 	cg->nested = (have_v2 && strcmp(v2path, "/") != 0) || (have_v1 && strcmp(v1path, "/") != 0);
 	return 0;
 }
