@@ -39,6 +39,7 @@
 #define MAX_TASKS	8192	/* threads of one process read per snapshot */
 #define SAMPLE_HZ	10
 #define MAX_SAMPLES	600
+#define SAMPLE_THREADS	16	/* thread states read per sampling round */
 
 static const char synopsis[] =
     "usage: pf-classify [-p PID] [-i SECONDS] [--proc-root DIR] [--sys-root DIR]\n"
@@ -99,6 +100,10 @@ struct samples {
 	uint64_t thr_points, d, r, s;	/* PID mode: thread x round points by state */
 	uint64_t running, blocked;	/* system mode: sums of procs_running/procs_blocked */
 	unsigned sys_n;
+	unsigned long rot;		/* where the next round starts in the thread list */
+	int *tids;			/* the thread list being sampled */
+	long ntids;
+	char root[PATH_MAX];		/* the proc root it came from */
 };
 
 static void
@@ -201,34 +206,53 @@ static void
 sample_once(struct samples *sm, const char *proc_root)
 {
 	struct pf_sysstat *sys;
-	int *tids = NULL;
+	const int *tids;
 	bool trunc;
-	long n, i;
+	long n, i, j, k;
 
-	if ((sys = malloc(sizeof(*sys))) != NULL && pf_sysstat_read(proc_root, sys) == 0) {
-		sm->running += sys->procs_running;
-		sm->blocked += sys->procs_blocked;
-		sm->sys_n++;
-	}
-	free(sys);
 	sm->n++;
-	if (opt.pid == 0)
+	if (opt.pid == 0) {
+		if ((sys = malloc(sizeof(*sys))) != NULL && pf_sysstat_read(proc_root, sys) == 0) {
+			sm->running += sys->procs_running;
+			sm->blocked += sys->procs_blocked;
+			sm->sys_n++;
+		}
+		free(sys);
 		return;
-	n = pf_tasks_list(proc_root, opt.pid, MAX_TASKS, &tids, &trunc);
-	for (i = 0; i < n; i++) {
-		struct pf_taskstat ts;
+	}
+	/*
+	 * At most SAMPLE_THREADS states a round, rotating through the
+	 * threads, so a process with thousands of threads costs no more to
+	 * watch than one with a few dozen.
+	 */
+	/* The thread list is refreshed once a second, not every round. */
+	if (sm->tids == NULL || sm->n % SAMPLE_HZ == 1 || strcmp(proc_root, sm->root) != 0) {
+		free(sm->tids);
+		sm->tids = NULL;
+		sm->ntids = pf_tasks_list(proc_root, opt.pid, MAX_TASKS, &sm->tids, &trunc);
+		snprintf(sm->root, sizeof(sm->root), "%s", proc_root);
+	}
+	tids = sm->tids;
+	n = sm->ntids;
+	k = n < SAMPLE_THREADS ? n : SAMPLE_THREADS;
+	for (j = 0; j < k; j++) {
+		char buf[512];
+		const char *p;
 
-		if (pf_taskstat_read(proc_root, opt.pid, tids[i], &ts) == -1)
+		i = (long)((sm->rot + (unsigned long)j) % (unsigned long)n);
+		if (pf_proc_read(proc_root, opt.pid, tids[i], "stat", buf, sizeof(buf)) <= 0 ||
+		    (p = strrchr(buf, ')')) == NULL || p[1] != ' ')
 			continue;
 		sm->thr_points++;
-		if (ts.state == 'D')
+		if (p[2] == 'D')
 			sm->d++;
-		else if (ts.state == 'R')
+		else if (p[2] == 'R')
 			sm->r++;
-		else if (ts.state == 'S')
+		else if (p[2] == 'S')
 			sm->s++;
 	}
-	free(tids);
+	if (k > 0)
+		sm->rot += (unsigned long)k;
 }
 
 static uint64_t
@@ -945,5 +969,6 @@ main(int argc, char **argv)
 		rc = classify_pid(&a, &b, &sm, T, hz, &cg, delay > 0);
 	snap_free(&a);
 	snap_free(&b);
+	free(sm.tids);
 	pf_exit_checked(rc);
 }

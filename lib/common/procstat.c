@@ -15,7 +15,8 @@
 #include "pf.h"
 #include "procstat.h"
 
-#define SYSSTAT_BUF (1 << 20)
+#define SYSSTAT_BUF (64 << 10)	/* first try; grown for machines with many IRQs */
+#define SYSSTAT_MAX (16 << 20)
 
 /* Parse an unsigned decimal at *p, advance past it; -1 if none. */
 static int
@@ -100,6 +101,8 @@ pf_sysstat_read(const char *proc_root, struct pf_sysstat *s)
 {
 	char path[PATH_MAX];
 	char *buf;
+	size_t cap;
+	int r;
 	const char *line, *p;
 	uint64_t v;
 	bool have_all = false;
@@ -108,12 +111,17 @@ pf_sysstat_read(const char *proc_root, struct pf_sysstat *s)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	/* The intr line grows with the IRQ count: size for big machines. */
-	if ((buf = malloc(SYSSTAT_BUF)) == NULL)
-		return -1;
-	if (read_file(path, buf, SYSSTAT_BUF) == -1) {
+	/* The intr line grows with the IRQ count: retry bigger when full. */
+	for (cap = SYSSTAT_BUF;; cap *= 4) {
+		if ((buf = malloc(cap)) == NULL)
+			return -1;
+		if ((r = read_file(path, buf, cap)) == -1) {
+			free(buf);
+			return -1;
+		}
+		if ((size_t)r < cap - 1 || cap >= SYSSTAT_MAX)
+			break;
 		free(buf);
-		return -1;
 	}
 	memset(s, 0, sizeof(*s));
 	for (line = buf; *line; line = p + (*p == '\n')) {
