@@ -133,6 +133,8 @@ level() {
 	assert_line --partial "below the floor of 1.0G (max(1G, 5%))"
 	run -1 pf-precheck -o "$FXD/missing" --no-probe
 	[ "$(level disk)" = fail ]
+	# Read-only: nothing was created where the output would land.
+	[ "$(ls -A "$MNT")" = fill ]
 }
 
 @test "memlock room is checked against perf_event_mlock_kb and RLIMIT_MEMLOCK" {
