@@ -588,8 +588,13 @@ pid_fig(const struct snap *a, const struct snap *b, const struct samples *sm,
 		p->on = (double)(dut + dst) / (double)hz;
 		p->rq = 0;
 	}
-	/* Exited threads keep their CPU in the process totals only. */
-	if ((double)(dut + dst) > 0 && sum_ticks < 0.9 * (double)(dut + dst) && dut + dst >= 10)
+	/*
+	 * Exited threads keep their CPU in the process totals only.  Tick
+	 * sampling and the two reads not being simultaneous make small gaps
+	 * normal: flag only a gap of 10 % and a fifth of a CPU second.
+	 */
+	if ((double)(dut + dst) - sum_ticks > 0.1 * (double)(dut + dst) &&
+	    (double)(dut + dst) - sum_ticks > (double)hz / 5)
 		p->threads_lost = true;
 	p->cs /= T;
 	p->ncs /= T;

@@ -27,6 +27,8 @@ near() {
 		[pid-cpu-bound-oversubscribed]=CPU_BOUND_OVERSUBSCRIBED
 		[pid-starved-cpu]=STARVED_CPU
 		[pid-starved-throttled]=STARVED_THROTTLED
+		[pid-starved-throttled-v2]=STARVED_THROTTLED
+		[pid-io-wait-delayacct]=IO_WAIT
 		[pid-starved-steal]=STARVED_STEAL
 		[pid-memory]=MEMORY
 		[pid-exited]=EXITED
@@ -115,6 +117,30 @@ near() {
 	near "$(value throttled_ratio)" 1 0.1
 	near "$(value cpus)" 0.30 0.001
 	assert_line --regexp '^flags .*container'
+}
+
+@test "cgroup v2 throttling reads the same figures as v1" {
+	run -0 pf-classify --replay "$FX/pid-starved-throttled"
+	local v1
+	v1=$(grep -E "^(throttled_ratio|throttled_pct|cpus) " <<<"$output")
+	run -0 pf-classify --replay "$FX/pid-starved-throttled-v2"
+	[ "$(grep -E "^(throttled_ratio|throttled_pct|cpus) " <<<"$output")" = "$v1" ]
+	assert_line --regexp "^flags .*container"
+	refute_line --regexp "^flags .*cgroup-v1"
+}
+
+@test "with delay accounting on, iodelay is the threads' block I/O delay" {
+	local d=$FX/pid-io-wait-delayacct pid want
+	pid=$(cat "$d/pid")
+	run -0 pf-classify --replay "$d"
+	# field 42 of every thread's stat, t1 minus t0
+	want=$(awk '{ sub(/.*\) /, ""); s += (FILENAME ~ /\/t1\// ? 1 : -1) * $40 } END { print s }' \
+		"$d"/t0/proc/"$pid"/task/*/stat "$d"/t1/proc/"$pid"/task/*/stat)
+	[ "$want" -gt 0 ]
+	[ "$(value iodelay)" = "$want" ]
+	refute_line --regexp "^flags .*delayacct-off"
+	run -0 pf-classify --replay "$FX/pid-io-wait"
+	assert_line --regexp "^flags .*delayacct-off"
 }
 
 @test "a reused pid is EXITED, not a huge delta" {
