@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,5 +95,6 @@ pf_psi_pct(uint64_t t0, uint64_t t1, double interval_us)
 {
 	if (t1 < t0 || interval_us <= 0)
 		return 0;
-	return 100.0 * (double)(t1 - t0) / interval_us;
+	/* Totals are folded in lazily: never report more than the interval. */
+	return fmin(100.0, 100.0 * (double)(t1 - t0) / interval_us);
 }

@@ -177,15 +177,24 @@ near() {
 }
 
 # live WANT CMD...: start CMD, classify it for 2 s, retry once (the
-# machine is shared); prints the last output.
+# machine is shared); prints the last output.  As root the workload runs
+# at nice -20 so that other users of the machine cannot starve it: the
+# test is about what the workload does, not about the neighbours.
 live() {
-	local want=$1 try p
+	local want=$1 try p pre=
 	shift
+	[ "$(id -u)" -ne 0 ] || pre="setsid nice -n -20"
 	for try in 1 2; do
-		"$@" &
+		$pre "$@" &
 		p=$!
-		sleep 0.4
-		output=$(pf-classify -i 2 -p "$p")
+		# A session of its own is an autogroup of its own: raise that too,
+		# once setsid has run (before, it would be this shell's group).
+		sleep 0.2
+		if [ -n "$pre" ] && [ "$(awk '{ sub(/.*\) /, ""); print $4 }' "/proc/$p/stat")" = "$p" ]; then
+			echo -20 >"/proc/$p/autogroup" 2>/dev/null || true
+		fi
+		sleep 0.2
+		output=$(pf-classify -i 2 -p "$p") || true
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 		[ "$(value class)" = "$want" ] && return 0
@@ -234,8 +243,8 @@ live() {
 	else
 		skip "no writable cgroup cpu controller (v1 /sys/fs/cgroup/cpu or v2 cpu.max)"
 	fi
-	inquota() { echo "$BASHPID" >"$cg/cgroup.procs" && exec "$WORKLOADS/cls-spin" 1 6; }
-	live STARVED_THROTTLED inquota || { rmdir "$cg"; false; }
+	live STARVED_THROTTLED sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" 1 6' sh "$cg" "$WORKLOADS/cls-spin" ||
+		{ rmdir "$cg"; false; }
 	sleep 0.2
 	rmdir "$cg"
 }
