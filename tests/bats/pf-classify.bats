@@ -29,6 +29,7 @@ near() {
 		[pid-starved-throttled]=STARVED_THROTTLED
 		[pid-starved-throttled-v2]=STARVED_THROTTLED
 		[pid-io-wait-delayacct]=IO_WAIT
+		[pid-thread-replaced]=CPU_BOUND_OVERSUBSCRIBED
 		[pid-starved-steal]=STARVED_STEAL
 		[pid-memory]=MEMORY
 		[pid-exited]=EXITED
@@ -141,6 +142,28 @@ near() {
 	refute_line --regexp "^flags .*delayacct-off"
 	run -0 pf-classify --replay "$FX/pid-io-wait"
 	assert_line --regexp "^flags .*delayacct-off"
+}
+
+@test "threads are matched by tid and starttime: a replaced thread counts from zero" {
+	local d=$FX/pid-thread-replaced pid T want
+	pid=$(cat "$d/pid")
+	T=$(cat "$d/interval")
+	run -0 pf-classify --replay "$d"
+	# tid 9878 has a new starttime at t1: its 0.5 s of run time is all new;
+	# the other threads are deltas.
+	want=$(awk -v T="$T" 'FILENAME ~ /\/t0\// { if (FILENAME !~ /\/9878\//) s -= $1; next } { s += $1 }
+		END { printf "%.2f", s / 1e9 / T }' "$d"/t0/proc/"$pid"/task/*/schedstat "$d"/t1/proc/"$pid"/task/*/schedstat)
+	[ "$(value on_cpu)" = "$want" ] || fail "on_cpu $(value on_cpu), want $want"
+	# Its earlier life is gone from the thread sums, not from the process total.
+	assert_line --regexp "^flags .*threads-exited"
+}
+
+@test "--proc-root and --sys-root point a live run at a tree" {
+	local d=$FX/pid-on-cpu-user
+	# A tree that does not change reads as a process doing nothing.
+	run -0 pf-classify -i 1 -p "$(cat "$d/pid")" --proc-root "$d/t1/proc" --sys-root "$d/t1/sys"
+	assert_line "class IDLE"
+	assert_line "comm cls-spin"
 }
 
 @test "a reused pid is EXITED, not a huge delta" {
