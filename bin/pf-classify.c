@@ -621,9 +621,51 @@ pid_fig(const struct snap *a, const struct snap *b, const struct samples *sm,
 	}
 }
 
+/*
+ * Where the threads sleep: the most common kernel wait channel among the
+ * threads at the end of the interval (at most MAX_WCHAN of them), a hint
+ * for off-CPU analysis (futex: locks; ep_poll, do_select: event loops;
+ * hrtimer_nanosleep: sleeps; I/O functions: the disk).  Racy by nature:
+ * a thread may have woken between its state and its wchan.
+ */
+#define MAX_WCHAN 64
+
+static void
+print_wchan(const char *proc_root, const struct snap *b)
+{
+	char names[MAX_WCHAN][64];
+	int counts[MAX_WCHAN];
+	size_t i, k, n = 0, seen = 0, best = 0;
+
+	for (i = 0; i < b->nthr && i < MAX_WCHAN; i++) {
+		char buf[64];
+
+		if (pf_proc_read(proc_root, opt.pid, b->thr[i].tid, "wchan", buf, sizeof(buf)) <= 0)
+			continue;
+		buf[strcspn(buf, "\n")] = '\0';
+		if (buf[0] == '\0' || strcmp(buf, "0") == 0)
+			continue;	/* running, or not waiting anywhere */
+		seen++;
+		for (k = 0; k < n && strcmp(names[k], buf) != 0; k++)
+			;
+		if (k == n) {
+			snprintf(names[n], sizeof(names[n]), "%s", buf);
+			counts[n++] = 0;
+		}
+		counts[k]++;
+	}
+	if (n == 0)
+		return;
+	for (k = 1; k < n; k++)
+		if (counts[k] > counts[best])
+			best = k;
+	printf("wchan %s\n", names[best]);
+	printf("wchan_threads %d/%zu\n", counts[best], seen);
+}
+
 static int
 classify_pid(const struct snap *a, const struct snap *b, const struct samples *sm,
-    double T, long hz, const struct pf_cgroup *cg, bool delayacct)
+    double T, long hz, const struct pf_cgroup *cg, bool delayacct, const char *proc1)
 {
 	struct cpufig f;
 	struct pidfig p;
@@ -774,6 +816,8 @@ classify_pid(const struct snap *a, const struct snap *b, const struct samples *s
 	kv("%iowait", f.iowait);
 	kv("busy", f.busy);
 	print_psi(some, full);
+	if (strcmp(cls, "OFF_CPU") == 0 || strcmp(cls, "IO_WAIT") == 0 || strcmp(cls, "MIXED") == 0)
+		print_wchan(proc1, b);
 	printf("class %s\n", cls);
 	printf("flags %s\n", fl.buf[0] ? fl.buf : "none");
 	printf("next %s\n", next);
@@ -971,7 +1015,7 @@ main(int argc, char **argv)
 	if (opt.pid == 0)
 		rc = classify_system(&a, &b, &sm, T);
 	else
-		rc = classify_pid(&a, &b, &sm, T, hz, &cg, delay > 0);
+		rc = classify_pid(&a, &b, &sm, T, hz, &cg, delay > 0, p1);
 	snap_free(&a);
 	snap_free(&b);
 	free(sm.tids);

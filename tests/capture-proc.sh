@@ -11,7 +11,7 @@
 #
 # Only the files pf-classify uses are copied: /proc/{stat,vmstat},
 # /proc/pressure/*, /proc/sys/kernel/task_delayacct, and for PID its
-# stat/status/io/cgroup/schedstat, every thread's stat/status/schedstat,
+# stat/status/io/cgroup/schedstat, every thread's stat/status/schedstat/wchan,
 # and its cgroup's cpu.stat, quota and pressure files (v1 cpu and v2).
 # Files are copied with cat: /proc files report size 0.
 set -eu
@@ -81,7 +81,7 @@ snapshot() {	# snapshot ROOT: everything pf-classify reads at t0/t1
 	for f in stat status io cgroup schedstat; do cpf /proc/"$pid"/$f "$r/proc/$pid/$f"; done
 	for t in /proc/"$pid"/task/*; do
 		[ -d "$t" ] || continue
-		for f in stat status schedstat; do cpf "$t/$f" "$r/proc/$pid/task/${t##*/}/$f"; done
+		for f in stat status schedstat wchan; do cpf "$t/$f" "$r/proc/$pid/task/${t##*/}/$f"; done
 	done
 	cgdirs "$r"
 }

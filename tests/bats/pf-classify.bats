@@ -237,6 +237,8 @@ live() {
 
 @test "live: a 10 ms sleeper is OFF_CPU" {
 	live OFF_CPU "$WORKLOADS/cls-sleeper" 10 6
+	# and says where it sleeps
+	grep -qE "^wchan [a-z_]*sleep" <<<"$output" || fail "no sleeping wchan: $output"
 }
 
 @test "live: an fsync loop on a disk is IO_WAIT" {
