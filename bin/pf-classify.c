@@ -680,10 +680,10 @@ classify_pid(const struct snap *a, const struct snap *b, const struct samples *s
 	if (a->have_vm[VM_OOM] && b->have_vm[VM_OOM])
 		oom = d64(a->vm[VM_OOM], b->vm[VM_OOM]);
 
+	if (!a->alive)
+		pf_diex(PF_EXIT_FAIL, "pid %d: no such process at the start", opt.pid);
 	printf("mode pid\n");
 	printf("pid %d\n", opt.pid);
-	if (!a->alive)
-		pf_diex(PF_EXIT_FAIL, "pid %d: no such process", opt.pid);
 	printf("comm %s\n", a->proc.comm[0] ? a->proc.comm : "-");
 	kv("interval", T);
 	if (!b->alive || b->proc.starttime != a->proc.starttime ||

@@ -193,6 +193,9 @@ near() {
 @test "a pid that does not exist is a runtime failure" {
 	run --separate-stderr -3 pf-classify -i 1 -p 2147483646
 	[[ "$stderr" == *"2147483646"* ]]
+	run --separate-stderr -3 pf-classify --replay "$FX/pid-idle" -p 2147483646
+	[ -z "$output" ]
+	[[ "$stderr" == *"2147483646"* ]]
 }
 
 @test "a full stdout is a failure, not success" {
