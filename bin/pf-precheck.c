@@ -41,7 +41,6 @@
 #include "psi.h"
 
 #define RING_PAGES	128	/* pf-record's ring: 1 + 128 pages per CPU, halved on EPERM */
-#define MAX_SCAN	4096	/* processes looked at for D state */
 
 enum mode { MODE_ONCPU, MODE_OFFCPU, MODE_SYSTEM };
 static const char *const mode_names[] = { "oncpu", "offcpu", "system" };
