@@ -39,6 +39,10 @@ near() {
 		[sys-low-utilisation]=LOW_UTILISATION
 		[sys-memory]=MEMORY
 		[sys-starved-steal]=STARVED_STEAL
+		[sys-idle]=IDLE
+		[sys-on-cpu-user]=ON_CPU_USER
+		[sys-on-cpu-kernel]=ON_CPU_KERNEL
+		[sys-cpu-constrained]=CPU_CONSTRAINED
 	)
 	local d n=0 st
 	for d in "${!want[@]}"; do
