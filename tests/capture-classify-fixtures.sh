@@ -70,6 +70,13 @@ syscase() {	# syscase NAME CMD...
 	kill "$p" 2>/dev/null || true
 	wait "$p" 2>/dev/null || true
 }
-syscase sys-idle sleep 8
+syscase sys-low-utilisation sleep 8
 syscase sys-cpu-saturated "$W/cls-spin" 3 8
 syscase sys-io-wait "$W/cls-fsync" "$disk/pf-capture.$$" 8
+# On a quiet machine these give the system ON_CPU and CPU_CONSTRAINED
+# classes (the committed ones are hand-edited: see the fixtures README).
+syscase sys-on-cpu-user "$W/cls-spin" 1 8
+syscase sys-on-cpu-kernel "$W/cls-syscall" 8
+taskset -c 0 "$W/cls-spin" 1 8 & other=$!
+syscase sys-cpu-constrained taskset -c 0 "$W/cls-spin" 1 8
+wait "$other" || true
