@@ -1,6 +1,6 @@
 /*
  * cls-fsync FILE SECONDS: 4 KiB write + fdatasync in a loop on FILE (use
- * a disk-backed filesystem, not tmpfs), then unlink it.  pf-classify:
+ * a disk-backed filesystem, not tmpfs; it is unlinked at once).  pf-classify:
  * IO_WAIT (the thread sits in D state waiting for the device).
  */
 #include <fcntl.h>
@@ -19,8 +19,10 @@ main(int argc, char **argv)
 
 	if (argc < 2)
 		return 2;
-	if ((fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0600)) == -1)
+	if ((fd = open(argv[1], O_WRONLY | O_CREAT | O_EXCL, 0600)) == -1)
 		return 1;
+	/* Unlinked at once: the writes still reach the disk, and a kill leaves nothing behind. */
+	unlink(argv[1]);
 	memset(buf, 'x', sizeof(buf));
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	end = ts.tv_sec + ts.tv_nsec / 1e9 + secs;
@@ -35,6 +37,5 @@ main(int argc, char **argv)
 			break;
 	}
 	close(fd);
-	unlink(argv[1]);
 	return 0;
 }
