@@ -1,0 +1,1023 @@
+/*
+ * pf-classify: say what a box, or one process, is doing over a short
+ * interval — on-CPU in user or kernel code, waiting for I/O, blocked
+ * off-CPU, starved of CPU (run queue, cgroup quota, hypervisor steal),
+ * under memory pressure, or idle — and which pf tool to run next.
+ *
+ * It takes a full snapshot of the counters it needs (/proc/stat, PSI,
+ * /proc/vmstat, the process and each of its threads, the cgroup's
+ * cpu.stat), samples thread states (or the run/blocked counts in system
+ * mode) at 10 Hz during the interval, takes a second snapshot and
+ * applies the ordered decision table of research/classify.md §5.
+ * Threads are matched by tid and starttime, so a recycled tid never
+ * produces a negative or huge delta.  With --replay the snapshots and
+ * samples come from a recorded directory instead (tests/capture-proc.sh
+ * makes them), so every class can be tested exactly.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "msg.h"
+#include "parse.h"
+#include "pf.h"
+#include "procstat.h"
+#include "privs.h"
+#include "psi.h"
+
+#define MAX_TASKS	8192	/* threads of one process read per snapshot */
+#define SAMPLE_HZ	10
+#define MAX_SAMPLES	600
+#define SAMPLE_THREADS	16	/* thread states read per sampling round */
+
+static const char synopsis[] =
+    "usage: pf-classify [-p PID] [-i SECONDS] [--proc-root DIR] [--sys-root DIR]\n"
+    "       pf-classify --replay DIR [-p PID]\n";
+
+static struct {
+	int pid;			/* 0: system mode */
+	uint64_t interval_ns;
+	const char *proc_root;
+	const char *sys_root;
+	const char *replay;
+} opt = {
+	.pid = 0,
+	.interval_ns = 5000000000ULL,
+	.proc_root = "/proc",
+	.sys_root = "/sys",
+	.replay = NULL,
+};
+
+enum { PSI_CPU, PSI_IO, PSI_MEM, NPSI };
+static const char *const psi_names[NPSI] = { "cpu", "io", "memory" };
+
+enum { VM_OOM, VM_PSWPIN, VM_PGMAJ, NVM };
+static const char *const vm_keys[NVM] = { "oom_kill", "pswpin", "pgmajfault" };
+
+struct thr {
+	int tid;
+	uint64_t start;
+	uint64_t utime, stime, blkio;
+	struct pf_schedstat ss;
+	bool have_ss;
+	uint64_t vcs, nvcs;
+	bool have_cs;
+};
+
+struct snap {
+	struct pf_sysstat *sys;
+	struct pf_psi psi[NPSI];
+	bool have_psi[NPSI];
+	uint64_t vm[NVM];
+	bool have_vm[NVM];
+	/* PID mode */
+	bool alive;
+	struct pf_taskstat proc;
+	struct pf_status status;
+	struct pf_io io;
+	bool have_io;
+	struct thr *thr;
+	size_t nthr;
+	bool truncated;
+	struct pf_cgroup_cpu cg;
+	bool have_cg;
+};
+
+/* State samples taken during the interval. */
+struct samples {
+	unsigned n;			/* sampling rounds */
+	uint64_t thr_points, d, r, s;	/* PID mode: thread x round points by state */
+	uint64_t running, blocked;	/* system mode: sums of procs_running/procs_blocked */
+	unsigned sys_n;
+	unsigned long rot;		/* where the next round starts in the thread list */
+	int *tids;			/* the thread list being sampled */
+	long ntids;
+	char root[PATH_MAX];		/* the proc root it came from */
+};
+
+static void
+usage(void)
+{
+	fputs(synopsis, stdout);
+	fputs("\n"
+	    "  -p, --pid PID        classify one process (all its threads); default: the box\n"
+	    "  -i, --interval SECS  sampling interval, 1-60 (default 5)\n"
+	    "      --proc-root DIR  read /proc from DIR (fixture trees)\n"
+	    "      --sys-root DIR   read /sys from DIR (cgroup files)\n"
+	    "      --replay DIR     classify a recorded pair of snapshots (see pf-classify(1))\n"
+	    "  -h, --help           this help\n"
+	    "      --version        print the version\n", stdout);
+}
+
+static int
+cmp_thr(const void *a, const void *b)
+{
+	const struct thr *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static void
+snap_free(struct snap *s)
+{
+	free(s->sys);
+	free(s->thr);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * Read one snapshot from proc_root/sys_root.  Returns 0, or -1 with errno
+ * when /proc/stat itself cannot be read (a runtime failure); a vanished
+ * target is not an error (alive = false).
+ */
+static int
+snap_read(struct snap *s, const char *proc_root, const struct pf_cgroup *cg)
+{
+	char path[PATH_MAX];
+	int *tids = NULL;
+	long n, i;
+	size_t k;
+
+	memset(s, 0, sizeof(*s));
+	if ((s->sys = malloc(sizeof(*s->sys))) == NULL)
+		return -1;
+	if (pf_sysstat_read(proc_root, s->sys) == -1)
+		return -1;
+	for (k = 0; k < NPSI; k++)
+		s->have_psi[k] = pf_psi_read_system(proc_root, psi_names[k], &s->psi[k]) == 0;
+	if ((size_t)snprintf(path, sizeof(path), "%s/vmstat", proc_root) < sizeof(path))
+		(void)pf_keyvals_read(path, vm_keys, NVM, s->vm, s->have_vm);
+	if (opt.pid == 0)
+		return 0;
+	if (pf_taskstat_read(proc_root, opt.pid, 0, &s->proc) == -1)
+		return 0;
+	s->alive = true;
+	(void)pf_status_read(proc_root, opt.pid, 0, &s->status);
+	s->have_io = pf_io_read(proc_root, opt.pid, &s->io) == 0;
+	if (cg != NULL && cg->cpu_version != 0)
+		s->have_cg = pf_cgroup_cpu_read(cg, &s->cg) == 0;
+	n = pf_tasks_list(proc_root, opt.pid, MAX_TASKS, &tids, &s->truncated);
+	if (n <= 0) {
+		free(tids);
+		return 0;
+	}
+	if ((s->thr = calloc((size_t)n, sizeof(*s->thr))) == NULL) {
+		free(tids);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct thr *t = &s->thr[s->nthr];
+		struct pf_taskstat ts;
+		struct pf_status st;
+
+		if (pf_taskstat_read(proc_root, opt.pid, tids[i], &ts) == -1)
+			continue;	/* exited between the listing and the read */
+		t->tid = tids[i];
+		t->start = ts.starttime;
+		t->utime = ts.utime;
+		t->stime = ts.stime;
+		t->blkio = ts.blkio_ticks;
+		t->have_ss = pf_schedstat_read(proc_root, opt.pid, tids[i], &t->ss) == 0;
+		if (pf_status_read(proc_root, opt.pid, tids[i], &st) == 0 && st.have_ctxt) {
+			t->have_cs = true;
+			t->vcs = st.vcs;
+			t->nvcs = st.nvcs;
+		}
+		s->nthr++;
+	}
+	free(tids);
+	qsort(s->thr, s->nthr, sizeof(*s->thr), cmp_thr);
+	return 0;
+}
+
+/* One sampling round: thread states (PID mode) and run/blocked counts. */
+static void
+sample_once(struct samples *sm, const char *proc_root)
+{
+	struct pf_sysstat *sys;
+	const int *tids;
+	bool trunc;
+	long n, i, j, k;
+
+	sm->n++;
+	if (opt.pid == 0) {
+		if ((sys = malloc(sizeof(*sys))) != NULL && pf_sysstat_read(proc_root, sys) == 0) {
+			sm->running += sys->procs_running;
+			sm->blocked += sys->procs_blocked;
+			sm->sys_n++;
+		}
+		free(sys);
+		return;
+	}
+	/*
+	 * At most SAMPLE_THREADS states a round, rotating through the
+	 * threads, so a process with thousands of threads costs no more to
+	 * watch than one with a few dozen.
+	 */
+	/* The thread list is refreshed once a second, not every round. */
+	if (sm->tids == NULL || sm->n % SAMPLE_HZ == 1 || strcmp(proc_root, sm->root) != 0) {
+		free(sm->tids);
+		sm->tids = NULL;
+		sm->ntids = pf_tasks_list(proc_root, opt.pid, MAX_TASKS, &sm->tids, &trunc);
+		snprintf(sm->root, sizeof(sm->root), "%s", proc_root);
+	}
+	tids = sm->tids;
+	n = sm->ntids;
+	k = n < SAMPLE_THREADS ? n : SAMPLE_THREADS;
+	for (j = 0; j < k; j++) {
+		char buf[512];
+		const char *p;
+
+		i = (long)((sm->rot + (unsigned long)j) % (unsigned long)n);
+		if (pf_proc_read(proc_root, opt.pid, tids[i], "stat", buf, sizeof(buf)) <= 0 ||
+		    (p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+			continue;
+		sm->thr_points++;
+		if (p[2] == 'D')
+			sm->d++;
+		else if (p[2] == 'R')
+			sm->r++;
+		else if (p[2] == 'S')
+			sm->s++;
+	}
+	if (k > 0)
+		sm->rot += (unsigned long)k;
+}
+
+static uint64_t
+d64(uint64_t a, uint64_t b)
+{
+	return b > a ? b - a : 0;	/* a counter that went back is a reset */
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+sleep_until(double t)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* mpstat's figures over the interval, from two /proc/stat reads. */
+struct cpufig {
+	double usr, nice, sys, iowait, irq, soft, steal, guest, gnice, idle, busy;
+	double hot_busy;	/* the busiest single CPU */
+	double ctxt_s, intr_s;
+	int ncpu;
+};
+
+static double
+ticks_itv(const struct pf_cpu_ticks *a, const struct pf_cpu_ticks *b)
+{
+	return (double)(d64(a->user, b->user) + d64(a->nice, b->nice) +
+	    d64(a->system, b->system) + d64(a->idle, b->idle) +
+	    d64(a->iowait, b->iowait) + d64(a->irq, b->irq) +
+	    d64(a->softirq, b->softirq) + d64(a->steal, b->steal));
+}
+
+static void
+cpu_fig(const struct pf_sysstat *a, const struct pf_sysstat *b, double T, struct cpufig *f)
+{
+	const struct pf_cpu_ticks *x = &a->all, *y = &b->all;
+	double itv = ticks_itv(x, y);
+	int i, j;
+
+	memset(f, 0, sizeof(*f));
+	f->ncpu = b->ncpu > 0 ? b->ncpu : 1;
+	if (itv <= 0) {
+		f->idle = 100;
+	} else {
+		/* guest is inside user and guest_nice inside nice (proc(5)). */
+		f->usr = 100.0 * (double)d64(x->user - (x->guest <= x->user ? x->guest : x->user),
+		    y->user - (y->guest <= y->user ? y->guest : y->user)) / itv;
+		f->nice = 100.0 * (double)d64(x->nice - (x->guest_nice <= x->nice ? x->guest_nice : x->nice),
+		    y->nice - (y->guest_nice <= y->nice ? y->guest_nice : y->nice)) / itv;
+		f->sys = 100.0 * (double)d64(x->system, y->system) / itv;
+		f->iowait = 100.0 * (double)d64(x->iowait, y->iowait) / itv;
+		f->irq = 100.0 * (double)d64(x->irq, y->irq) / itv;
+		f->soft = 100.0 * (double)d64(x->softirq, y->softirq) / itv;
+		f->steal = 100.0 * (double)d64(x->steal, y->steal) / itv;
+		f->guest = 100.0 * (double)d64(x->guest, y->guest) / itv;
+		f->gnice = 100.0 * (double)d64(x->guest_nice, y->guest_nice) / itv;
+		f->idle = 100.0 * (double)d64(x->idle, y->idle) / itv;
+	}
+	f->busy = 100.0 - f->idle - f->iowait - f->steal;
+	if (f->busy < 0)
+		f->busy = 0;
+	/* Per CPU, matched by CPU number: a CPU that went offline is skipped. */
+	for (j = 0; j < b->ncpu; j++) {
+		for (i = 0; i < a->ncpu; i++) {
+			double ci, busy;
+
+			if (a->cpu_id[i] != b->cpu_id[j])
+				continue;
+			ci = ticks_itv(&a->cpu[i], &b->cpu[j]);
+			if (ci > 0) {
+				busy = 100.0 * (ci - (double)d64(a->cpu[i].idle, b->cpu[j].idle) -
+				    (double)d64(a->cpu[i].iowait, b->cpu[j].iowait) -
+				    (double)d64(a->cpu[i].steal, b->cpu[j].steal)) / ci;
+				if (busy > f->hot_busy)
+					f->hot_busy = busy;
+			}
+			break;
+		}
+	}
+	if (T > 0) {
+		f->ctxt_s = (double)d64(a->ctxt, b->ctxt) / T;
+		f->intr_s = (double)d64(a->intr, b->intr) / T;
+	}
+}
+
+/* Flags accumulate into one comma-separated value. */
+struct flags {
+	char buf[512];
+};
+
+static void
+flag(struct flags *f, const char *name)
+{
+	size_t l = strlen(f->buf);
+
+	snprintf(f->buf + l, sizeof(f->buf) - l, "%s%s", l ? "," : "", name);
+}
+
+static void
+kv(const char *key, double v)
+{
+	printf("%s %.2f\n", key, v);
+}
+
+/* PSI percentages over the interval; -1 when absent at either end. */
+static void
+psi_pct(const struct snap *a, const struct snap *b, double T, double some[NPSI], double full[NPSI])
+{
+	size_t k;
+
+	for (k = 0; k < NPSI; k++) {
+		some[k] = full[k] = -1;
+		if (!a->have_psi[k] || !b->have_psi[k])
+			continue;
+		some[k] = pf_psi_pct(a->psi[k].some_total, b->psi[k].some_total, T * 1e6);
+		if (a->psi[k].have_full && b->psi[k].have_full)
+			full[k] = pf_psi_pct(a->psi[k].full_total, b->psi[k].full_total, T * 1e6);
+	}
+}
+
+static void
+print_psi(const double some[NPSI], const double full[NPSI])
+{
+	char key[64];
+	size_t k;
+
+	for (k = 0; k < NPSI; k++) {
+		if (some[k] < 0)
+			continue;
+		snprintf(key, sizeof(key), "psi_%s_some", psi_names[k]);
+		kv(key, some[k]);
+		if (full[k] >= 0 && k != PSI_CPU) {
+			snprintf(key, sizeof(key), "psi_%s_full", psi_names[k]);
+			kv(key, full[k]);
+		}
+	}
+}
+
+static bool
+memory_pressure(const double some[NPSI], const double full[NPSI], uint64_t oom)
+{
+	return full[PSI_MEM] >= 5 || some[PSI_MEM] >= 20 || oom > 0;
+}
+
+static int
+classify_system(const struct snap *a, const struct snap *b, const struct samples *sm, double T)
+{
+	struct cpufig f;
+	struct flags fl = { "" };
+	double some[NPSI], full[NPSI], runq, blocked;
+	uint64_t oom = 0;
+	const char *cls, *next, *hint = NULL;
+	bool cpu_sat;
+
+	cpu_fig(a->sys, b->sys, T, &f);
+	psi_pct(a, b, T, some, full);
+	if (a->have_vm[VM_OOM] && b->have_vm[VM_OOM])
+		oom = d64(a->vm[VM_OOM], b->vm[VM_OOM]);
+	/* procs_running counts this reader; take it off. */
+	runq = sm->sys_n ? (double)sm->running / sm->sys_n - 1 : (double)b->sys->procs_running - 1;
+	if (runq < 0)
+		runq = 0;
+	blocked = sm->sys_n ? (double)sm->blocked / sm->sys_n : (double)b->sys->procs_blocked;
+
+	if (f.steal >= 3)
+		flag(&fl, "steal");
+	if (some[PSI_CPU] >= 10)
+		flag(&fl, "psi-cpu");
+	if (some[PSI_IO] >= 10)
+		flag(&fl, "psi-io");
+	if (some[PSI_MEM] >= 10)
+		flag(&fl, "psi-memory");
+	if (some[PSI_CPU] < 0 || some[PSI_IO] < 0 || some[PSI_MEM] < 0)
+		flag(&fl, "psi-unavailable");
+	if (f.hot_busy >= 90 && f.busy <= 60)
+		flag(&fl, "hot-cpu");
+	if (f.irq + f.soft >= 20)
+		flag(&fl, "irq-high");
+	if (f.sys >= 20)
+		flag(&fl, "sys-high");
+
+	cpu_sat = runq > f.ncpu || some[PSI_CPU] >= 20;
+	if (f.steal >= 10) {
+		cls = "STARVED_STEAL";
+		next = "none";
+		hint = "the hypervisor runs others on these CPUs: resize or move the instance";
+	} else if (memory_pressure(some, full, oom)) {
+		cls = "MEMORY";
+		next = "none";
+		hint = "vmstat 1; sort processes by RSS; check memory.events of busy cgroups";
+	} else if (full[PSI_IO] >= 5 || some[PSI_IO] >= 20 || (f.iowait >= 10 && blocked >= 1)) {
+		cls = "IO_WAIT";
+		next = "pf-classify -p PID";
+		hint = "iostat -xz 1; classify the processes in D state (ps -eo pid,stat,wchan | awk '$2 ~ /D/')";
+	} else if (cpu_sat && f.busy >= 90) {
+		cls = "CPU_SATURATED";
+		next = "pf-record -a";
+	} else if (cpu_sat && f.idle >= 20) {
+		cls = "CPU_CONSTRAINED";
+		next = "pf-record -a";
+		hint = "run queue with idle CPUs: look for cgroup quotas (nr_throttled) and CPU affinity";
+	} else if (f.busy >= 70 || f.hot_busy >= 90) {
+		cls = (f.sys >= 20 || f.irq + f.soft >= 20) ? "ON_CPU_KERNEL" : "ON_CPU_USER";
+		next = "pf-record -a";
+	} else if (f.busy < 5 && runq < 1) {
+		cls = "IDLE";
+		next = "none";
+		hint = "nothing is busy: check that the workload is being driven";
+	} else {
+		cls = "LOW_UTILISATION";
+		next = "pf-classify -p PID";
+		hint = "the latency is off-CPU or elsewhere: classify the slow service, then pf-offcpu";
+	}
+
+	printf("mode system\n");
+	kv("interval", T);
+	printf("ncpu %d\n", f.ncpu);
+	kv("%usr", f.usr);
+	kv("%nice", f.nice);
+	kv("%sys", f.sys);
+	kv("%iowait", f.iowait);
+	kv("%irq", f.irq);
+	kv("%soft", f.soft);
+	kv("%steal", f.steal);
+	kv("%guest", f.guest);
+	kv("%gnice", f.gnice);
+	kv("%idle", f.idle);
+	kv("busy", f.busy);
+	kv("busiest_cpu", f.hot_busy);
+	kv("cswch/s", f.ctxt_s);
+	kv("intr/s", f.intr_s);
+	kv("runq", runq);
+	kv("blocked", blocked);
+	print_psi(some, full);
+	printf("oom_kills %llu\n", (unsigned long long)oom);
+	printf("class %s\n", cls);
+	printf("flags %s\n", fl.buf[0] ? fl.buf : "none");
+	printf("next %s\n", next);
+	if (hint != NULL)
+		printf("hint %s\n", hint);
+	return PF_EXIT_OK;
+}
+
+/* The PID-mode figures of research/classify.md §2.1. */
+struct pidfig {
+	double usr, system, guest, cpu, wait;	/* pidstat columns, % of one CPU */
+	double cs, ncs, kb_rd, kb_wr, majflt, minflt;
+	uint64_t iodelay;			/* ticks, all threads */
+	double on, rq, bio;			/* seconds */
+	int nth, nact;
+	double ncpu_eff, cap, util, wshare, dfrac, sfrac, sysshare;
+	double thr_ratio, thr_pct;		/* -1 when unknown */
+	bool have_sched, have_cs, threads_lost;
+};
+
+static void
+pid_fig(const struct snap *a, const struct snap *b, const struct samples *sm,
+    double T, long hz, struct pidfig *p)
+{
+	const struct pf_taskstat *x = &a->proc, *y = &b->proc;
+	double tick = (double)hz * T;
+	uint64_t dut, dst;
+	size_t i, j = 0;
+	double sum_ticks = 0;
+
+	memset(p, 0, sizeof(*p));
+	dut = d64(x->utime, y->utime);
+	dst = d64(x->stime, y->stime);
+	p->usr = 100.0 * (double)d64(x->utime - (x->guest_time <= x->utime ? x->guest_time : x->utime),
+	    y->utime - (y->guest_time <= y->utime ? y->guest_time : y->utime)) / tick;
+	p->system = 100.0 * (double)dst / tick;
+	p->guest = 100.0 * (double)d64(x->guest_time, y->guest_time) / tick;
+	p->cpu = 100.0 * (double)(dut + dst) / tick;
+	p->sysshare = dut + dst > 0 ? (double)dst / (double)(dut + dst) : 0;
+	p->majflt = (double)d64(x->majflt, y->majflt) / T;
+	p->minflt = (double)d64(x->minflt, y->minflt) / T;
+	if (a->have_io && b->have_io) {
+		p->kb_rd = (double)d64(a->io.read_bytes, b->io.read_bytes) / 1024 / T;
+		p->kb_wr = (double)d64(a->io.write_bytes, b->io.write_bytes) / 1024 / T;
+	}
+	/* Threads alive at t1, matched to t0 by tid and starttime; new ones count from 0. */
+	for (i = 0; i < b->nthr; i++) {
+		const struct thr *t = &b->thr[i], *o = NULL;
+		struct thr zero = { 0 };
+		double on, rq;
+
+		while (j < a->nthr && a->thr[j].tid < t->tid)
+			j++;
+		if (j < a->nthr && a->thr[j].tid == t->tid && a->thr[j].start == t->start)
+			o = &a->thr[j];
+		if (o == NULL) {
+			zero.have_ss = t->have_ss;
+			zero.have_cs = t->have_cs;
+			o = &zero;
+		}
+		p->nth++;
+		sum_ticks += (double)(d64(o->utime, t->utime) + d64(o->stime, t->stime));
+		p->iodelay += d64(o->blkio, t->blkio);
+		if (t->have_ss && o->have_ss) {
+			on = (double)d64(o->ss.run_ns, t->ss.run_ns) / 1e9;
+			rq = (double)d64(o->ss.wait_ns, t->ss.wait_ns) / 1e9;
+			if (t->ss.run_ns || t->ss.wait_ns || t->ss.slices)
+				p->have_sched = true;
+		} else {
+			on = (double)(d64(o->utime, t->utime) + d64(o->stime, t->stime)) / (double)hz;
+			rq = 0;
+		}
+		p->on += on;
+		p->rq += rq;
+		if (on + rq > 0.01 * T)
+			p->nact++;
+		if (t->have_cs && o->have_cs) {
+			p->have_cs = true;
+			p->cs += (double)d64(o->vcs, t->vcs);
+			p->ncs += (double)d64(o->nvcs, t->nvcs);
+		}
+	}
+	/* schedstat "0 0 0" for busy tasks means it is switched off: use ticks. */
+	if (!p->have_sched) {
+		p->on = (double)(dut + dst) / (double)hz;
+		p->rq = 0;
+	}
+	/*
+	 * Exited threads keep their CPU in the process totals only.  Tick
+	 * sampling and the two reads not being simultaneous make small gaps
+	 * normal: flag only a gap of 10 % and a fifth of a CPU second.
+	 */
+	if ((double)(dut + dst) - sum_ticks > 0.1 * (double)(dut + dst) &&
+	    (double)(dut + dst) - sum_ticks > (double)hz / 5)
+		p->threads_lost = true;
+	p->cs /= T;
+	p->ncs /= T;
+	p->wait = 100.0 * p->rq / T;
+	p->bio = (double)p->iodelay / (double)hz;
+	if (p->nact < 1)
+		p->nact = 1;
+	p->ncpu_eff = b->sys->ncpu > 0 ? b->sys->ncpu : 1;
+	if (b->status.cpus_allowed > 0 && b->status.cpus_allowed < p->ncpu_eff)
+		p->ncpu_eff = b->status.cpus_allowed;
+	if (b->have_cg && b->cg.quota_cpus > 0 && b->cg.quota_cpus < p->ncpu_eff)
+		p->ncpu_eff = b->cg.quota_cpus;
+	p->cap = p->nact < p->ncpu_eff ? p->nact : p->ncpu_eff;
+	p->util = p->on / (T * p->cap);
+	p->wshare = p->on + p->rq > 0 ? p->rq / (p->on + p->rq) : 0;
+	p->dfrac = sm->thr_points ? (double)sm->d / (double)sm->thr_points : 0;
+	p->sfrac = sm->thr_points ? (double)sm->s / (double)sm->thr_points : 0;
+	p->thr_ratio = p->thr_pct = -1;
+	if (a->have_cg && b->have_cg && a->cg.have_throttle && b->cg.have_throttle) {
+		uint64_t per = d64(a->cg.nr_periods, b->cg.nr_periods);
+
+		p->thr_ratio = per ? (double)d64(a->cg.nr_throttled, b->cg.nr_throttled) / (double)per : 0;
+		p->thr_pct = 100.0 * (double)d64(a->cg.throttled_us, b->cg.throttled_us) / (T * 1e6);
+	}
+}
+
+/*
+ * Where the threads sleep: the most common kernel wait channel among the
+ * threads at the end of the interval (at most MAX_WCHAN of them), a hint
+ * for off-CPU analysis (futex: locks; ep_poll, do_select: event loops;
+ * hrtimer_nanosleep: sleeps; I/O functions: the disk).  Racy by nature:
+ * a thread may have woken between its state and its wchan.
+ */
+#define MAX_WCHAN 64
+
+static void
+print_wchan(const char *proc_root, const struct snap *b)
+{
+	char names[MAX_WCHAN][64];
+	int counts[MAX_WCHAN];
+	size_t i, k, n = 0, seen = 0, best = 0;
+
+	for (i = 0; i < b->nthr && i < MAX_WCHAN; i++) {
+		char buf[64];
+
+		if (pf_proc_read(proc_root, opt.pid, b->thr[i].tid, "wchan", buf, sizeof(buf)) <= 0)
+			continue;
+		buf[strcspn(buf, "\n")] = '\0';
+		if (buf[0] == '\0' || strcmp(buf, "0") == 0)
+			continue;	/* running, or not waiting anywhere */
+		seen++;
+		for (k = 0; k < n && strcmp(names[k], buf) != 0; k++)
+			;
+		if (k == n) {
+			snprintf(names[n], sizeof(names[n]), "%s", buf);
+			counts[n++] = 0;
+		}
+		counts[k]++;
+	}
+	if (n == 0)
+		return;
+	for (k = 1; k < n; k++)
+		if (counts[k] > counts[best])
+			best = k;
+	printf("wchan %s\n", names[best]);
+	printf("wchan_threads %d/%zu\n", counts[best], seen);
+}
+
+static int
+classify_pid(const struct snap *a, const struct snap *b, const struct samples *sm,
+    double T, long hz, const struct pf_cgroup *cg, bool delayacct, const char *proc1)
+{
+	struct cpufig f;
+	struct pidfig p;
+	struct flags fl = { "" };
+	double some[NPSI], full[NPSI];
+	uint64_t oom = 0;
+	const char *cls, *next_fmt, *hint = NULL;
+	char next[128];
+
+	cpu_fig(a->sys, b->sys, T, &f);
+	psi_pct(a, b, T, some, full);
+	if (a->have_vm[VM_OOM] && b->have_vm[VM_OOM])
+		oom = d64(a->vm[VM_OOM], b->vm[VM_OOM]);
+
+	if (!a->alive)
+		pf_diex(PF_EXIT_FAIL, "pid %d: no such process at the start", opt.pid);
+	printf("mode pid\n");
+	printf("pid %d\n", opt.pid);
+	printf("comm %s\n", a->proc.comm[0] ? a->proc.comm : "-");
+	kv("interval", T);
+	if (!b->alive || b->proc.starttime != a->proc.starttime ||
+	    (b->proc.state == 'Z' && b->nthr <= 1) || b->proc.state == 'X') {
+		printf("class EXITED\n");
+		printf("flags %s\n", !b->alive ? "gone" :
+		    b->proc.starttime != a->proc.starttime ? "pid-reused" : "zombie");
+		printf("next none\n");
+		return PF_EXIT_FINDING;
+	}
+	pid_fig(a, b, sm, T, hz, &p);
+
+	if (f.steal >= 3)
+		flag(&fl, "steal");
+	if (p.wshare >= 0.1)
+		flag(&fl, "runq-wait");
+	if (p.sysshare >= 0.2)
+		flag(&fl, "sys-high");
+	if (some[PSI_CPU] >= 10)
+		flag(&fl, "psi-cpu");
+	if (some[PSI_IO] >= 10)
+		flag(&fl, "psi-io");
+	if (some[PSI_MEM] >= 10)
+		flag(&fl, "psi-memory");
+	if (p.dfrac >= 0.1 || p.bio / (p.nact * T) >= 0.1)
+		flag(&fl, "d-state");
+	if (f.hot_busy >= 90 && f.busy <= 60)
+		flag(&fl, "hot-cpu");
+	if (!delayacct)
+		flag(&fl, "delayacct-off");
+	if (!p.have_sched)
+		flag(&fl, "schedstat-unavailable");
+	if (some[PSI_CPU] < 0 || some[PSI_IO] < 0 || some[PSI_MEM] < 0)
+		flag(&fl, "psi-unavailable");
+	if (cg->cpu_version == 1)
+		flag(&fl, "cgroup-v1");
+	if (cg->nested)
+		flag(&fl, "container");
+	if (b->truncated)
+		flag(&fl, "threads-truncated");
+	if (p.threads_lost)
+		flag(&fl, "threads-exited");
+	if (b->proc.state == 'Z')
+		flag(&fl, "leader-zombie");
+
+	/* research/classify.md §2.2, first match wins. */
+	if (f.steal >= 10) {
+		cls = "STARVED_STEAL";
+		next_fmt = "none";
+		hint = "the hypervisor runs others on these CPUs: resize or move the instance";
+	} else if (p.thr_ratio >= 0.2 && p.wshare >= 0.1) {
+		cls = "STARVED_THROTTLED";
+		next_fmt = "pf-record -p";
+		hint = "the cgroup CPU quota throttles it: raise cpu.max / cpu.cfs_quota_us, or profile what uses the quota";
+	} else if (memory_pressure(some, full, oom)) {
+		cls = "MEMORY";
+		next_fmt = "none";
+		hint = "memory pressure: check RSS against limits, memory.stat, vmstat 1";
+	} else if (p.bio / (p.nact * T) >= 0.2 || p.dfrac >= 0.2) {
+		cls = "IO_WAIT";
+		next_fmt = "pf-offcpu -p";
+		hint = "iostat -xz 1; pidstat -d 1 shows who does the I/O";
+	} else if (p.wshare >= 0.2 && p.rq / T >= 0.05 && p.nact > p.ncpu_eff) {
+		/*
+		 * More active threads than CPUs it may use: the process queues
+		 * behind itself whatever else runs, and fewer threads is the fix.
+		 */
+		if (p.util < 0.7)
+			flag(&fl, "competing-load");
+		cls = "CPU_BOUND_OVERSUBSCRIBED";
+		next_fmt = "pf-record -p";
+		hint = "more runnable threads than CPUs: consider fewer threads";
+	} else if (p.wshare >= 0.2 && p.rq / T >= 0.05 && p.util < 0.7) {
+		cls = "STARVED_CPU";
+		next_fmt = "pf-record -a";
+		hint = "others take its CPUs: find them (pidstat 1), check affinity and cgroup weights";
+	} else if (p.util >= 0.7) {
+		cls = p.sysshare >= 0.5 ? "ON_CPU_KERNEL" : "ON_CPU_USER";
+		next_fmt = "pf-record -p";
+	} else if (p.util >= 0.3) {
+		cls = "MIXED";
+		next_fmt = "pf-record -p";
+		hint = "then pf-offcpu for the time it is off the CPU";
+	} else if (p.on / T < 0.02 && (!p.have_cs || p.cs + p.ncs < 10)) {
+		cls = "IDLE";
+		next_fmt = "none";
+		hint = "nothing to profile: check that the workload is being driven";
+	} else {
+		cls = "OFF_CPU";
+		next_fmt = "pf-offcpu -p";
+	}
+	if (strcmp(next_fmt, "none") == 0 || strcmp(next_fmt, "pf-record -a") == 0)
+		snprintf(next, sizeof(next), "%s", next_fmt);
+	else
+		snprintf(next, sizeof(next), "%s %d", next_fmt, opt.pid);
+
+	printf("threads %d\n", p.nth);
+	printf("threads_active %d\n", p.nact);
+	kv("cpus", p.ncpu_eff);
+	kv("%usr", p.usr);
+	kv("%system", p.system);
+	kv("%guest", p.guest);
+	kv("%CPU", p.cpu);
+	kv("%wait", p.wait);
+	if (p.have_cs) {
+		kv("cswch/s", p.cs);
+		kv("nvcswch/s", p.ncs);
+	}
+	if (a->have_io && b->have_io) {
+		kv("kB_rd/s", p.kb_rd);
+		kv("kB_wr/s", p.kb_wr);
+	}
+	printf("iodelay %llu\n", (unsigned long long)p.iodelay);
+	kv("majflt/s", p.majflt);
+	kv("minflt/s", p.minflt);
+	kv("on_cpu", p.on / T);
+	kv("runq_wait", p.rq / T);
+	kv("capacity", p.cap);
+	kv("util", p.util);
+	kv("wait_share", p.wshare);
+	kv("d_state", p.dfrac);
+	kv("sysshare", p.sysshare);
+	printf("state_samples %u\n", sm->n);
+	if (p.thr_ratio >= 0) {
+		kv("throttled_ratio", p.thr_ratio);
+		kv("throttled_pct", p.thr_pct);
+	}
+	printf("cgroup %s\n", cg->path[0] ? cg->path : "-");
+	kv("%steal", f.steal);
+	kv("%iowait", f.iowait);
+	kv("busy", f.busy);
+	print_psi(some, full);
+	if (strcmp(cls, "OFF_CPU") == 0 || strcmp(cls, "IO_WAIT") == 0 || strcmp(cls, "MIXED") == 0)
+		print_wchan(proc1, b);
+	printf("class %s\n", cls);
+	printf("flags %s\n", fl.buf[0] ? fl.buf : "none");
+	printf("next %s\n", next);
+	if (hint != NULL)
+		printf("hint %s\n", hint);
+	return PF_EXIT_OK;
+}
+
+/* Read a small decimal file of a replay directory. */
+static int
+replay_number(const char *name, double min, double max, double *out)
+{
+	char path[PATH_MAX], buf[64];
+	FILE *fp;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", opt.replay, name);
+	if ((fp = fopen(path, "re")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	if (pf_parse_double(buf, min, max, out) == -1)
+		pf_diex(PF_EXIT_FAIL, "%s: not a number in [%g, %g]: '%s'", path, min, max, buf);
+	return 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Replay the sampling rounds recorded under DIR/samples/NN (name order). */
+static void
+replay_samples(struct samples *sm)
+{
+	char path[PATH_MAX], root[PATH_MAX];
+	char **names = NULL;
+	size_t n = 0, i;
+
+	snprintf(path, sizeof(path), "%s/samples", opt.replay);
+	{
+		struct dirent **list;
+		int k, c;
+
+		c = scandir(path, &list, NULL, alphasort);
+		for (k = 0; k < c; k++) {
+			if (list[k]->d_name[0] != '.' && n < MAX_SAMPLES) {
+				char **nn = realloc(names, (n + 1) * sizeof(*names));
+
+				if (nn != NULL) {
+					names = nn;
+					names[n++] = strdup(list[k]->d_name);
+				}
+			}
+			free(list[k]);
+		}
+		if (c >= 0)
+			free(list);
+	}
+	if (n > 0)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++) {
+		if (names[i] != NULL) {
+			int k = snprintf(root, sizeof(root), "%s/%s/proc", path, names[i]);
+
+			if (k > 0 && (size_t)k < sizeof(root))
+				sample_once(sm, root);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "proc-root", required_argument, NULL, 'P' },
+		{ "replay", required_argument, NULL, 'R' },
+		{ "sys-root", required_argument, NULL, 'S' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char proc0[PATH_MAX], proc1[PATH_MAX], sys1[PATH_MAX];
+	const char *p0, *p1, *s1;
+	struct snap a, b;
+	struct samples sm = { 0 };
+	struct pf_cgroup cg;
+	struct stat st;
+	uint64_t v;
+	double T, t0 = 0, t_end, next_t, d;
+	long hz, delay = 0;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "hi:p:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage();
+			pf_exit_checked(PF_EXIT_OK);
+		case 'i':
+			if (pf_parse_duration(optarg, 1000000000ULL, 1000000000ULL,
+			    60000000000ULL, &opt.interval_ns) == -1)
+				pf_usage_error(synopsis, "-i %s: want 1 to 60 seconds", optarg);
+			break;
+		case 'P':
+			opt.proc_root = optarg;
+			break;
+		case 'p':
+			if (pf_parse_u64(optarg, 1, INT_MAX, &v) == -1)
+				pf_usage_error(synopsis, "-p %s: not a process id", optarg);
+			opt.pid = (int)v;
+			break;
+		case 'R':
+			opt.replay = optarg;
+			break;
+		case 'S':
+			opt.sys_root = optarg;
+			break;
+		case 'V':
+			pf_print_version();
+		default:
+			pf_usage_error(synopsis, "unknown option");
+		}
+	}
+	if (optind != argc)
+		pf_usage_error(synopsis, "unexpected argument: %s", argv[optind]);
+
+	hz = sysconf(_SC_CLK_TCK);
+	if (hz <= 0)
+		hz = 100;
+	if (opt.replay != NULL) {
+		if (stat(opt.replay, &st) == -1)
+			pf_die(PF_EXIT_FAIL, "%s", opt.replay);
+		snprintf(proc0, sizeof(proc0), "%s/t0/proc", opt.replay);
+		snprintf(proc1, sizeof(proc1), "%s/t1/proc", opt.replay);
+		snprintf(sys1, sizeof(sys1), "%s/t1/sys", opt.replay);
+		p0 = proc0;
+		p1 = proc1;
+		s1 = sys1;
+		if (replay_number("interval", 0.01, 3600, &T) == -1)
+			pf_die(PF_EXIT_FAIL, "%s/interval", opt.replay);
+		if (opt.pid == 0 && replay_number("pid", 1, INT_MAX, &d) == 0)
+			opt.pid = (int)d;
+		if (replay_number("clk_tck", 1, 100000, &d) == 0)
+			hz = (long)d;
+	} else {
+		p0 = p1 = opt.proc_root;
+		s1 = opt.sys_root;
+		T = (double)opt.interval_ns / 1e9;
+	}
+	if (stat(p0, &st) == -1)
+		pf_die(PF_EXIT_FAIL, "%s", p0);
+	if (pf_sysctl_long(p1, "sys/kernel/task_delayacct", &delay) == -1)
+		delay = 0;
+
+	memset(&cg, 0, sizeof(cg));
+	if (opt.pid != 0)
+		(void)pf_cgroup_find(p1, s1, opt.pid, &cg);
+	/* The t0 snapshot of a replay reads t0's sys tree: same cgroup path. */
+	if (opt.replay != NULL) {
+		struct pf_cgroup cg0 = cg;
+		char sys0[PATH_MAX];
+
+		snprintf(sys0, sizeof(sys0), "%s/t0/sys", opt.replay);
+		if (opt.pid != 0)
+			(void)pf_cgroup_find(p0, sys0, opt.pid, &cg0);
+		if (snap_read(&a, p0, &cg0) == -1)
+			pf_die(PF_EXIT_FAIL, "%s/stat", p0);
+		replay_samples(&sm);
+	} else {
+		if (snap_read(&a, p0, &cg) == -1)
+			pf_die(PF_EXIT_FAIL, "%s/stat", p0);
+		if (opt.pid != 0 && !a.alive)
+			pf_diex(PF_EXIT_FAIL, "pid %d: no such process", opt.pid);
+		t0 = now_s();
+		t_end = t0 + T;
+		for (next_t = t0 + 1.0 / SAMPLE_HZ; next_t < t_end - 0.001; next_t += 1.0 / SAMPLE_HZ) {
+			sleep_until(next_t);
+			sample_once(&sm, p0);
+		}
+		sleep_until(t_end);
+	}
+	if (snap_read(&b, p1, &cg) == -1)
+		pf_die(PF_EXIT_FAIL, "%s/stat", p1);
+	if (opt.replay == NULL)
+		T = now_s() - t0;
+
+	if (opt.pid == 0)
+		rc = classify_system(&a, &b, &sm, T);
+	else
+		rc = classify_pid(&a, &b, &sm, T, hz, &cg, delay > 0, p1);
+	snap_free(&a);
+	snap_free(&b);
+	free(sm.tids);
+	pf_exit_checked(rc);
+}

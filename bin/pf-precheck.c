@@ -1,0 +1,839 @@
+/*
+ * pf-precheck: can this caller sample this target safely, right now?
+ *
+ * One line per check, "ok|warn|fail CHECK DETAIL", and under each warn or
+ * fail an indented line saying what to do.  The permission rules are the
+ * ones pf-record and pf-offcpu apply (lib/common/privs.c), so the answer
+ * here is the answer they will get; a real perf_event_open of the event
+ * they use backs the rules up (it catches seccomp filters, containers and
+ * LSMs the sysctls do not show).  Exit 0 when the chosen mode is safe to
+ * run, 1 when a check failed.
+ *
+ * pf-precheck only reads: /proc, /sys, the target's executable, and the
+ * free space of the output directory.  It writes nothing anywhere.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <getopt.h>
+#include <libelf.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "msg.h"
+#include "parse.h"
+#include "pf.h"
+#include "privs.h"
+#include "procstat.h"
+#include "psi.h"
+
+#define RING_PAGES	128	/* pf-record's ring: 1 + 128 pages per CPU, halved on EPERM */
+
+enum mode { MODE_ONCPU, MODE_OFFCPU, MODE_SYSTEM };
+static const char *const mode_names[] = { "oncpu", "offcpu", "system" };
+
+static const char synopsis[] =
+    "usage: pf-precheck [-p PID] [-o DIR] [--min-free SIZE|N%] [--mode oncpu|offcpu|system]\n"
+    "                   [--no-probe] [--proc-root DIR] [--sys-root DIR]\n";
+
+static struct {
+	int pid;
+	const char *outdir;
+	uint64_t min_free_bytes;
+	double min_free_pct;
+	enum mode mode;
+	bool probe;
+	const char *proc_root;
+	const char *sys_root;
+	bool fixture;		/* a proc or sys root other than the live one */
+} opt = {
+	.pid = 0,
+	.outdir = ".",
+	.min_free_bytes = 0,
+	.min_free_pct = -1,
+	.mode = MODE_ONCPU,
+	.probe = true,
+	.proc_root = "/proc",
+	.sys_root = "/sys",
+	.fixture = false,
+};
+
+/* What the checks learn and share. */
+struct env {
+	struct pf_caps caps;
+	uid_t uid;
+	long paranoid;
+	bool have_paranoid;
+	int ncpu;
+	bool target_ok;		/* -p given and the target is alive */
+	struct pf_taskstat tst;
+	struct pf_status tstatus;
+	int failed, warned;
+};
+
+static void
+usage(void)
+{
+	fputs(synopsis, stdout);
+	fputs("\n"
+	    "  -p, --pid PID          the process to be sampled (default: a command pf-record starts)\n"
+	    "  -o, --output DIR       where the recording will be written (default .)\n"
+	    "      --min-free SIZE|N% free-space floor, as pf-record (default max(1G, 5%); 0: none)\n"
+	    "      --mode MODE        oncpu (pf-record), offcpu (pf-offcpu) or system (pf-record -a)\n"
+	    "      --no-probe         skip the live perf_event_open probe\n"
+	    "      --proc-root DIR    read /proc from DIR (fixture trees; implies --no-probe)\n"
+	    "      --sys-root DIR     read /sys from DIR (fixture trees; implies --no-probe)\n"
+	    "  -h, --help             this help\n"
+	    "      --version          print the version\n", stdout);
+}
+
+/*
+ * report(env, "ok"|"warn"|"fail", check, fix, fmt...): one check line and,
+ * for warn and fail, the indented fix.
+ */
+static void __attribute__((format(printf, 5, 6)))
+report(struct env *e, const char *level, const char *check, const char *fix,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s ", level, check);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (strcmp(level, "ok") != 0 && fix != NULL)
+		printf("  fix: %s\n", fix);
+	if (strcmp(level, "fail") == 0)
+		e->failed++;
+	else if (strcmp(level, "warn") == 0)
+		e->warned++;
+}
+
+static const char *
+who(const struct env *e)
+{
+	static char buf[96];
+
+	if (pf_caps_perf(&e->caps))
+		snprintf(buf, sizeof(buf), "uid %u with %s", (unsigned)e->uid,
+		    e->caps.perfmon ? "CAP_PERFMON" : "CAP_SYS_ADMIN");
+	else
+		snprintf(buf, sizeof(buf), "uid %u without CAP_PERFMON", (unsigned)e->uid);
+	return buf;
+}
+
+static void
+check_paranoid(struct env *e)
+{
+	const char *what, *fix;
+	bool user, kern, cpu;
+
+	if (pf_sysctl_long(opt.proc_root, "sys/kernel/perf_event_paranoid", &e->paranoid) == -1) {
+		report(e, "fail", "paranoid", "the kernel lacks perf events (CONFIG_PERF_EVENTS), or "
+		    "/proc/sys is hidden (container): run on the host",
+		    "%s/sys/kernel/perf_event_paranoid: %s", opt.proc_root, strerror(errno));
+		return;
+	}
+	e->have_paranoid = true;
+	user = pf_may_sample_user(e->paranoid, &e->caps);
+	kern = pf_may_sample_kernel(e->paranoid, &e->caps);
+	cpu = pf_may_sample_cpu(e->paranoid, &e->caps);
+	if (!user) {
+		report(e, "fail", "paranoid",
+		    "sysctl -w kernel.perf_event_paranoid=2 (user stacks) or 1 (kernel too), or run as root / with CAP_PERFMON",
+		    "%ld: every perf_event_open is refused to %s (a distribution setting above 2)",
+		    e->paranoid, who(e));
+		return;
+	}
+	switch (opt.mode) {
+	case MODE_SYSTEM:
+		if (!cpu) {
+			report(e, "fail", "paranoid",
+			    "run as root or with CAP_PERFMON, or sysctl -w kernel.perf_event_paranoid=0; or profile one process (-p)",
+			    "%ld: system-wide sampling is refused to %s (needs paranoid <= 0)",
+			    e->paranoid, who(e));
+			return;
+		}
+		break;
+	case MODE_OFFCPU:
+		if (!kern) {
+			report(e, "fail", "paranoid",
+			    "run as root or with CAP_PERFMON, or sysctl -w kernel.perf_event_paranoid=1; or use pf-offcpu --proc",
+			    "%ld: off-CPU stacks are kernel samples, refused to %s (needs paranoid <= 1)",
+			    e->paranoid, who(e));
+			return;
+		}
+		break;
+	case MODE_ONCPU:
+		if (!kern) {
+			report(e, "warn", "paranoid",
+			    "for kernel frames: sysctl -w kernel.perf_event_paranoid=1, or run as root / with CAP_PERFMON",
+			    "%ld: user stacks only for %s; kernel frames are not recorded",
+			    e->paranoid, who(e));
+			return;
+		}
+		break;
+	}
+	if (pf_caps_perf(&e->caps))
+		what = "capability overrides the sysctl";
+	else
+		what = e->paranoid <= -1 ? "everything allowed" : e->paranoid == 0 ?
+		    "user, kernel and system-wide allowed" : "user and kernel stacks of own processes allowed";
+	fix = NULL;
+	report(e, "ok", "paranoid", fix, "%ld: %s for %s", e->paranoid, what, who(e));
+}
+
+static void
+check_kptr(struct env *e)
+{
+	long k;
+
+	if (pf_sysctl_long(opt.proc_root, "sys/kernel/kptr_restrict", &k) == -1) {
+		report(e, "warn", "kptr_restrict", "kernel frames may print as [unknown]",
+		    "%s/sys/kernel/kptr_restrict: %s", opt.proc_root, strerror(errno));
+		return;
+	}
+	if (opt.mode == MODE_ONCPU && e->have_paranoid && !pf_may_sample_kernel(e->paranoid, &e->caps)) {
+		report(e, "ok", "kptr_restrict", NULL, "%ld: not needed, no kernel frames at this paranoid level", k);
+		return;
+	}
+	if (pf_kallsyms_visible(k, e->have_paranoid ? e->paranoid : 2, &e->caps)) {
+		report(e, "ok", "kptr_restrict", NULL, "%ld: /proc/kallsyms addresses visible to uid %u%s",
+		    k, (unsigned)e->uid, e->caps.syslog && k > 0 ? " (CAP_SYSLOG)" : "");
+		return;
+	}
+	if (k >= 2)
+		report(e, "warn", "kptr_restrict", "sysctl -w kernel.kptr_restrict=1 and run as root (CAP_SYSLOG)",
+		    "%ld: /proc/kallsyms addresses hidden from everyone; kernel frames print as [unknown]", k);
+	else
+		report(e, "warn", "kptr_restrict",
+		    k == 1 ? "run as root (CAP_SYSLOG), or sysctl -w kernel.kptr_restrict=0" :
+		    "run as root (CAP_SYSLOG), or sysctl -w kernel.perf_event_paranoid=1",
+		    "%ld: /proc/kallsyms addresses hidden from uid %u without CAP_SYSLOG; kernel frames print as [unknown]",
+		    k, (unsigned)e->uid);
+}
+
+static void
+check_caps(struct env *e)
+{
+	const struct pf_caps *c = &e->caps;
+	bool any = c->perfmon || c->sys_admin || c->syslog || c->sys_ptrace || c->ipc_lock;
+
+	report(e, "ok", "caps", NULL, "%s%s%s%s%s%s (uid %u)",
+	    any ? "" : "none",
+	    c->perfmon ? "CAP_PERFMON " : "", c->sys_admin ? "CAP_SYS_ADMIN " : "",
+	    c->syslog ? "CAP_SYSLOG " : "", c->sys_ptrace ? "CAP_SYS_PTRACE " : "",
+	    c->ipc_lock ? "CAP_IPC_LOCK" : "", (unsigned)e->uid);
+}
+
+static void
+check_target(struct env *e)
+{
+	char fix[128];
+
+	if (opt.pid == 0) {
+		if (opt.mode == MODE_SYSTEM)
+			report(e, "ok", "target", NULL, "system-wide");
+		else
+			report(e, "ok", "target", NULL, "none given: checks apply to a command pf-record starts");
+		return;
+	}
+	if (pf_taskstat_read(opt.proc_root, opt.pid, 0, &e->tst) == -1) {
+		report(e, "fail", "target", "the process is gone: find the current PID (pgrep, systemctl status) and rerun",
+		    "pid %d: %s", opt.pid, errno == ENOENT || errno == ESRCH ? "no such process" : strerror(errno));
+		return;
+	}
+	(void)pf_status_read(opt.proc_root, opt.pid, 0, &e->tstatus);
+	if ((e->tst.state == 'Z' && e->tst.num_threads <= 1) || e->tst.state == 'X') {
+		char ppid[32] = "its parent";
+		char buf[1024], *p;
+
+		/* Field 4 of stat: the parent, which should reap it. */
+		if (pf_proc_read(opt.proc_root, opt.pid, 0, "stat", buf, sizeof(buf)) > 0 &&
+		    (p = strrchr(buf, ')')) != NULL) {
+			int pp;
+
+			if (sscanf(p + 1, " %*c %d", &pp) == 1)
+				snprintf(ppid, sizeof(ppid), "parent pid %d", pp);
+		}
+		snprintf(fix, sizeof(fix), "nothing runs to sample: the process exited; %s has not reaped it", ppid);
+		report(e, "fail", "target", fix, "pid %d (%s) is a zombie", opt.pid, e->tst.comm);
+		return;
+	}
+	if (e->tstatus.uid >= 0 && (uid_t)e->tstatus.uid != e->uid && e->uid != 0 &&
+	    !e->caps.perfmon && !e->caps.sys_admin && !e->caps.sys_ptrace) {
+		snprintf(fix, sizeof(fix), "run as uid %ld or as root (CAP_PERFMON or CAP_SYS_PTRACE)",
+		    e->tstatus.uid);
+		report(e, "fail", "target", fix, "pid %d (%s) belongs to uid %ld, not to uid %u",
+		    opt.pid, e->tst.comm, e->tstatus.uid, (unsigned)e->uid);
+		return;
+	}
+	e->target_ok = true;
+	report(e, "ok", "target", NULL, "pid %d (%s) state %c threads %ld", opt.pid, e->tst.comm,
+	    e->tst.state, e->tst.num_threads);
+}
+
+static long
+perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static const char *
+probe_reason(int e)
+{
+	switch (e) {
+	case EACCES:
+	case EPERM:
+		return "permission denied (paranoid level, capabilities, another user's process, or a seccomp/LSM policy)";
+	case ENOSYS:
+		return "perf_event_open is not available (kernel without perf events, or a seccomp filter)";
+	case ESRCH:
+		return "the target exited";
+	case ENOENT:
+	case EOPNOTSUPP:
+		return "the event is not supported here";
+	default:
+		return strerror(e);
+	}
+}
+
+static void
+check_probe(struct env *e)
+{
+	struct perf_event_attr a;
+	pid_t pid;
+	int cpu, fd, err;
+	bool kern;
+
+	if (opt.fixture || !opt.probe) {
+		report(e, "warn", "probe", "run without --proc-root/--sys-root/--no-probe for a real perf_event_open probe",
+		    "skipped: %s", opt.fixture ? "the proc or sys root is not the live system" : "--no-probe");
+		return;
+	}
+	if (opt.pid != 0 && !e->target_ok) {
+		report(e, "fail", "probe", "fix the target first", "not run: no usable target");
+		return;
+	}
+	kern = e->have_paranoid && pf_may_sample_kernel(e->paranoid, &e->caps);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.freq = 1;
+	a.sample_freq = 99;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+	a.disabled = 1;
+	a.exclude_kernel = opt.mode == MODE_ONCPU ? !kern : 0;
+	a.exclude_hv = 1;
+	if (opt.mode == MODE_SYSTEM) {
+		pid = -1;
+		cpu = 0;
+	} else {
+		pid = opt.pid;	/* 0: this process, as a command pf-record would start */
+		cpu = -1;
+	}
+	if (opt.mode != MODE_OFFCPU) {
+		fd = (int)perf_open(&a, pid, cpu);
+		if (fd == -1) {
+			err = errno;
+			report(e, "fail", "probe", "see the paranoid, caps and target lines; in a container, run on the host",
+			    "perf_event_open cpu-clock %s: %s", opt.mode == MODE_SYSTEM ? "on cpu 0" :
+			    opt.pid ? "on the target" : "on a command", probe_reason(err));
+			return;
+		}
+		close(fd);
+	} else {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+		a.sample_period = 1;
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+		a.context_switch = 1;
+		a.disabled = 1;
+		a.exclude_hv = 1;
+		fd = (int)perf_open(&a, pid, cpu);
+		if (fd == -1) {
+			err = errno;
+			report(e, "fail", "probe", "off-CPU stacks need kernel sampling: run as root or with CAP_PERFMON, or pf-offcpu --proc",
+			    "perf_event_open context-switches with kernel stacks: %s", probe_reason(err));
+			return;
+		}
+		close(fd);
+		report(e, "ok", "probe", NULL, "perf_event_open context-switches with kernel stacks %s succeeded",
+		    opt.pid ? "on the target" : "on a command");
+		return;
+	}
+	report(e, "ok", "probe", NULL, "perf_event_open cpu-clock %s (%s) succeeded",
+	    opt.mode == MODE_SYSTEM ? "system-wide" : opt.pid ? "on the target" : "on a command",
+	    a.exclude_kernel ? "user stacks" : "user and kernel stacks");
+}
+
+static void
+fmt_size(char *buf, size_t n, uint64_t v)
+{
+	if (v >= (1ULL << 30))
+		snprintf(buf, n, "%.1fG", (double)v / (1ULL << 30));
+	else if (v >= (1ULL << 20))
+		snprintf(buf, n, "%.1fM", (double)v / (1ULL << 20));
+	else
+		snprintf(buf, n, "%.1fK", (double)v / 1024);
+}
+
+static void
+check_disk(struct env *e)
+{
+	uint64_t avail, total, floor;
+	char a[32], t[32], f[32];
+
+	if (pf_fs_space(opt.outdir, &avail, &total) == -1) {
+		report(e, "fail", "disk", "create the directory, or choose another with -o",
+		    "%s: %s", opt.outdir, strerror(errno));
+		return;
+	}
+	if (access(opt.outdir, W_OK) == -1) {
+		report(e, "fail", "disk", "choose a directory this user may write with -o",
+		    "%s: not writable: %s", opt.outdir, strerror(errno));
+		return;
+	}
+	floor = pf_min_free(total, opt.min_free_bytes, opt.min_free_pct);
+	fmt_size(a, sizeof(a), avail);
+	fmt_size(t, sizeof(t), total);
+	fmt_size(f, sizeof(f), floor);
+	if (avail < floor) {
+		report(e, "fail", "disk",
+		    "free space there, or write elsewhere (-o DIR on a filesystem with room; not the one the service needs)",
+		    "%s: %s free of %s, below the floor of %s (%s)", opt.outdir, a, t, f,
+		    opt.min_free_pct >= 0 || opt.min_free_bytes ? "--min-free" : "max(1G, 5%)");
+		return;
+	}
+	report(e, "ok", "disk", NULL, "%s: %s free of %s, floor %s", opt.outdir, a, t, f);
+}
+
+static void
+check_memlock(struct env *e)
+{
+	struct rlimit rl;
+	long mlock_kb = 516, pg = sysconf(_SC_PAGESIZE);
+	uint64_t need, need_min, allow;
+	char n[32], m[32], al[32];
+	int ncpu = e->ncpu > 0 ? e->ncpu : 1;
+
+	if (pg <= 0)
+		pg = 4096;
+	(void)pf_sysctl_long(opt.proc_root, "sys/kernel/perf_event_mlock_kb", &mlock_kb);
+	need = (uint64_t)ncpu * (1 + RING_PAGES) * (uint64_t)pg;
+	need_min = (uint64_t)ncpu * 2 * (uint64_t)pg;
+	fmt_size(n, sizeof(n), need);
+	fmt_size(m, sizeof(m), need_min);
+	if (e->caps.ipc_lock) {
+		report(e, "ok", "memlock", NULL, "%s of rings for %d CPUs: CAP_IPC_LOCK lifts the limit", n, ncpu);
+		return;
+	}
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == -1 || rl.rlim_cur == RLIM_INFINITY) {
+		report(e, "ok", "memlock", NULL, "%s of rings for %d CPUs: RLIMIT_MEMLOCK unlimited", n, ncpu);
+		return;
+	}
+	/* perf_event_mlock_kb per CPU is free of charge; the rest counts against RLIMIT_MEMLOCK. */
+	allow = (mlock_kb > 0 ? (uint64_t)mlock_kb * 1024 * (uint64_t)ncpu : 0) + (uint64_t)rl.rlim_cur;
+	fmt_size(al, sizeof(al), allow);
+	if (need <= allow) {
+		report(e, "ok", "memlock", NULL, "%s of rings for %d CPUs within %s (perf_event_mlock_kb %ld x %d + RLIMIT_MEMLOCK)",
+		    n, ncpu, al, mlock_kb, ncpu);
+	} else if (need_min <= allow) {
+		report(e, "warn", "memlock", "ulimit -l unlimited (or larger), sysctl -w kernel.perf_event_mlock_kb=1024, or run as root",
+		    "%s of rings for %d CPUs exceeds %s: pf-record will use smaller rings and may lose samples", n, ncpu, al);
+	} else {
+		report(e, "fail", "memlock", "ulimit -l unlimited (or larger), sysctl -w kernel.perf_event_mlock_kb=516, or run as root",
+		    "even the smallest rings (%s for %d CPUs) exceed %s", m, ncpu, al);
+	}
+}
+
+/* Runtimes with a JIT or an interpreter, and how each writes a perf map. */
+static const struct runtime {
+	const char *prefix;	/* comm or executable name starts with it */
+	const char *name;
+	const char *fix;
+} runtimes[] = {
+	{ "beam", "Erlang/BEAM", "start the VM with +JPperf map (OTP 24+) to write /tmp/perf-PID.map" },
+	{ "dotnet", ".NET", "set DOTNET_PerfMapEnabled=1 in the service's environment and restart it" },
+	{ "erl", "Erlang/BEAM", "start the VM with +JPperf map (OTP 24+) to write /tmp/perf-PID.map" },
+	{ "java", "Java", "jcmd PID Compiler.perfmap (JDK 17+) writes the map now; or restart with -XX:+PreserveFramePointer and perf-map-agent" },
+	{ "node", "Node.js", "restart node with --perf-basic-prof (or --perf-basic-prof-only-functions)" },
+	{ "php", "PHP", "PHP 8 JIT: set opcache.jit_debug=0x10 to write /tmp/perf-PID.map" },
+	{ "python", "Python", "Python 3.12+: restart with python -X perf (or PYTHONPERFSUPPORT=1); older versions show interpreter frames only" },
+	{ "ruby", "Ruby", "Ruby 3.3+: restart with --yjit --yjit-perf to write /tmp/perf-PID.map" },
+};
+
+static const struct runtime *
+find_runtime(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < PF_ARRAY_LEN(runtimes); i++)
+		if (strncmp(name, runtimes[i].prefix, strlen(runtimes[i].prefix)) == 0)
+			return &runtimes[i];
+	return NULL;
+}
+
+/* The target's executable path (readlink of exe), or "" when hidden. */
+static void
+target_exe(char *buf, size_t n)
+{
+	char link[PATH_MAX];
+	ssize_t r;
+
+	buf[0] = '\0';
+	snprintf(link, sizeof(link), "%s/%d/exe", opt.proc_root, opt.pid);
+	r = readlink(link, buf, n - 1);
+	if (r < 0)
+		r = 0;
+	buf[r] = '\0';
+}
+
+static void
+check_runtime(struct env *e)
+{
+	const struct runtime *rt;
+	char exe[PATH_MAX], map[PATH_MAX], fix[512];
+	const char *base;
+	struct stat st;
+	bool found = false;
+
+	if (!e->target_ok)
+		return;
+	target_exe(exe, sizeof(exe));
+	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	rt = find_runtime(e->tst.comm);
+	if (rt == NULL && base[0] != '\0')
+		rt = find_runtime(base);
+	if (rt == NULL) {
+		report(e, "ok", "runtime", NULL, "native (%s): no JIT map needed", e->tst.comm);
+		return;
+	}
+	/* Inside a container the map is in the target's own /tmp, under its namespace pid. */
+	snprintf(map, sizeof(map), "%s/%d/root/tmp/perf-%d.map", opt.proc_root, opt.pid,
+	    e->tstatus.nspid > 0 ? e->tstatus.nspid : opt.pid);
+	if (stat(map, &st) == 0)
+		found = true;
+	if (!found && !opt.fixture) {
+		snprintf(map, sizeof(map), "/tmp/perf-%d.map", opt.pid);
+		found = stat(map, &st) == 0;
+	}
+	if (found) {
+		report(e, "ok", "runtime", NULL, "%s (%s): JIT map %s present", rt->name, e->tst.comm, map);
+		return;
+	}
+	snprintf(fix, sizeof(fix), "%s", rt->fix);
+	report(e, "warn", "runtime", fix, "%s (%s): no /tmp/perf-%d.map, JIT frames will show as [unknown]",
+	    rt->name, e->tst.comm, e->tstatus.nspid > 0 ? e->tstatus.nspid : opt.pid);
+}
+
+/* Whether ELF has a .symtab; *buildid gets the GNU build-id in hex ("" if none). */
+static int
+elf_symbols(int fd, bool *symtab, char *buildid, size_t n, char *debuglink, size_t dn)
+{
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+
+	*symtab = false;
+	buildid[0] = debuglink[0] = '\0';
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -1;
+	if ((elf = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
+		return -1;
+	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+		elf_end(elf);
+		return -1;
+	}
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *name;
+		Elf_Data *d;
+
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB)
+			*symtab = true;
+		if (name != NULL && strcmp(name, ".gnu_debuglink") == 0 &&
+		    (d = elf_getdata(scn, NULL)) != NULL && d->d_size > 0)
+			snprintf(debuglink, dn, "%.*s", (int)strnlen(d->d_buf, d->d_size), (const char *)d->d_buf);
+		if (sh.sh_type == SHT_NOTE && (d = elf_getdata(scn, NULL)) != NULL) {
+			GElf_Nhdr nh;
+			size_t off = 0, no, de;
+
+			while ((off = gelf_getnote(d, off, &nh, &no, &de)) > 0) {
+				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+				    memcmp((char *)d->d_buf + no, "GNU", 4) == 0) {
+					size_t i, k = 0;
+					const unsigned char *b = (const unsigned char *)d->d_buf + de;
+
+					for (i = 0; i < nh.n_descsz && k + 3 < n; i++, k += 2)
+						snprintf(buildid + k, n - k, "%02x", b[i]);
+				}
+			}
+		}
+	}
+	elf_end(elf);
+	return 0;
+}
+
+static void
+check_symbols(struct env *e)
+{
+	char path[PATH_MAX], exe[PATH_MAX], bid[128], dl[256], dbg[PATH_MAX];
+	struct stat st;
+	bool symtab, debug = false;
+	int fd;
+
+	if (!e->target_ok)
+		return;
+	snprintf(path, sizeof(path), "%s/%d/exe", opt.proc_root, opt.pid);
+	target_exe(exe, sizeof(exe));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		if (e->tst.num_threads > 0 && errno == ENOENT && exe[0] == '\0')
+			report(e, "ok", "symbols", NULL, "pid %d has no executable (kernel thread)", opt.pid);
+		else
+			report(e, "warn", "symbols", "run as the process owner or root to read its executable",
+			    "%s: %s", path, strerror(errno));
+		return;
+	}
+	if (elf_symbols(fd, &symtab, bid, sizeof(bid), dl, sizeof(dl)) == -1) {
+		close(fd);
+		report(e, "warn", "symbols", "frames of this executable will print as [unknown]",
+		    "%s: not an ELF file", exe[0] ? exe : path);
+		return;
+	}
+	close(fd);
+	if (symtab) {
+		report(e, "ok", "symbols", NULL, "%s: has a symbol table", exe);
+		return;
+	}
+	if (strlen(bid) > 2) {
+		snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
+		debug = stat(dbg, &st) == 0;
+	}
+	if (!debug && dl[0] != '\0') {
+		char dir[PATH_MAX];
+		char *slash;
+
+		snprintf(dir, sizeof(dir), "%s", exe);
+		if ((slash = strrchr(dir, '/')) != NULL)
+			*slash = '\0';
+		if ((size_t)snprintf(dbg, sizeof(dbg), "/usr/lib/debug%s/%s", dir, dl) < sizeof(dbg))
+			debug = stat(dbg, &st) == 0;
+	}
+	if (debug) {
+		report(e, "ok", "symbols", NULL, "%s: stripped, debug symbols in %s", exe, dbg);
+		return;
+	}
+	report(e, "warn", "symbols",
+	    "install its debug symbols (Debian: the -dbgsym package, dpkg -S to find the package), or rebuild with -g",
+	    "%s: stripped (no .symtab) and no debuginfo found%s%s; only exported names resolve",
+	    exe[0] ? exe : path, bid[0] ? ", build-id " : "", bid);
+}
+
+static void
+check_load(struct env *e)
+{
+	struct pf_sysstat *a, *b;
+	struct pf_psi io;
+	struct timespec d = { 0, 250000000 };
+	double itv, iowait = 0, io10 = -1;
+	uint64_t blocked;
+	char fix[160];
+
+	a = malloc(sizeof(*a));
+	b = malloc(sizeof(*b));
+	if (a == NULL || b == NULL || pf_sysstat_read(opt.proc_root, a) == -1) {
+		report(e, "warn", "load", "run pf-classify to see what the box is doing",
+		    "%s/stat: %s", opt.proc_root, strerror(errno));
+		free(a);
+		free(b);
+		return;
+	}
+	e->ncpu = a->ncpu;
+	if (!opt.fixture)
+		nanosleep(&d, NULL);
+	if (pf_sysstat_read(opt.proc_root, b) == -1)
+		*b = *a;
+	itv = (double)((b->all.user + b->all.nice + b->all.system + b->all.idle + b->all.iowait +
+	    b->all.irq + b->all.softirq + b->all.steal) -
+	    (a->all.user + a->all.nice + a->all.system + a->all.idle + a->all.iowait +
+	    a->all.irq + a->all.softirq + a->all.steal));
+	if (itv > 0 && b->all.iowait >= a->all.iowait)
+		iowait = 100.0 * (double)(b->all.iowait - a->all.iowait) / itv;
+	blocked = b->procs_blocked;
+	free(a);
+	free(b);
+	if (pf_psi_read_system(opt.proc_root, "io", &io) == 0)
+		io10 = io.some_avg10;
+	if (opt.pid != 0)
+		snprintf(fix, sizeof(fix), "classify first: pf-classify -p %d (time waiting for I/O is off-CPU: pf-offcpu, not pf-record)", opt.pid);
+	else
+		snprintf(fix, sizeof(fix), "classify first: pf-classify (time waiting for I/O is off-CPU: pf-offcpu, not pf-record)");
+	if (iowait >= 10 || blocked >= 2 || io10 >= 10) {
+		char psi[48] = "";
+
+		if (io10 >= 0)
+			snprintf(psi, sizeof(psi), ", io pressure avg10 %.1f%%", io10);
+		report(e, "warn", "load", fix, "iowait %.1f%%, %llu tasks blocked on I/O%s",
+		    iowait, (unsigned long long)blocked, psi);
+		return;
+	}
+	report(e, "ok", "load", NULL, "iowait %.1f%%, %llu tasks blocked on I/O", iowait,
+	    (unsigned long long)blocked);
+}
+
+static void
+check_container(struct env *e)
+{
+	struct pf_cgroup cg;
+	char detail[PATH_MAX + 64] = "";
+	bool hint = false;
+
+	if (opt.pid == 0 || !e->target_ok) {
+		if (pf_cgroup_find(opt.proc_root, opt.sys_root, 0, &cg) == 0 && cg.nested) {
+			report(e, "warn", "container", "run pf tools on the host for whole-box figures",
+			    "this shell is in cgroup %s: /proc/stat, PSI and load are host-wide", cg.path);
+			return;
+		}
+		report(e, "ok", "container", NULL, "none seen");
+		return;
+	}
+	if (pf_cgroup_find(opt.proc_root, opt.sys_root, opt.pid, &cg) == 0 && cg.nested) {
+		snprintf(detail, sizeof(detail), "cgroup %s", cg.path);
+		hint = true;
+	}
+	if (e->tstatus.nspid_levels > 1) {
+		size_t l = strlen(detail);
+
+		snprintf(detail + l, sizeof(detail) - l, "%spid namespace (pid %d inside)",
+		    l ? ", " : "", e->tstatus.nspid);
+		hint = true;
+	}
+	if (!hint) {
+		report(e, "ok", "container", NULL, "pid %d: host cgroup and pid namespace", opt.pid);
+		return;
+	}
+	report(e, "warn", "container",
+	    "binaries and JIT maps are read through /proc/PID/root; CPU figures in /proc/stat are host-wide (read the cgroup's cpu.stat)",
+	    "pid %d: %s", opt.pid, detail);
+}
+
+int
+main(int argc, char **argv)
+{
+	enum { OPT_MIN_FREE = 256, OPT_MODE, OPT_NO_PROBE, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_VERSION };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "min-free", required_argument, NULL, OPT_MIN_FREE },
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "no-probe", no_argument, NULL, OPT_NO_PROBE },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
+		{ "sys-root", required_argument, NULL, OPT_SYS_ROOT },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct env e;
+	struct stat st;
+	uint64_t v;
+	size_t i;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "ho:p:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage();
+			pf_exit_checked(PF_EXIT_OK);
+		case 'o':
+			opt.outdir = optarg;
+			break;
+		case 'p':
+			if (pf_parse_u64(optarg, 1, INT_MAX, &v) == -1)
+				pf_usage_error(synopsis, "-p %s: not a process id", optarg);
+			opt.pid = (int)v;
+			break;
+		case OPT_MIN_FREE:
+			if (pf_parse_size_or_percent(optarg, &opt.min_free_bytes, &opt.min_free_pct) == -1)
+				pf_usage_error(synopsis, "--min-free: invalid size or percentage '%s'", optarg);
+			/* "0" means no floor, as in pf-record. */
+			if (opt.min_free_pct < 0 && opt.min_free_bytes == 0)
+				opt.min_free_pct = 0;
+			break;
+		case OPT_MODE:
+			for (i = 0; i < PF_ARRAY_LEN(mode_names); i++)
+				if (strcmp(optarg, mode_names[i]) == 0)
+					break;
+			if (i == PF_ARRAY_LEN(mode_names))
+				pf_usage_error(synopsis, "--mode %s: want oncpu, offcpu or system", optarg);
+			opt.mode = (enum mode)i;
+			break;
+		case OPT_NO_PROBE:
+			opt.probe = false;
+			break;
+		case OPT_PROC_ROOT:
+			opt.proc_root = optarg;
+			break;
+		case OPT_SYS_ROOT:
+			opt.sys_root = optarg;
+			break;
+		case OPT_VERSION:
+			pf_print_version();
+		default:
+			pf_usage_error(synopsis, "unknown option");
+		}
+	}
+	if (optind != argc)
+		pf_usage_error(synopsis, "unexpected argument: %s", argv[optind]);
+	if (opt.pid != 0 && opt.mode == MODE_SYSTEM)
+		pf_usage_error(synopsis, "--mode system samples every process: drop -p");
+	opt.fixture = strcmp(opt.proc_root, "/proc") != 0 || strcmp(opt.sys_root, "/sys") != 0;
+	if (stat(opt.proc_root, &st) == -1)
+		pf_die(PF_EXIT_FAIL, "%s", opt.proc_root);
+	if (!S_ISDIR(st.st_mode))
+		pf_diex(PF_EXIT_FAIL, "%s: not a directory", opt.proc_root);
+
+	memset(&e, 0, sizeof(e));
+	e.uid = geteuid();
+	if (pf_caps_get(&e.caps) == -1)
+		pf_die(PF_EXIT_FAIL, "capabilities");
+	check_paranoid(&e);
+	check_kptr(&e);
+	check_caps(&e);
+	check_target(&e);
+	check_probe(&e);
+	check_disk(&e);
+	check_load(&e);		/* also counts the CPUs for memlock */
+	check_memlock(&e);
+	check_runtime(&e);
+	check_symbols(&e);
+	check_container(&e);
+	if (e.failed)
+		printf("fail verdict %s: %d check%s failed, %d warning%s\n", mode_names[opt.mode], e.failed, e.failed == 1 ? "" : "s",
+		    e.warned, e.warned == 1 ? "" : "s");
+	else
+		printf("ok verdict %s: safe to run %s, %d warning%s\n", mode_names[opt.mode],
+		    opt.mode == MODE_OFFCPU ? "pf-offcpu" : opt.mode == MODE_SYSTEM ? "pf-record -a" : "pf-record",
+		    e.warned, e.warned == 1 ? "" : "s");
+	pf_exit_checked(e.failed ? PF_EXIT_FINDING : PF_EXIT_OK);
+}

@@ -1,0 +1,42 @@
+/*
+ * cgroup: where a task's CPU controller lives (cgroup v2, or the v1 "cpu"
+ * hierarchy on legacy and hybrid systems) and its throttling counters
+ * and quota.  Mount points are looked for at their conventional places
+ * under the sys root (<sys>/fs/cgroup for pure v2, <sys>/fs/cgroup/unified
+ * for the hybrid v2 tree, <sys>/fs/cgroup/cpu or cpu,cpuacct for v1), so
+ * fixture trees need no mountinfo.
+ */
+#ifndef PF_CGROUP_H
+#define PF_CGROUP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct pf_cgroup {
+	int cpu_version;	/* 2 or 1: which tree cpu_dir is in; 0 none found */
+	char cpu_dir[PATH_MAX];	/* the task's cgroup directory holding cpu.stat */
+	char v2_dir[PATH_MAX];	/* its v2 directory ("" without v2): *.pressure */
+	char path[PATH_MAX];	/* the cgroup path of cpu_dir as /proc/PID/cgroup says */
+	bool nested;		/* path is not "/": a container or a service slice */
+};
+
+/*
+ * Find the cgroups of pid (0: the caller) from <proc_root>/<pid>/cgroup.
+ * 0 (cpu_version 0 when no controller could be located), or -1 with
+ * errno when the cgroup file cannot be read.
+ */
+int pf_cgroup_find(const char *proc_root, const char *sys_root, int pid,
+    struct pf_cgroup *cg);
+
+struct pf_cgroup_cpu {
+	bool have_throttle;	/* nr_periods/nr_throttled/throttled time present */
+	uint64_t nr_periods, nr_throttled;
+	uint64_t throttled_us;	/* v1 throttled_time (ns) converted */
+	double quota_cpus;	/* tightest quota/period of the group and its ancestors; < 0 unlimited */
+};
+
+/* Read cpu.stat and the quota of cg.  0, or -1 with errno. */
+int pf_cgroup_cpu_read(const struct pf_cgroup *cg, struct pf_cgroup_cpu *c);
+
+#endif

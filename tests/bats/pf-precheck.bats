@@ -1,0 +1,300 @@
+#!/usr/bin/env bats
+# pf-precheck: the permission rules on fixture proc roots (as root and as
+# nobody without capabilities), the disk floor on a nearly full tmpfs,
+# memlock, targets that exited or are zombies, a JVM-named process, stripped
+# binaries, I/O load and container hints.
+
+load test_helper
+
+setup() {
+	# nobody must read the fixtures: bats' own tmpdir is private.
+	FXD=$(mktemp -d /tmp/pf-precheck-bats.XXXXXX)
+	chmod 755 "$FXD"
+	MNT=
+	KIDS=
+}
+
+teardown() {
+	local p
+	for p in $KIDS; do kill "$p" 2>/dev/null || true; done
+	[ -z "$MNT" ] || umount "$MNT" 2>/dev/null || true
+	rm -rf "$FXD"
+	rm -f "/tmp/perf-${JAVA_PID:-none}.map"
+}
+
+# mkproc DIR PARANOID KPTR [MLOCK_KB] [BLOCKED]: a fixture proc root.
+mkproc() {
+	local d=$1
+	mkdir -p "$d/sys/kernel" "$d/pressure"
+	echo "$2" >"$d/sys/kernel/perf_event_paranoid"
+	echo "$3" >"$d/sys/kernel/kptr_restrict"
+	echo "${4:-516}" >"$d/sys/kernel/perf_event_mlock_kb"
+	cat >"$d/stat" <<-EOF
+	cpu  31355 744 18923 203257 1012 0 373 0 0 0
+	cpu0 15383 334 8911 102965 115 0 156 0 0 0
+	cpu1 15971 410 10012 100292 897 0 216 0 0 0
+	ctxt 1000
+	procs_running 1
+	procs_blocked ${5:-0}
+	EOF
+	printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' >"$d/pressure/io"
+	chmod -R a+rX "$d"
+}
+
+as_nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+}
+
+# level CHECK: the ok/warn/fail word of CHECK's line in $output.
+level() {
+	awk -v c="$1" '$2 == c { print $1; exit }' <<<"$output"
+}
+
+@test "perf_event_paranoid -1..4 decides each mode for a caller without capabilities" {
+	require_root
+	# mode paranoid -> expected level of the paranoid line and exit status
+	local -a cases=(
+		"oncpu -1 ok 0" "oncpu 0 ok 0" "oncpu 1 ok 0" "oncpu 2 warn 0" "oncpu 3 fail 1" "oncpu 4 fail 1"
+		"offcpu -1 ok 0" "offcpu 0 ok 0" "offcpu 1 ok 0" "offcpu 2 fail 1" "offcpu 3 fail 1" "offcpu 4 fail 1"
+		"system -1 ok 0" "system 0 ok 0" "system 1 fail 1" "system 2 fail 1" "system 3 fail 1" "system 4 fail 1"
+	)
+	local c mode par lvl st
+	for c in "${cases[@]}"; do
+		read -r mode par lvl st <<<"$c"
+		mkproc "$FXD/p$par" "$par" 0
+		run as_nobody pf-precheck --mode "$mode" --proc-root "$FXD/p$par" -o /tmp --min-free 0
+		[ "$status" -eq "$st" ] || fail "$mode paranoid $par: status $status, want $st: $output"
+		[ "$(level paranoid)" = "$lvl" ] || fail "$mode paranoid $par: $(level paranoid), want $lvl: $output"
+		if [ "$lvl" != ok ]; then
+			grep -A1 '^[a-z]* paranoid' <<<"$output" | grep -q '^  fix: .*\(perf_event_paranoid\|CAP_PERFMON\)' ||
+				fail "$mode paranoid $par: no fix line: $output"
+		fi
+	done
+}
+
+@test "root passes every paranoid level in every mode" {
+	require_root
+	local mode par
+	for mode in oncpu offcpu system; do
+		for par in -1 2 4; do
+			mkproc "$FXD/r$par" "$par" 0
+			run -0 pf-precheck --mode "$mode" --proc-root "$FXD/r$par" -o /tmp --min-free 0
+			[ "$(level paranoid)" = ok ] || fail "$mode $par: $output"
+		done
+	done
+}
+
+@test "kptr_restrict 0/1/2 is explained for root and for nobody" {
+	require_root
+	# who kptr -> level
+	local -a cases=("root 0 ok" "root 1 ok" "root 2 warn" "nobody 0 ok" "nobody 1 warn" "nobody 2 warn")
+	local c who k lvl
+	for c in "${cases[@]}"; do
+		read -r who k lvl <<<"$c"
+		mkproc "$FXD/k$k" 1 "$k"
+		if [ "$who" = root ]; then
+			run -0 pf-precheck --proc-root "$FXD/k$k" -o /tmp --min-free 0
+		else
+			run -0 as_nobody pf-precheck --proc-root "$FXD/k$k" -o /tmp --min-free 0
+		fi
+		[ "$(level kptr_restrict)" = "$lvl" ] || fail "$who kptr_restrict $k: $(level kptr_restrict), want $lvl: $output"
+	done
+	run -0 as_nobody pf-precheck --proc-root "$FXD/k1" -o /tmp --min-free 0
+	assert_line --partial "fix: run as root (CAP_SYSLOG), or sysctl -w kernel.kptr_restrict=0"
+	run -0 pf-precheck --proc-root "$FXD/k2" -o /tmp --min-free 0
+	assert_line --partial "hidden from everyone"
+	assert_line --partial "fix: sysctl -w kernel.kptr_restrict=1"
+}
+
+@test "a fixture proc root skips the live probe and says so" {
+	mkproc "$FXD/p" 2 0
+	run -0 pf-precheck --proc-root "$FXD/p" -o /tmp --min-free 0
+	assert_line "warn probe skipped: the proc or sys root is not the live system"
+	run -0 pf-precheck --no-probe -o /tmp --min-free 0
+	assert_line "warn probe skipped: --no-probe"
+}
+
+@test "the disk floor fails on a nearly full filesystem with the fix" {
+	require_root
+	MNT=$FXD/mnt
+	mkdir "$MNT"
+	mount -t tmpfs -o size=8m tmpfs "$MNT" || skip "cannot mount a tmpfs here"
+	run -0 pf-precheck -o "$MNT" --min-free 2M --no-probe
+	[ "$(level disk)" = ok ]
+	dd if=/dev/zero of="$MNT/fill" bs=1M count=7 status=none
+	run -1 pf-precheck -o "$MNT" --min-free 2M --no-probe
+	[ "$(level disk)" = fail ]
+	assert_line --regexp "^fail disk $MNT: .* below the floor of 2.0M \(--min-free\)$"
+	assert_line --partial "  fix: free space there, or write elsewhere"
+	run -0 pf-precheck -o "$MNT" --min-free 512K --no-probe
+	run -1 pf-precheck -o "$MNT" --min-free 50% --no-probe
+	# The default floor, max(1G, 5%), as pf-record applies it.
+	run -1 pf-precheck -o "$MNT" --no-probe
+	assert_line --partial "below the floor of 1.0G (max(1G, 5%))"
+	run -1 pf-precheck -o "$FXD/missing" --no-probe
+	[ "$(level disk)" = fail ]
+	# Read-only: nothing was created where the output would land.
+	[ "$(ls -A "$MNT")" = fill ]
+}
+
+@test "memlock room is checked against perf_event_mlock_kb and RLIMIT_MEMLOCK" {
+	require_root
+	# mlock_kb -> level for nobody with ulimit -l 0 (2 CPUs in the fixture)
+	local -a cases=("516 ok 0" "8 warn 0" "0 fail 1")
+	local c kb lvl st
+	for c in "${cases[@]}"; do
+		read -r kb lvl st <<<"$c"
+		mkproc "$FXD/m$kb" 1 0 "$kb"
+		run prlimit --memlock=0:0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			pf-precheck --proc-root "$FXD/m$kb" -o /tmp --min-free 0
+		[ "$status" -eq "$st" ] || fail "mlock_kb $kb: status $status: $output"
+		[ "$(level memlock)" = "$lvl" ] || fail "mlock_kb $kb: $(level memlock), want $lvl: $output"
+	done
+	# Root has CAP_IPC_LOCK.
+	run -0 prlimit --memlock=0:0 pf-precheck --proc-root "$FXD/m0" -o /tmp --min-free 0
+	assert_line --partial "ok memlock"
+}
+
+@test "as nobody without capabilities: user sampling of its own command is safe, off-CPU is not" {
+	require_root
+	require_perf_events
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -eq 2 ] || skip "expects perf_event_paranoid 2 here"
+	run -0 as_nobody pf-precheck -o /tmp --min-free 0
+	assert_line --regexp '^ok caps none \(uid 65534\)$'
+	assert_line --partial "ok probe perf_event_open cpu-clock on a command (user stacks) succeeded"
+	run -1 as_nobody pf-precheck --mode offcpu -o /tmp --min-free 0
+	assert_line --regexp '^fail probe perf_event_open context-switches'
+	# Another user's process.
+	run -1 as_nobody pf-precheck -p 1 -o /tmp --min-free 0
+	assert_line --regexp '^fail target pid 1 .* belongs to uid 0'
+}
+
+@test "root can probe a live target in every mode" {
+	require_root
+	require_perf_events
+	sleep 30 &
+	KIDS=$!
+	run -0 pf-precheck -p "$KIDS" -o /tmp --min-free 0
+	assert_line --partial "ok probe perf_event_open cpu-clock on the target (user and kernel stacks) succeeded"
+	run -0 pf-precheck --mode offcpu -p "$KIDS" -o /tmp --min-free 0
+	run -0 pf-precheck --mode system -o /tmp --min-free 0
+}
+
+@test "a target that exited fails with what to do" {
+	sleep 30 &
+	local p=$!
+	kill "$p"
+	wait "$p" || true
+	run -1 pf-precheck -p "$p" -o /tmp --min-free 0
+	assert_line "fail target pid $p: no such process"
+	assert_line --partial "  fix: the process is gone"
+	assert_line --regexp '^fail verdict oncpu: '
+}
+
+@test "a zombie target fails and names its parent" {
+	sh -c 'sleep 0.1 & echo $! >"$1"; exec sleep 30' sh "$FXD/zpid" &
+	KIDS=$!
+	sleep 0.6
+	local z
+	z=$(cat "$FXD/zpid")
+	[ "$(awk '{ print $3 }' "/proc/$z/stat")" = Z ] || skip "no zombie formed"
+	run -1 pf-precheck -p "$z" -o /tmp --min-free 0
+	assert_line "fail target pid $z (sleep) is a zombie"
+	assert_line --partial "parent pid $KIDS has not reaped it"
+}
+
+@test "a process named java gets the perf-map hint, and ok once the map exists" {
+	cp /bin/sleep "$FXD/java"
+	"$FXD/java" 30 &
+	JAVA_PID=$!
+	KIDS=$JAVA_PID
+	sleep 0.2
+	run -0 pf-precheck -p "$JAVA_PID" -o /tmp --min-free 0
+	assert_line "warn runtime Java (java): no /tmp/perf-$JAVA_PID.map, JIT frames will show as [unknown]"
+	assert_line --partial "  fix: jcmd PID Compiler.perfmap"
+	touch "/tmp/perf-$JAVA_PID.map"
+	run -0 pf-precheck -p "$JAVA_PID" -o /tmp --min-free 0
+	assert_line --regexp "^ok runtime Java \(java\): JIT map .*perf-$JAVA_PID.map present$"
+}
+
+@test "a stripped binary without debuginfo is a warning, one with symbols is ok" {
+	require_cmd strip
+	strip -o "$FXD/stripped" "$WORKLOADS/cls-sleeper"
+	"$FXD/stripped" 10 30 &
+	KIDS=$!
+	"$WORKLOADS/cls-sleeper" 10 30 &
+	KIDS="$KIDS $!"
+	sleep 0.2
+	run -0 pf-precheck -p "${KIDS%% *}" -o /tmp --min-free 0
+	assert_line --regexp "^warn symbols $FXD/stripped: stripped \(no .symtab\) and no debuginfo found"
+	assert_line --partial "  fix: install its debug symbols"
+	run -0 pf-precheck -p "${KIDS##* }" -o /tmp --min-free 0
+	assert_line "ok symbols $WORKLOADS/cls-sleeper: has a symbol table"
+}
+
+@test "tasks blocked on I/O say classify first" {
+	mkproc "$FXD/io" 1 0 516 5
+	run -0 pf-precheck --proc-root "$FXD/io" -o /tmp --min-free 0
+	assert_line "warn load iowait 0.0%, 5 tasks blocked on I/O, io pressure avg10 0.0%"
+	assert_line "  fix: classify first: pf-classify (time waiting for I/O is off-CPU: pf-offcpu, not pf-record)"
+	mkproc "$FXD/quiet" 1 0 516 0
+	run -0 pf-precheck --proc-root "$FXD/quiet" -o /tmp --min-free 0
+	[ "$(level load)" = ok ]
+}
+
+@test "a target in a container cgroup and pid namespace gets the container hint" {
+	mkproc "$FXD/c" 1 0
+	mkdir -p "$FXD/c/4242"
+	echo '4242 (nginx) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 500 1000 100 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0' >"$FXD/c/4242/stat"
+	printf 'Name:\tnginx\nUid:\t0\t0\t0\t0\nNSpid:\t4242\t7\n' >"$FXD/c/4242/status"
+	echo '0::/docker/abc123' >"$FXD/c/4242/cgroup"
+	run -0 pf-precheck -p 4242 --proc-root "$FXD/c" --sys-root "$FXD/sys" -o /tmp --min-free 0
+	assert_line "warn container pid 4242: cgroup /docker/abc123, pid namespace (pid 7 inside)"
+	assert_line --partial "  fix: binaries and JIT maps are read through /proc/PID/root"
+	[ "$(level target)" = ok ]
+}
+
+@test "a zombie in a fixture tree fails the target check" {
+	mkproc "$FXD/z" 1 0
+	mkdir -p "$FXD/z/99"
+	echo '99 (worker) Z 42 99 99 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 500 0 0 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0' >"$FXD/z/99/stat"
+	run -1 pf-precheck -p 99 --proc-root "$FXD/z" -o /tmp --min-free 0
+	assert_line "fail target pid 99 (worker) is a zombie"
+	assert_line "  fix: nothing runs to sample: the process exited; parent pid 42 has not reaped it"
+}
+
+@test "a missing perf_event_paranoid fails: no perf events" {
+	mkproc "$FXD/n" 1 0
+	rm "$FXD/n/sys/kernel/perf_event_paranoid"
+	run -1 pf-precheck --proc-root "$FXD/n" -o /tmp --min-free 0
+	[ "$(level paranoid)" = fail ]
+}
+
+@test "every warn and fail line is followed by a fix line" {
+	mkproc "$FXD/p" 4 2 0 5
+	run -1 pf-precheck --proc-root "$FXD/p" -o "$FXD/missing"
+	local bad
+	bad=$(awk 'prev ~ /^(warn|fail) / && $2 != "verdict" && $0 !~ /^  fix: / { print prev } { prev = $0 }' <<<"$output")
+	[ -z "$bad" ] || fail "no fix after: $bad"
+	# and every line is a check or a fix
+	bad=$(grep -vE '^(ok|warn|fail) [a-z_]+ |^  fix: ' <<<"$output" || true)
+	[ -z "$bad" ] || fail "stray line: $bad"
+}
+
+@test "bad options are usage errors" {
+	local a
+	for a in "--mode bogus" "--min-free 5x" "--min-free 101%" "-p abc" "-p 0" "--mode system -p 1" "extra"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr -2 pf-precheck $a
+		[[ "${stderr_lines[0]}" == "pf-precheck: "* ]] || fail "$a: ${stderr_lines[0]}"
+	done
+}
+
+@test "a proc root that does not exist is a runtime failure naming it" {
+	run --separate-stderr -3 pf-precheck --proc-root /nonexistent/pf-proc
+	[[ "$stderr" == *"/nonexistent/pf-proc"* ]]
+}
+
+@test "a full stdout is a failure, not success" {
+	run -3 sh -c "pf-precheck --no-probe -o /tmp --min-free 0 >/dev/full"
+}
