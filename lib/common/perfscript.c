@@ -158,11 +158,16 @@ match_frame(const char *l, size_t len, struct span *pc, struct span *sym,
 	R = (size_t)(rp - l);
 	if (R < 2)
 		return 0;
-	for (P = R - 2;; P--) {
-		if (l[P] == ' ' && l[P + 1] == '(')
-			break;
-		if (P == 0)
+	for (P = R;;) {
+		const char *op = memrchr(l, '(', P);
+
+		if (op == NULL || op == l)
 			return 0;
+		P = (size_t)(op - l);
+		if (l[P - 1] == ' ') {
+			P--;
+			break;
+		}
 	}
 	r = s0 + k + m;
 	if (r + 1 > P) {
@@ -322,6 +327,20 @@ match_event_inline(const char *l, size_t len, size_t h, struct event_line *ev)
 	return 1;
 }
 
+/* memmem for a two-byte needle: glibc's memmem costs a call setup per use. */
+static const char *
+find2(const char *s, size_t n, char a, char b)
+{
+	const char *p = s, *end = s + n;
+
+	while (p + 1 < end && (p = memchr(p, a, (size_t)(end - p - 1))) != NULL) {
+		if (p[1] == b)
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
 static int
 is_kernel_module(struct span mod)
 {
@@ -427,7 +446,7 @@ paren_cut(const char *s, size_t n)
 static int
 is_go_method(const char *s, size_t n)
 {
-	const char *a = n >= 2 ? memmem(s, n, ".(", 2) : NULL;
+	const char *a = find2(s, n, '.', '(');
 	size_t i;
 
 	if (a == NULL)
@@ -451,6 +470,7 @@ add_function(struct perfscript *ps, const char *f, size_t n, int inlined,
 	struct pf_buf *out = &ps->frames;
 	size_t start, cut, i;
 	const char *p;
+	char *d;
 
 	if (n == 9 && memcmp(f, "[unknown]", 9) == 0) {
 		struct pf_buf *t = &ps->tmp;
@@ -481,14 +501,16 @@ add_function(struct perfscript *ps, const char *f, size_t n, int inlined,
 	if (pf_buf_reserve(out, cut + 8) == -1)
 		return -1;
 	start = out->len;
+	d = out->data + start;
 	for (i = 0; i < cut; i++) {
 		char c = f[i];
 
 		if (c == '"' || c == '\'')
 			continue;
-		out->data[out->len++] = c == ';' ? ':' : c;
+		*d++ = c == ';' ? ':' : c;
 	}
-	out->data[out->len] = '\0';
+	*d = '\0';
+	out->len = (size_t)(d - out->data);
 	p = out->data + start;
 	if (ps->java && out->len > start && p[0] == 'L' &&
 	    memchr(p, '/', out->len - start) != NULL) {
@@ -506,6 +528,44 @@ add_function(struct perfscript *ps, const char *f, size_t n, int inlined,
 	    memmem(p, out->len - start, "_[j]", 4) == NULL) {
 		return pf_buf_append(out, "_[j]", 4);
 	}
+	return 0;
+}
+
+/*
+ * The common case, a name with nothing for the tidy rules to change and no
+ * inline chain: one copy instead of the general path's per-byte work.
+ */
+static int
+is_plain(const char *f, size_t n)
+{
+	static const unsigned char special[256] = {
+		['-'] = 1, ['('] = 1, [';'] = 1, ['"'] = 1, ['\''] = 1,
+	};
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (special[(unsigned char)f[i]])
+			return 0;
+	return !(n == 9 && memcmp(f, "[unknown]", 9) == 0);
+}
+
+static int
+add_plain(struct perfscript *ps, const char *f, size_t n, struct span mod)
+{
+	struct pf_buf *out = &ps->frames;
+	size_t start = out->len;
+
+	if (ps->java && n > 0 && f[0] == 'L' && memchr(f, '/', n) != NULL) {
+		f++;
+		n--;
+	}
+	if (pf_buf_append(out, f, n) == -1)
+		return -1;
+	if (ps->cfg.annotate_kernel && is_kernel_module(mod))
+		return pf_buf_append(out, "_[k]", 4);
+	if (ps->cfg.annotate_jit && is_jit_module(mod) &&
+	    memmem(out->data + start, out->len - start, "_[j]", 4) == NULL)
+		return pf_buf_append(out, "_[j]", 4);
 	return 0;
 }
 
@@ -544,8 +604,10 @@ add_frame(struct perfscript *ps, const char *l, size_t len)
 		ps->capgroups = cap;
 	}
 	ps->goff[ps->ngroups++] = ps->frames.len;
+	if (is_plain(f, last))
+		return add_plain(ps, f, last, mod);
 	for (a = 0, nf = 0; a < last; nf++) {
-		const char *arrow = memmem(f + a, last - a, "->", 2);
+		const char *arrow = find2(f + a, last - a, '-', '>');
 		size_t b = arrow ? (size_t)(arrow - f) : last;
 
 		if (nf > 0 && pf_buf_putc(&ps->frames, ';') == -1)

@@ -1,0 +1,98 @@
+#!/bin/sh
+# bench/pf-fold.sh: pf-fold throughput and memory.
+#
+# Generates (under build/bench, never committed) a perf-script input of at
+# least 100 MB by repeating the conformance captures of ../shared with the
+# comm of every copy renamed (so each copy adds its own unique stacks) and
+# every event called cpu-clock (so the default first-event filter keeps all
+# samples).  Without ../shared it repeats our own fixtures instead and says
+# so.  Prints the throughput (best and spread of several runs) and the peak
+# RSS for that input and for the same input read four times over (same
+# unique stacks, 4x the bytes): streaming means the second RSS is about the
+# same as the first.
+set -eu
+cd "$(dirname "$0")/.."
+FOLD=${PF_BIN_DIR:-bin}/pf-fold
+SHARED=${PF_SHARED_DIR:-../shared}
+CONF=$SHARED/conformance/stackcollapse-perf/input
+D=build/bench/pf-fold
+RUNS=${BENCH_RUNS:-5}
+mkdir -p "$D"
+
+[ -x "$FOLD" ] || { echo "pf-fold bench: $FOLD not built" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "pf-fold bench: /usr/bin/time missing (apt-get install time)" >&2; exit 1; }
+
+# One copy of the source captures, event names unified.
+src=$D/source.txt
+if [ -d "$CONF" ]; then echo "source: $CONF (conformance captures)"; else
+	echo "source: tests/bats/fixtures/fold/*.perf (../shared is absent: our own fixtures)"
+fi
+if [ -d "$CONF" ]; then
+	for f in "$CONF"/*; do
+		case $f in
+		*.gz) gzip -dc "$f" ;;
+		*) cat "$f" ;;
+		esac
+		echo
+	done
+else
+	for f in tests/bats/fixtures/fold/*.perf; do cat "$f"; echo; done
+fi | awk '/^[^ \t#]/ { sub(/[^ \t]+:[ \t]*$/, "cpu-clock: ") } { print }' >"$src"
+
+# Renamed copies until the input reaches 100 MB.
+input=$D/input.txt
+src_bytes=$(wc -c <"$src")
+copies=$(( (100 * 1024 * 1024 + src_bytes - 1) / src_bytes ))
+if [ ! -f "$input" ] || [ "$(wc -c <"$input")" -lt $((100 * 1024 * 1024)) ] ||
+    [ "$src" -nt "$input" ]; then
+	awk -v n="$copies" '
+		{ line[NR] = $0 }
+		END {
+			for (k = 1; k <= n; k++)
+				for (i = 1; i <= NR; i++) {
+					l = line[i]
+					if (l ~ /^[^ \t#]/)
+						sub(/^[^ \t]+/, "&~" k, l)
+					print l
+				}
+		}' "$src" >"$input"
+fi
+bytes=$(wc -c <"$input")
+echo "input: $input, $bytes bytes, $copies renamed copies of $src_bytes bytes"
+
+now_ns() { date +%s%N; }
+
+# Throughput, best of RUNS (the file is in the page cache after the first).
+"$FOLD" "$input" >"$D/out.folded"
+echo "unique stacks: $(wc -l <"$D/out.folded")"
+best=0 worst=0 all=
+i=0
+while [ $i -lt "$RUNS" ]; do
+	t0=$(now_ns)
+	"$FOLD" "$input" >/dev/null
+	t1=$(now_ns)
+	mbs=$(awk -v b="$bytes" -v ns=$((t1 - t0)) 'BEGIN { printf "%.0f", b / 1048576 / (ns / 1e9) }')
+	all="$all $mbs"
+	[ "$best" -eq 0 ] || [ "$mbs" -gt "$best" ] && best=$mbs
+	[ "$worst" -eq 0 ] || [ "$mbs" -lt "$worst" ] && worst=$mbs
+	i=$((i + 1))
+done
+echo "pf-fold throughput: best $best MB/s, worst $worst MB/s over $RUNS runs (MB/s:$all) target >= 400"
+
+# Peak RSS: the input once, then four times over through a pipe.
+rss1=$(/usr/bin/time -f %M "$FOLD" "$input" 2>&1 >/dev/null | tail -n 1)
+rss4=$(cat "$input" "$input" "$input" "$input" |
+	/usr/bin/time -f %M "$FOLD" 2>&1 >/dev/null | tail -n 1)
+ratio=$(awk -v a="$rss1" -v b="$rss4" 'BEGIN { printf "%.3f", b / a }')
+echo "pf-fold peak RSS: 1x input $rss1 KB, 4x input $rss4 KB, ratio $ratio (target < 1.10)"
+
+# The Perl reference, only when it happens to be installed.
+if command -v stackcollapse-perf.pl >/dev/null 2>&1; then
+	t0=$(now_ns)
+	stackcollapse-perf.pl "$input" >/dev/null
+	t1=$(now_ns)
+	awk -v b="$bytes" -v ns=$((t1 - t0)) \
+	    'BEGIN { printf "stackcollapse-perf.pl throughput: %.1f MB/s\n", b / 1048576 / (ns / 1e9) }'
+else
+	echo "stackcollapse-perf.pl: not installed, no comparison"
+fi
