@@ -512,3 +512,10 @@ a;c 2"
 		[ "$output" = "${c#*|} 1" ] || fail "'${c%%|*}': got '$output', want '${c#*|} 1'"
 	done
 }
+
+@test "a line longer than 64 MiB is refused with exit 3, not buffered without end" {
+	run --separate-stderr sh -c 'head -c 70000000 /dev/zero | tr "\0" a | pf-fold'
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
+	[ "$stderr" = "pf-fold: <stdin>:1: line longer than 67108864 bytes" ]
+}
