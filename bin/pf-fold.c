@@ -357,7 +357,7 @@ main(int argc, char *argv[])
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage();

@@ -6,9 +6,9 @@
  * regex it stands for.  Perl's \s is [ \t\n\v\f\r], \w is [A-Za-z0-9_]
  * (bytes, no locale), \d is [0-9].
  *
- * One pass per line, no allocation per line: frames are tidied straight
- * into one reusable buffer, and the folded key is built in another when
- * the sample ends.
+ * One pass per line, no allocation per line: the folded key is built back
+ * to front in one reusable buffer as the frame lines arrive leaf first, so
+ * a finished sample is handed over without another copy.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,10 +32,13 @@ struct perfscript {
 	struct pf_buf pname;	/* root frame of the current sample */
 	int java;		/* pname starts with "java": Java tidy applies */
 	uint64_t weight;
-	struct pf_buf frames;	/* one group per frame line, leaf first */
-	size_t *goff;		/* start of each group in frames */
-	size_t ngroups, capgroups;
-	struct pf_buf key;
+	/*
+	 * The folded key, built back to front as frame lines arrive leaf
+	 * first: it occupies key[kpos, kcap), and key[kcap] is a NUL.
+	 */
+	char *key;
+	size_t kpos, kcap;
+	struct pf_buf grp;	/* a frame line that needs the tidy rules */
 	struct pf_buf tmp;
 	char *event;		/* the event kept */
 	int defaulted;
@@ -408,8 +411,15 @@ static size_t
 paren_cut(const char *s, size_t n)
 {
 	static const char anon[] = "(anonymous namespace)";
+	const char *q = memchr(s, '(', n);
 	size_t i, depth = 0;
 
+	/* Fast answer for names without templates before the first parenthesis. */
+	if (q == NULL)
+		return n;
+	if (memchr(s, '<', (size_t)(q - s)) == NULL &&
+	    !((size_t)(s + n - q) >= sizeof(anon) - 1 && memcmp(q, anon, sizeof(anon) - 1) == 0))
+		return (size_t)(q - s);
 	for (i = 0; i < n; i++) {
 		switch (s[i]) {
 		case '<':
@@ -467,7 +477,7 @@ static int
 add_function(struct perfscript *ps, const char *f, size_t n, int inlined,
     struct span pc, struct span mod)
 {
-	struct pf_buf *out = &ps->frames;
+	struct pf_buf *out = &ps->grp;
 	size_t start, cut, i;
 	const char *p;
 	char *d;
@@ -502,12 +512,22 @@ add_function(struct perfscript *ps, const char *f, size_t n, int inlined,
 		return -1;
 	start = out->len;
 	d = out->data + start;
-	for (i = 0; i < cut; i++) {
-		char c = f[i];
+	if (memchr(f, '"', cut) == NULL && memchr(f, '\'', cut) == NULL) {
+		/* No quotes to drop (the usual case): copy, then swap the ';'s. */
+		char *semi = d;
 
-		if (c == '"' || c == '\'')
-			continue;
-		*d++ = c == ';' ? ':' : c;
+		memcpy(d, f, cut);
+		d += cut;
+		while ((semi = memchr(semi, ';', (size_t)(d - semi))) != NULL)
+			*semi++ = ':';
+	} else {
+		for (i = 0; i < cut; i++) {
+			char c = f[i];
+
+			if (c == '"' || c == '\'')
+				continue;
+			*d++ = c == ';' ? ':' : c;
+		}
 	}
 	*d = '\0';
 	out->len = (size_t)(d - out->data);
@@ -549,24 +569,55 @@ is_plain(const char *f, size_t n)
 	return !(n == 9 && memcmp(f, "[unknown]", 9) == 0);
 }
 
+/* Put n bytes in front of the key, growing it (at the front) as needed. */
+static int
+key_prepend(struct perfscript *ps, const void *p, size_t n)
+{
+	if (ps->kpos < n) {
+		size_t used = ps->kcap - ps->kpos;
+		size_t cap = ps->kcap ? ps->kcap * 2 : 4096;
+		char *k;
+
+		while (cap - used < n)
+			cap *= 2;
+		if ((k = malloc(cap + 1)) == NULL)
+			return -1;
+		if (used)
+			memcpy(k + cap - used, ps->key + ps->kpos, used);
+		k[cap] = '\0';
+		free(ps->key);
+		ps->key = k;
+		ps->kpos = cap - used;
+		ps->kcap = cap;
+	}
+	ps->kpos -= n;
+	memcpy(ps->key + ps->kpos, p, n);
+	return 0;
+}
+
+/*
+ * A frame the tidy rules leave alone: the annotation, the name and the ';'
+ * go straight in front of the key.
+ */
 static int
 add_plain(struct perfscript *ps, const char *f, size_t n, struct span mod)
 {
-	struct pf_buf *out = &ps->frames;
-	size_t start = out->len;
+	const char *suffix = NULL;
 
 	if (ps->java && n > 0 && f[0] == 'L' && memchr(f, '/', n) != NULL) {
 		f++;
 		n--;
 	}
-	if (pf_buf_append(out, f, n) == -1)
-		return -1;
 	if (ps->cfg.annotate_kernel && is_kernel_module(mod))
-		return pf_buf_append(out, "_[k]", 4);
-	if (ps->cfg.annotate_jit && is_jit_module(mod) &&
-	    memmem(out->data + start, out->len - start, "_[j]", 4) == NULL)
-		return pf_buf_append(out, "_[j]", 4);
-	return 0;
+		suffix = "_[k]";
+	else if (ps->cfg.annotate_jit && is_jit_module(mod) &&
+	    memmem(f, n, "_[j]", 4) == NULL)
+		suffix = "_[j]";
+	if (suffix != NULL && key_prepend(ps, suffix, 4) == -1)
+		return -1;
+	if (key_prepend(ps, f, n) == -1)
+		return -1;
+	return key_prepend(ps, ";", 1);
 }
 
 /* One frame line of the current sample: becomes one group of frames. */
@@ -594,54 +645,38 @@ add_frame(struct perfscript *ps, const char *l, size_t len)
 		;
 	if (last == 0)
 		return 0;
-	if (ps->ngroups == ps->capgroups) {
-		size_t cap = ps->capgroups ? ps->capgroups * 2 : 64;
-		size_t *g = realloc(ps->goff, cap * sizeof(*g));
-
-		if (g == NULL)
-			return -1;
-		ps->goff = g;
-		ps->capgroups = cap;
-	}
-	ps->goff[ps->ngroups++] = ps->frames.len;
 	if (is_plain(f, last))
 		return add_plain(ps, f, last, mod);
+	pf_buf_reset(&ps->grp);
 	for (a = 0, nf = 0; a < last; nf++) {
 		const char *arrow = find2(f + a, last - a, '-', '>');
 		size_t b = arrow ? (size_t)(arrow - f) : last;
 
-		if (nf > 0 && pf_buf_putc(&ps->frames, ';') == -1)
+		if (nf > 0 && pf_buf_putc(&ps->grp, ';') == -1)
 			return -1;
 		if (add_function(ps, f + a, b - a, nf > 0, pc, mod) == -1)
 			return -1;
 		a = arrow ? b + 2 : last;
 	}
-	return 0;
+	if (key_prepend(ps, ps->grp.data, ps->grp.len) == -1)
+		return -1;
+	return key_prepend(ps, ";", 1);
 }
 
 static int
 finish_sample(struct perfscript *ps)
 {
 	struct ps_sample s;
-	size_t i;
 
 	if (ps->state != IN_SAMPLE) {
 		ps->state = IDLE;
 		return 0;
 	}
 	ps->state = IDLE;
-	pf_buf_reset(&ps->key);
-	if (pf_buf_reserve(&ps->key, ps->pname.len + ps->frames.len + ps->ngroups + 1) == -1)
+	if (key_prepend(ps, ps->pname.data, ps->pname.len) == -1)
 		return -1;
-	pf_buf_append(&ps->key, ps->pname.data, ps->pname.len);
-	for (i = ps->ngroups; i-- > 0;) {
-		size_t end = i + 1 < ps->ngroups ? ps->goff[i + 1] : ps->frames.len;
-
-		pf_buf_putc(&ps->key, ';');
-		pf_buf_append(&ps->key, ps->frames.data + ps->goff[i], end - ps->goff[i]);
-	}
-	s.stack = ps->key.data;
-	s.len = ps->key.len;
+	s.stack = ps->key + ps->kpos;
+	s.len = ps->kcap - ps->kpos;
 	s.weight = ps->weight;
 	ps->samples++;
 	return ps->emit(&s, ps->arg);
@@ -760,8 +795,7 @@ event_line(struct perfscript *ps, const char *l, size_t len, size_t h,
 		if (pn->data[i] == ' ')
 			pn->data[i] = '_';
 	ps->java = pn->len >= 4 && memcmp(pn->data, "java", 4) == 0;
-	pf_buf_reset(&ps->frames);
-	ps->ngroups = 0;
+	ps->kpos = ps->kcap;
 	ps->state = IN_SAMPLE;
 	if (inline_frame && add_frame(ps, ev->frame.p, ev->frame.n) == -1)
 		return -1;
@@ -850,10 +884,9 @@ ps_free(struct perfscript *ps)
 	if (ps == NULL)
 		return;
 	pf_buf_free(&ps->pname);
-	pf_buf_free(&ps->frames);
-	pf_buf_free(&ps->key);
+	pf_buf_free(&ps->grp);
+	free(ps->key);
 	pf_buf_free(&ps->tmp);
-	free(ps->goff);
 	free(ps->event);
 	free(ps);
 }

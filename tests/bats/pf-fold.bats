@@ -397,6 +397,7 @@ a;c 2"
 
 @test "bad option values and combinations exit 2 with a reason and the synopsis" {
 	local -a cases=(
+		"--time|--time: needs an argument"
 		"--time 5|--time: '5': want START,END"
 		"--time 5,2|the end must come after the start"
 		"--time x,|--time: 'x': not a time in seconds"
