@@ -58,22 +58,44 @@ struct event_line {
 	struct span frame;		/* a frame carried on the line, or .p NULL */
 };
 
+/* Perl's character classes as one table lookup each. */
+enum { C_S = 1, C_D = 2, C_W = 4, C_HEX = 8 };
+
+static const unsigned char cls[256] = {
+	['\t'] = C_S, ['\n'] = C_S, ['\v'] = C_S, ['\f'] = C_S, ['\r'] = C_S, [' '] = C_S,
+	['0'] = C_D | C_W | C_HEX, ['1'] = C_D | C_W | C_HEX, ['2'] = C_D | C_W | C_HEX,
+	['3'] = C_D | C_W | C_HEX, ['4'] = C_D | C_W | C_HEX, ['5'] = C_D | C_W | C_HEX,
+	['6'] = C_D | C_W | C_HEX, ['7'] = C_D | C_W | C_HEX, ['8'] = C_D | C_W | C_HEX,
+	['9'] = C_D | C_W | C_HEX,
+	['a'] = C_W | C_HEX, ['b'] = C_W | C_HEX, ['c'] = C_W | C_HEX, ['d'] = C_W | C_HEX,
+	['e'] = C_W | C_HEX, ['f'] = C_W | C_HEX,
+	['g'] = C_W, ['h'] = C_W, ['i'] = C_W, ['j'] = C_W, ['k'] = C_W, ['l'] = C_W,
+	['m'] = C_W, ['n'] = C_W, ['o'] = C_W, ['p'] = C_W, ['q'] = C_W, ['r'] = C_W,
+	['s'] = C_W, ['t'] = C_W, ['u'] = C_W, ['v'] = C_W, ['w'] = C_W, ['x'] = C_W,
+	['y'] = C_W, ['z'] = C_W,
+	['A'] = C_W, ['B'] = C_W, ['C'] = C_W, ['D'] = C_W, ['E'] = C_W, ['F'] = C_W,
+	['G'] = C_W, ['H'] = C_W, ['I'] = C_W, ['J'] = C_W, ['K'] = C_W, ['L'] = C_W,
+	['M'] = C_W, ['N'] = C_W, ['O'] = C_W, ['P'] = C_W, ['Q'] = C_W, ['R'] = C_W,
+	['S'] = C_W, ['T'] = C_W, ['U'] = C_W, ['V'] = C_W, ['W'] = C_W, ['X'] = C_W,
+	['Y'] = C_W, ['Z'] = C_W, ['_'] = C_W,
+};
+
 static inline int
 is_s(unsigned char c)
 {
-	return c == ' ' || (c >= '\t' && c <= '\r');
+	return cls[c] & C_S;
 }
 
 static inline int
 is_d(unsigned char c)
 {
-	return c >= '0' && c <= '9';
+	return cls[c] & C_D;
 }
 
 static inline int
 is_w(unsigned char c)
 {
-	return is_d(c) || c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+	return cls[c] & C_W;
 }
 
 static int
@@ -140,12 +162,13 @@ span_time_ns(struct span a, uint64_t *out)
  * after it, and closes at the line's last ')'.  When that leaves nothing
  * for the symbol, the regex backtracks into \s* and then \w+; the first
  * alternative that works is the one with the longest prefix.
+ * Leading white space is skipped from s0 (the caller may have done it).
  */
 static int
-match_frame(const char *l, size_t len, struct span *pc, struct span *sym,
-    struct span *mod)
+match_frame(const char *l, size_t len, size_t s0, struct span *pc,
+    struct span *sym, struct span *mod)
 {
-	size_t s0 = 0, k = 0, m = 0, r, R, P;
+	size_t k = 0, m = 0, r, R, P;
 	const char *rp;
 
 	while (s0 < len && is_s((unsigned char)l[s0]))
@@ -323,7 +346,7 @@ match_event_inline(const char *l, size_t len, size_t h, struct event_line *ev)
 	ev->event = (struct span){ l + p, a - p - 1 };
 	for (z = len; z > a && is_s((unsigned char)l[z - 1]); z--)
 		;
-	if (z == a || !match_frame(l + a, z - a, &pc, &sym, &mod))
+	if (z == a || !match_frame(l + a, z - a, 0, &pc, &sym, &mod))
 		return 0;
 	ev->frame = (struct span){ l + a, z - a };
 	time_before(l, c, &ev->time);
@@ -622,19 +645,18 @@ add_plain(struct perfscript *ps, const char *f, size_t n, struct span mod)
 
 /* One frame line of the current sample: becomes one group of frames. */
 static int
-add_frame(struct perfscript *ps, const char *l, size_t len)
+add_frame(struct perfscript *ps, const char *l, size_t len, size_t s0)
 {
 	struct span pc, sym, mod;
 	size_t n, i, a, nf, last;
 	const char *f;
 
-	if (!match_frame(l, len, &pc, &sym, &mod))
+	if (!match_frame(l, len, s0, &pc, &sym, &mod))
 		return 1;
 	f = sym.p;
 	n = sym.n;
 	/* s/\+0x[\da-f]+$// */
-	for (i = n; i > 0 && (is_d((unsigned char)f[i - 1]) ||
-	    (f[i - 1] >= 'a' && f[i - 1] <= 'f')); i--)
+	for (i = n; i > 0 && (cls[(unsigned char)f[i - 1]] & C_HEX); i--)
 		;
 	if (i < n && i >= 3 && f[i - 1] == 'x' && f[i - 2] == '0' && f[i - 3] == '+')
 		n = i - 3;
@@ -797,7 +819,7 @@ event_line(struct perfscript *ps, const char *l, size_t len, size_t h,
 	ps->java = pn->len >= 4 && memcmp(pn->data, "java", 4) == 0;
 	ps->kpos = ps->kcap;
 	ps->state = IN_SAMPLE;
-	if (inline_frame && add_frame(ps, ev->frame.p, ev->frame.n) == -1)
+	if (inline_frame && add_frame(ps, ev->frame.p, ev->frame.n, 0) == -1)
 		return -1;
 	return 0;
 }
@@ -839,11 +861,11 @@ ps_line(struct perfscript *ps, const char *l, size_t len)
 		return event_line(ps, l, len, h, &ev);
 	switch (ps->state) {
 	case IN_SAMPLE:
-		if ((r = add_frame(ps, l, len)) == 1)
+		if ((r = add_frame(ps, l, len, i)) == 1)
 			return bad(ps, "unrecognized line");
 		return r;
 	case SKIPPING:
-		if (match_frame(l, len, &(struct span){ 0 }, &(struct span){ 0 },
+		if (match_frame(l, len, i, &(struct span){ 0 }, &(struct span){ 0 },
 		    &(struct span){ 0 }))
 			return 0;
 		return bad(ps, "unrecognized line");
@@ -851,7 +873,7 @@ ps_line(struct perfscript *ps, const char *l, size_t len)
 		break;
 	}
 	ps->state = SKIPPING;	/* the frames under an unreadable line go with it */
-	if (match_frame(l, len, &(struct span){ 0 }, &(struct span){ 0 },
+	if (match_frame(l, len, i, &(struct span){ 0 }, &(struct span){ 0 },
 	    &(struct span){ 0 }))
 		return bad(ps, "frame line outside a sample");
 	return bad(ps, "unrecognized line");
