@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "buf.h"
 #include "perfscript.h"
@@ -156,6 +157,20 @@ span_time_ns(struct span a, uint64_t *out)
 	return 0;
 }
 
+/* The last " (" whose '(' lies before bound: the index of its space, or -1. */
+static ssize_t
+open_before(const char *l, size_t bound)
+{
+	const char *op;
+
+	while ((op = memrchr(l, '(', bound)) != NULL && op > l) {
+		bound = (size_t)(op - l);
+		if (l[bound - 1] == ' ')
+			return (ssize_t)bound - 1;
+	}
+	return -1;
+}
+
 /*
  * The frame regex  ^\s*(\w+)\s*(.+) \((.*)\)  : pc, symbol, module.
  * (.+) is greedy, so the module opens at the last " (" that has a ')'
@@ -169,6 +184,7 @@ match_frame(const char *l, size_t len, size_t s0, struct span *pc,
     struct span *sym, struct span *mod)
 {
 	size_t k = 0, m = 0, r, R, P;
+	ssize_t o;
 	const char *rp;
 
 	while (s0 < len && is_s((unsigned char)l[s0]))
@@ -184,16 +200,18 @@ match_frame(const char *l, size_t len, size_t s0, struct span *pc,
 	R = (size_t)(rp - l);
 	if (R < 2)
 		return 0;
-	for (P = R;;) {
-		const char *op = memrchr(l, '(', P);
-
-		if (op == NULL || op == l)
-			return 0;
-		P = (size_t)(op - l);
-		if (l[P - 1] == ' ') {
-			P--;
-			break;
-		}
+	if ((o = open_before(l, R)) == -1)
+		return 0;
+	P = (size_t)o;
+	/*
+	 * Not in the Perl: perf marks a replaced binary "(/usr/bin/x (deleted))";
+	 * the module is then read whole, without the mark, instead of cutting
+	 * the symbol at its last " (".
+	 */
+	if (R >= 12 && memcmp(l + R - 10, " (deleted)", 10) == 0 &&
+	    (o = open_before(l, R - 10)) != -1 && (size_t)o >= s0 + 2) {
+		P = (size_t)o;
+		R -= 10;
 	}
 	r = s0 + k + m;
 	if (r + 1 > P) {
@@ -596,6 +614,8 @@ is_plain(const char *f, size_t n)
 static int
 key_prepend(struct perfscript *ps, const void *p, size_t n)
 {
+	if (n == 0)
+		return 0;	/* and ps->key may still be NULL */
 	if (ps->kpos < n) {
 		size_t used = ps->kcap - ps->kpos;
 		size_t cap = ps->kcap ? ps->kcap * 2 : 4096;

@@ -205,6 +205,13 @@ app;main;spin 1"
 app;spin 2000"
 }
 
+@test "a module perf marks (deleted) is read whole, without the mark" {
+	printf 'app 1 1.0: 1 cpu-clock: \n\t7f01 main+0x10 (/usr/bin/x (deleted))\n\t7f02 [unknown] (/opt/libfoo.so (deleted))\n\t7f03 start (/usr/bin/x)\n\n' >"$BATS_TEST_TMPDIR/in"
+	fold "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 0 ]
+	assert_output "app;start;[libfoo.so];main 1"
+}
+
 @test "an event line ends the sample before it even without a blank line" {
 	printf 'aa 1 1.0: 1 cpu-clock: \n\t1 f (/x)\nbb 2 1.1: 1 cpu-clock: \n\t1 g (/x)\n' >"$BATS_TEST_TMPDIR/in"
 	fold "$BATS_TEST_TMPDIR/in"
@@ -503,7 +510,8 @@ a;c 2"
 		'	7f01 a-> (/x)|app;a'
 		'	7f01 ->b (/x)|app;;b_[i]'
 		'	abc (/x)|app;c'
-		'	7f01 f (/usr/bin/x (deleted))|app;f '
+		'	7f01 f (/usr/lib/a (b)/x.so)|app;f '
+		'	7f01 "(x) (/x)|app;'
 		'	7f01 [unknown] (/a/b/lib.so)|app;[lib.so]'
 	)
 	for c in "${frames[@]}"; do
