@@ -774,7 +774,7 @@ bad(struct perfscript *ps, const char *why)
 
 static int
 event_line(struct perfscript *ps, const char *l, size_t len, size_t h,
-    struct event_line *ev)
+    struct event_line *ev, int inline_only)
 {
 	struct pf_buf *pn = &ps->pname;
 	uint64_t period = 1;
@@ -791,7 +791,7 @@ event_line(struct perfscript *ps, const char *l, size_t len, size_t h,
 	ev->frame.p = NULL;
 	ev->time.p = NULL;
 	inline_frame = 0;
-	if (!match_event_tail(l, len, ev)) {
+	if (inline_only || !match_event_tail(l, len, ev)) {
 		ev->event.p = NULL;
 		ev->period.p = NULL;
 		if (match_event_inline(l, len, h, ev))
@@ -878,7 +878,19 @@ ps_line(struct perfscript *ps, const char *l, size_t len)
 	if (i == len)
 		return finish_sample(ps);
 	if (match_header(l, len, &ev, &h))
-		return event_line(ps, l, len, h, &ev);
+		return event_line(ps, l, len, h, &ev, 0);
+	/*
+	 * Not in the Perl: without call chains perf pads the comm to 16
+	 * columns, so a one-line sample may start with white space.  A frame
+	 * line has no ": " in the usual case, so only then is the test made.
+	 */
+	if (i > 0 && find2(l + i, len - i, ':', ' ') != NULL &&
+	    match_header(l + i, len - i, &ev, &h)) {
+		struct event_line probe = ev;
+
+		if (match_event_inline(l + i, len - i, h, &probe))
+			return event_line(ps, l + i, len - i, h, &ev, 1);
+	}
 	switch (ps->state) {
 	case IN_SAMPLE:
 		if ((r = add_frame(ps, l, len, i)) == 1)

@@ -198,10 +198,10 @@ app;main;spin 1"
 	assert_output "app;root;leaf 7"
 }
 
-@test "an event line that carries its single frame is read" {
+@test "an event line that carries its single frame is read, padded comm or not" {
 	fold "$F/singleline.perf"
 	[ "$status" -eq 0 ]
-	assert_output "app;idle 1000
+	assert_output "app;idle 2000
 app;spin 2000"
 }
 
