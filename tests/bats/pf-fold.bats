@@ -528,3 +528,23 @@ a;c 2"
 	[ -z "$output" ]
 	[ "$stderr" = "pf-fold: <stdin>:1: line longer than 67108864 bytes" ]
 }
+
+@test "real perf script output, with and without call chains, folds with every period counted" {
+	require_cmd perf
+	require_perf_events
+	local d=$BATS_TEST_TMPDIR g want got
+	for g in -g ""; do
+		# shellcheck disable=SC2086
+		perf record -q -F 499 $g -o "$d/p.data" -- \
+		    sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i + 1)); done' \
+		    >/dev/null 2>&1 || skip "perf record cannot sample here"
+		perf script -i "$d/p.data" >"$d/p.txt" 2>/dev/null
+		want=$(perf script -i "$d/p.data" -F period 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+		[ "$want" -gt 0 ] || skip "perf recorded no samples"
+		run --separate-stderr pf-fold --strict "$d/p.txt"
+		[ "$status" -eq 0 ] || fail "perf record $g: status $status: $stderr"
+		got=$(printf '%s\n' "$output" | awk '{ s += $NF } END { print s + 0 }')
+		[ "$got" -eq "$want" ] || fail "perf record $g: folded $got, perf's periods $want"
+		[[ "$output" == sh* ]] || fail "perf record $g: root is not the comm: ${lines[0]}"
+	done
+}
