@@ -43,6 +43,7 @@ struct perfscript {
 	struct pf_buf tmp;
 	char *event;		/* the event kept */
 	int defaulted;
+	int inline_sample;	/* the current sample began on its event line */
 	uint64_t samples, other_events;
 	const char *reason;
 };
@@ -602,9 +603,24 @@ is_plain(const char *f, size_t n)
 	static const unsigned char special[256] = {
 		['-'] = 1, ['('] = 1, [';'] = 1, ['"'] = 1, ['\''] = 1,
 	};
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	/* Eight bytes at a time: x has a zero byte iff (x - ones) & ~x & highs. */
+	for (i = 0; i + 8 <= n; i += 8) {
+		uint64_t w, a, b, c, d, e;
+
+		memcpy(&w, f + i, 8);
+		a = w ^ (ones * '-');
+		b = w ^ (ones * '(');
+		c = w ^ (ones * ';');
+		d = w ^ (ones * '"');
+		e = w ^ (ones * '\'');
+		if ((((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c) |
+		    ((d - ones) & ~d) | ((e - ones) & ~e)) & highs)
+			return 0;
+	}
+	for (; i < n; i++)
 		if (special[(unsigned char)f[i]])
 			return 0;
 	return !(n == 9 && memcmp(f, "[unknown]", 9) == 0);
@@ -789,6 +805,7 @@ event_line(struct perfscript *ps, const char *l, size_t len, size_t h,
 		return -1;
 	ps->state = SKIPPING;
 	ev->frame.p = NULL;
+	ev->frame.n = 0;
 	ev->time.p = NULL;
 	inline_frame = 0;
 	if (inline_only || !match_event_tail(l, len, ev)) {
@@ -839,6 +856,7 @@ event_line(struct perfscript *ps, const char *l, size_t len, size_t h,
 	ps->java = pn->len >= 4 && memcmp(pn->data, "java", 4) == 0;
 	ps->kpos = ps->kcap;
 	ps->state = IN_SAMPLE;
+	ps->inline_sample = inline_frame;
 	if (inline_frame && add_frame(ps, ev->frame.p, ev->frame.n, 0) == -1)
 		return -1;
 	return 0;
@@ -866,7 +884,7 @@ ps_new(const struct ps_config *cfg, ps_emit_fn emit, void *arg)
 int
 ps_line(struct perfscript *ps, const char *l, size_t len)
 {
-	struct event_line ev = { 0 };
+	struct event_line ev;
 	size_t i, h;
 	int r;
 
@@ -881,10 +899,13 @@ ps_line(struct perfscript *ps, const char *l, size_t len)
 		return event_line(ps, l, len, h, &ev, 0);
 	/*
 	 * Not in the Perl: without call chains perf pads the comm to 16
-	 * columns, so a one-line sample may start with white space.  A frame
-	 * line has no ": " in the usual case, so only then is the test made.
+	 * columns, so a one-line sample may start with white space.  The test
+	 * is made between samples and after one-line samples (inside a call
+	 * chain a line with white space in front is a frame), and only for a
+	 * line with ": ", which frame lines seldom have.
 	 */
-	if (i > 0 && find2(l + i, len - i, ':', ' ') != NULL &&
+	if (i > 0 && (ps->state != IN_SAMPLE || ps->inline_sample) &&
+	    find2(l + i, len - i, ':', ' ') != NULL &&
 	    match_header(l + i, len - i, &ev, &h)) {
 		struct event_line probe = ev;
 
