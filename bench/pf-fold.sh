@@ -45,7 +45,9 @@ fi | awk '/^[^ \t#]/ { sub(/[^ \t]+:[ \t]*$/, "cpu-clock: ") } { print }' >"$src
 # Keep the old copy (and so the generated input) when nothing changed.
 if cmp -s "$src.new" "$src"; then rm -f "$src.new"; else mv "$src.new" "$src"; fi
 
-# Renamed copies until the input reaches 100 MB.
+# Copies until the input reaches 100 MB, with the comm renamed in 21 ways
+# (as many as the conformance captures need copies), so the input has the
+# unique stacks of 21 profiles whatever the source.
 input=$D/input.txt
 src_bytes=$(wc -c <"$src")
 copies=$(( (100 * 1024 * 1024 + src_bytes - 1) / src_bytes ))
@@ -58,7 +60,7 @@ if [ ! -f "$input" ] || [ "$(wc -c <"$input")" -lt $((100 * 1024 * 1024)) ] ||
 				for (i = 1; i <= NR; i++) {
 					l = line[i]
 					if (l ~ /^[^ \t#]/)
-						sub(/^[^ \t]+/, "&~" k, l)
+						sub(/^[^ \t]+/, "&~" ((k - 1) % 21 + 1), l)
 					print l
 				}
 		}' "$src" >"$input"
