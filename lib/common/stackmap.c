@@ -11,6 +11,8 @@
 #include "stackmap.h"
 
 #define ARENA_BLOCK (1u << 20)
+/* The first block is small: most maps in tests and fuzzing hold a few keys. */
+#define ARENA_FIRST (16u << 10)
 
 struct slot {
 	uint64_t hash;
@@ -83,7 +85,8 @@ arena_copy(struct stackmap *m, const char *key, size_t len)
 	char *p;
 
 	if (a == NULL || a->cap - a->used < len + 1) {
-		size_t cap = len + 1 > ARENA_BLOCK ? len + 1 : ARENA_BLOCK;
+		size_t want = m->arena ? ARENA_BLOCK : ARENA_FIRST;
+		size_t cap = len + 1 > want ? len + 1 : want;
 
 		if ((a = malloc(sizeof(*a) + cap)) == NULL)
 			return NULL;

@@ -1,0 +1,471 @@
+/*
+ * pf-fold: collapse sample streams (`perf script` text, or pf-record's and
+ * pf-offcpu's output, which is the same text) into folded stacks,
+ * "root;...;leaf COUNT", sorted byte-wise with identical stacks summed.
+ * Option for option it does what stackcollapse-perf.pl does, with the
+ * improvements listed in the man page; it also filters by pid, comm and
+ * time, sums folded files (--folded) and makes a two-count differential
+ * from two folded files (--diff).  Input is streamed: memory grows with the
+ * number of unique stacks, never with the size of the input.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "folded.h"
+#include "linereader.h"
+#include "msg.h"
+#include "parse.h"
+#include "perfscript.h"
+#include "pf.h"
+#include "stackmap.h"
+
+#define MAX_WARNINGS 10
+
+static const char synopsis[] =
+    "usage: pf-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
+    "               [--event-filter EVENT] [--filter-pid PID[,PID...]]\n"
+    "               [--filter-comm NAME] [--time START,END] [--strict] [FILE ...]\n"
+    "       pf-fold --folded [--strict] [FILE ...]\n"
+    "       pf-fold --diff [--normalize] [--strip-hex] [--strict] BEFORE AFTER\n";
+
+enum {
+	OPT_ADDRS = 256, OPT_ALL, OPT_DIFF, OPT_EVENT_FILTER, OPT_FILTER_COMM,
+	OPT_FILTER_PID, OPT_FOLDED, OPT_JIT, OPT_KERNEL, OPT_NORMALIZE, OPT_PID,
+	OPT_STRICT, OPT_STRIP_HEX, OPT_TID, OPT_TIME, OPT_VERSION
+};
+
+static struct options {
+	struct ps_config ps;
+	uint64_t *pids;
+	int folded;
+	int diff;
+	int normalize;
+	int strip_hex;
+	int strict;
+	int perf_only;		/* an option that only means something for sample streams */
+} opt = {
+	.ps = { .time_end_ns = UINT64_MAX },
+};
+
+/* What reading all inputs leaves behind. */
+struct state {
+	struct stackmap *map;
+	uint64_t malformed;
+	int ncounts;		/* --folded: 1 or 2 once the first line decided it */
+	int column;		/* --diff: 0 reading BEFORE, 1 reading AFTER */
+	struct pf_buf tmp;
+	const char *file;	/* for messages */
+	uint64_t line;
+};
+
+static void
+usage(void)
+{
+	fputs(synopsis, stdout);
+	fputs("\n"
+	    "  --pid                root frame is comm-PID\n"
+	    "  --tid                root frame is comm-PID/TID\n"
+	    "  --kernel             annotate kernel frames with _[k]\n"
+	    "  --jit                annotate JIT frames with _[j]\n"
+	    "  --all                --kernel and --jit\n"
+	    "  --addrs              unknown symbols as [module <address>]\n"
+	    "  --event-filter EVENT keep only samples of EVENT (default: the first event seen)\n"
+	    "  --filter-pid PID,... keep only samples of these processes\n"
+	    "  --filter-comm NAME   keep only samples of this command name\n"
+	    "  --time START,END     keep only samples with START <= time < END (seconds)\n"
+	    "  --folded             inputs are folded stacks: sum them\n"
+	    "  --diff               two folded files in, \"stack BEFORE AFTER\" out\n"
+	    "  --normalize          --diff: scale BEFORE to the total of AFTER\n"
+	    "  --strip-hex          --diff: merge stacks that differ only in 0x addresses\n"
+	    "  --strict             the first malformed line is fatal\n"
+	    "  -h, --help           this text\n"
+	    "      --version        print the version\n", stdout);
+}
+
+static void
+parse_pids(const char *arg)
+{
+	char *copy, *tok, *save = NULL;
+	size_t n = 0;
+
+	if ((copy = strdup(arg)) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	if ((opt.pids = calloc(strlen(arg) / 2 + 1, sizeof(*opt.pids))) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	/* strtok_r would skip empty fields; "1,,2" is a typo, not two pids. */
+	for (tok = copy;; tok = save) {
+		uint64_t v;
+
+		save = strchr(tok, ',');
+		if (save != NULL)
+			*save++ = '\0';
+		if (pf_parse_u64(tok, 0, INT32_MAX, &v) == -1)
+			pf_usage_error(synopsis, "--filter-pid: '%s': not a process id", tok);
+		opt.pids[n++] = v;
+		if (save == NULL)
+			break;
+	}
+	free(copy);
+	opt.ps.pids = opt.pids;
+	opt.ps.npids = n;
+}
+
+static void
+parse_time(const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	char *start;
+	uint64_t v;
+
+	if (comma == NULL)
+		pf_usage_error(synopsis, "--time: '%s': want START,END (either may be empty)", arg);
+	if ((start = strndup(arg, (size_t)(comma - arg))) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	if (*start != '\0') {
+		if (pf_parse_duration(start, 1000000000ULL, 0, UINT64_MAX - 1, &v) == -1)
+			pf_usage_error(synopsis, "--time: '%s': not a time in seconds", start);
+		opt.ps.time_start_ns = v;
+	}
+	if (comma[1] != '\0') {
+		if (pf_parse_duration(comma + 1, 1000000000ULL, 0, UINT64_MAX - 1, &v) == -1)
+			pf_usage_error(synopsis, "--time: '%s': not a time in seconds", comma + 1);
+		opt.ps.time_end_ns = v;
+	}
+	if (opt.ps.time_end_ns <= opt.ps.time_start_ns)
+		pf_usage_error(synopsis, "--time: '%s': the end must come after the start", arg);
+	free(start);
+	opt.ps.use_time = 1;
+}
+
+/* A malformed line: warn (the first few), or die with --strict. */
+static void
+malformed(struct state *st, const char *why)
+{
+	if (opt.strict)
+		pf_diex(PF_EXIT_FAIL, "%s:%llu: %s", st->file,
+		    (unsigned long long)st->line, why);
+	if (st->malformed++ < MAX_WARNINGS)
+		pf_warnx("%s:%llu: %s", st->file, (unsigned long long)st->line, why);
+}
+
+static void
+add_or_die(struct state *st, const char *key, size_t len, uint64_t c0, uint64_t c1)
+{
+	if (stackmap_add(st->map, key, len, c0, c1) == -1) {
+		if (errno == EOVERFLOW)
+			pf_diex(PF_EXIT_FAIL, "%s:%llu: count overflows 64 bits",
+			    st->file, (unsigned long long)st->line);
+		pf_die(PF_EXIT_FAIL, "%s", st->file);
+	}
+}
+
+static int
+emit_sample(const struct ps_sample *s, void *arg)
+{
+	add_or_die(arg, s->stack, s->len, s->weight, 0);
+	return 0;
+}
+
+/* Replace every 0x<hex> with "0x..." (difffolded.pl -s). */
+static const char *
+strip_hex(struct pf_buf *b, const char *s, size_t *len)
+{
+	size_t i = 0, n = *len;
+
+	pf_buf_reset(b);
+	while (i < n) {
+		const char *z = memmem(s + i, n - i, "0x", 2);
+		size_t j;
+
+		if (z == NULL) {
+			if (pf_buf_append(b, s + i, n - i) == -1)
+				pf_die(PF_EXIT_FAIL, "memory");
+			break;
+		}
+		j = (size_t)(z - s) + 2;
+		while (j < n && ((s[j] >= '0' && s[j] <= '9') ||
+		    ((s[j] | 0x20) >= 'a' && (s[j] | 0x20) <= 'f')))
+			j++;
+		if (pf_buf_append(b, s + i, (size_t)(z - s) - i) == -1 ||
+		    pf_buf_append(b, "0x", 2) == -1 ||
+		    (j > (size_t)(z - s) + 2 && pf_buf_append(b, "...", 3) == -1))
+			pf_die(PF_EXIT_FAIL, "memory");
+		i = j;
+	}
+	*len = b->len;
+	return b->data;
+}
+
+static void
+folded_line(struct state *st, const char *l, size_t len)
+{
+	struct folded_line fl;
+	const char *key;
+	size_t klen;
+
+	switch (folded_parse(l, len, &fl)) {
+	case 0:
+		break;
+	case 1:
+		return;	/* blank or a comment */
+	default:
+		malformed(st, errno == EDOM ? "count is not a whole number" :
+		    errno == ERANGE ? "count out of range" : "no count or no stack");
+		return;
+	}
+	key = fl.stack;
+	klen = fl.stack_len;
+	if (opt.diff) {
+		if (fl.ncounts != 1) {
+			malformed(st, "two counts in an input of --diff");
+			return;
+		}
+		if (opt.strip_hex)
+			key = strip_hex(&st->tmp, key, &klen);
+		add_or_die(st, key, klen, st->column == 0 ? fl.count[0] : 0,
+		    st->column == 1 ? fl.count[0] : 0);
+		return;
+	}
+	if (st->ncounts == 0)
+		st->ncounts = fl.ncounts;
+	if (fl.ncounts != st->ncounts) {
+		malformed(st, st->ncounts == 1 ? "two counts in a one-count input" :
+		    "one count in a two-count input");
+		return;
+	}
+	add_or_die(st, key, klen, fl.count[0], fl.ncounts == 2 ? fl.count[1] : 0);
+}
+
+static void
+read_input(struct state *st, struct perfscript *ps, const char *path)
+{
+	struct linereader *lr;
+	char *l;
+	size_t len;
+	int fd, r;
+
+	if (strcmp(path, "-") == 0) {
+		fd = STDIN_FILENO;
+		st->file = "<stdin>";
+	} else {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			pf_die(PF_EXIT_FAIL, "%s", path);
+		st->file = path;
+	}
+	if ((lr = lr_new(fd, st->file)) == NULL)
+		pf_die(PF_EXIT_FAIL, "%s", st->file);
+	while ((r = lr_next(lr, &l, &len)) == 1) {
+		st->line = lr_lineno(lr);
+		if (ps == NULL) {
+			folded_line(st, l, len);
+		} else if (ps_line(ps, l, len) == -1) {
+			if (errno != EBADMSG)
+				pf_die(PF_EXIT_FAIL, "%s:%llu", st->file,
+				    (unsigned long long)st->line);
+			malformed(st, ps_malformed(ps));
+		}
+	}
+	if (r == -1) {
+		if (errno == E2BIG)
+			pf_diex(PF_EXIT_FAIL, "%s:%llu: line longer than %u bytes",
+			    st->file, (unsigned long long)lr_lineno(lr) + 1, LR_MAX_LINE);
+		pf_die(PF_EXIT_FAIL, "%s", st->file);
+	}
+	if (ps != NULL && ps_finish(ps) == -1)
+		pf_die(PF_EXIT_FAIL, "%s", st->file);
+	lr_free(lr);
+	if (fd != STDIN_FILENO)
+		close(fd);
+}
+
+/*
+ * Write the map sorted byte-wise: "stack C" or "stack C1 C2".  With
+ * --normalize, C1 is scaled by total(C2)/total(C1) and truncated, as
+ * difffolded.pl -n does; an empty BEFORE has nothing to scale.
+ */
+static void
+print_map(const struct stackmap *m, int two, int scale)
+{
+	const struct stackmap_entry **v;
+	unsigned __int128 t1 = 0, t2 = 0;
+	char num[48];
+	size_t n, i;
+
+	if ((v = stackmap_sorted(m, &n)) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	if (scale) {
+		for (i = 0; i < n; i++) {
+			t1 += v[i]->count[0];
+			t2 += v[i]->count[1];
+		}
+		if (t1 == 0)
+			scale = 0;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t c0 = v[i]->count[0];
+		int k;
+
+		if (scale)
+			c0 = (uint64_t)(((unsigned __int128)c0 * t2) / t1);
+		if (two)
+			k = snprintf(num, sizeof(num), " %llu %llu\n",
+			    (unsigned long long)c0, (unsigned long long)v[i]->count[1]);
+		else
+			k = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)c0);
+		fwrite(v[i]->key, 1, v[i]->len, stdout);
+		if (fwrite(num, 1, (size_t)k, stdout) != (size_t)k)
+			break;
+	}
+	free(v);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "addrs", no_argument, NULL, OPT_ADDRS },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "diff", no_argument, NULL, OPT_DIFF },
+		{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
+		{ "filter-comm", required_argument, NULL, OPT_FILTER_COMM },
+		{ "filter-pid", required_argument, NULL, OPT_FILTER_PID },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "help", no_argument, NULL, 'h' },
+		{ "jit", no_argument, NULL, OPT_JIT },
+		{ "kernel", no_argument, NULL, OPT_KERNEL },
+		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
+		{ "pid", no_argument, NULL, OPT_PID },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "strip-hex", no_argument, NULL, OPT_STRIP_HEX },
+		{ "tid", no_argument, NULL, OPT_TID },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	static char *stdin_only[] = { (char *)"-", NULL };
+	struct state st = { 0 };
+	struct perfscript *ps = NULL;
+	char **inputs;
+	int c, i, ninputs;
+
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage();
+			pf_exit_checked(PF_EXIT_OK);
+		case OPT_ADDRS:
+			opt.ps.include_addrs = opt.perf_only = 1;
+			break;
+		case OPT_ALL:
+			opt.ps.annotate_kernel = opt.ps.annotate_jit = opt.perf_only = 1;
+			break;
+		case OPT_DIFF:
+			opt.diff = 1;
+			break;
+		case OPT_EVENT_FILTER:
+			if (*optarg == '\0')
+				pf_usage_error(synopsis, "--event-filter: empty event name");
+			opt.ps.event_filter = optarg;
+			opt.perf_only = 1;
+			break;
+		case OPT_FILTER_COMM:
+			opt.ps.comm = optarg;
+			opt.perf_only = 1;
+			break;
+		case OPT_FILTER_PID:
+			parse_pids(optarg);
+			opt.perf_only = 1;
+			break;
+		case OPT_FOLDED:
+			opt.folded = 1;
+			break;
+		case OPT_JIT:
+			opt.ps.annotate_jit = opt.perf_only = 1;
+			break;
+		case OPT_KERNEL:
+			opt.ps.annotate_kernel = opt.perf_only = 1;
+			break;
+		case OPT_NORMALIZE:
+			opt.normalize = 1;
+			break;
+		case OPT_PID:
+			opt.ps.include_pid = opt.perf_only = 1;
+			break;
+		case OPT_STRICT:
+			opt.strict = 1;
+			break;
+		case OPT_STRIP_HEX:
+			opt.strip_hex = 1;
+			break;
+		case OPT_TID:
+			opt.ps.include_tid = opt.perf_only = 1;
+			break;
+		case OPT_TIME:
+			parse_time(optarg);
+			opt.perf_only = 1;
+			break;
+		case OPT_VERSION:
+			pf_print_version();
+		case ':':
+			pf_usage_error(synopsis, "%s: needs an argument", argv[optind - 1]);
+		default:
+			if (optopt != 0 && optopt < 256)
+				pf_usage_error(synopsis, "-%c: unknown option", optopt);
+			pf_usage_error(synopsis, "%s: unknown option", argv[optind - 1]);
+		}
+	}
+	inputs = argv + optind;
+	ninputs = argc - optind;
+	if ((opt.folded || opt.diff) && opt.perf_only)
+		pf_usage_error(synopsis, "%s reads folded stacks: sample-stream options do not apply",
+		    opt.diff ? "--diff" : "--folded");
+	if ((opt.normalize || opt.strip_hex) && !opt.diff)
+		pf_usage_error(synopsis, "%s: only with --diff",
+		    opt.normalize ? "--normalize" : "--strip-hex");
+	if (opt.diff && ninputs != 2)
+		pf_usage_error(synopsis, "--diff: want two files, BEFORE and AFTER");
+	if (opt.diff && strcmp(inputs[0], "-") == 0 && strcmp(inputs[1], "-") == 0)
+		pf_usage_error(synopsis, "--diff: BEFORE and AFTER cannot both be stdin");
+	if (ninputs == 0) {
+		inputs = stdin_only;
+		ninputs = 1;
+	}
+
+	if ((st.map = stackmap_new()) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	if (!opt.folded && !opt.diff &&
+	    (ps = ps_new(&opt.ps, emit_sample, &st)) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	for (i = 0; i < ninputs; i++) {
+		st.column = i;
+		read_input(&st, ps, inputs[i]);
+	}
+	if (st.malformed > MAX_WARNINGS)
+		pf_warnx("%llu malformed lines ignored, %llu of them not shown",
+		    (unsigned long long)st.malformed,
+		    (unsigned long long)(st.malformed - MAX_WARNINGS));
+	if (ps != NULL) {
+		struct ps_stats pst;
+
+		ps_get_stats(ps, &pst);
+		if (pst.event_defaulted && pst.other_events > 0)
+			pf_warnx("note: kept only events of type '%s', the first seen; "
+			    "%llu samples of other events left out (--event-filter chooses)",
+			    pst.event, (unsigned long long)pst.other_events);
+	}
+	print_map(st.map, opt.diff || st.ncounts == 2, opt.normalize);
+	ps_free(ps);
+	stackmap_free(st.map);
+	pf_buf_free(&st.tmp);
+	free(opt.pids);
+	pf_exit_checked(PF_EXIT_OK);
+}

@@ -1,0 +1,87 @@
+/*
+ * perfscript: the parser for the sample stream, i.e. the text `perf script`
+ * prints (man/pf-formats.5), turning each sample into one folded stack.
+ *
+ * It keeps stackcollapse-perf.pl's rules (the folded output of the Perl
+ * script is the compatibility contract): the event line's period is the
+ * weight, `[unknown]` becomes `[module]`, spaces in the comm become `_`,
+ * names are tidied (`;` to `:`, arguments cut from the first parenthesis,
+ * quotes removed, Java's `L` prefix removed), only the first event type is
+ * kept unless a filter names one.  On top of that it keeps a sample that is
+ * not followed by a blank line, keeps parentheses inside C++ template
+ * arguments, counts `.ko` modules and `vmlinux-*` as kernel and
+ * `jitted-*.so` as JIT, and reads a frame carried on the event line.
+ *
+ * The caller feeds lines (ps_line) and gets each finished sample through a
+ * callback; memory is bounded by the largest sample, not the input.
+ */
+#ifndef PF_PERFSCRIPT_H
+#define PF_PERFSCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct perfscript;
+
+struct ps_config {
+	int include_pid;	/* root frame "comm-PID" (PID "?" when absent) */
+	int include_tid;	/* root frame "comm-PID/TID"; wins over include_pid */
+	int annotate_kernel;	/* "_[k]" on kernel frames */
+	int annotate_jit;	/* "_[j]" on JIT frames */
+	int include_addrs;	/* "[module <pc>]" for unknown symbols */
+	const char *event_filter;	/* keep only this event; NULL: the first seen */
+	/* Extras; a zero value is off. */
+	const uint64_t *pids;	/* keep samples whose PID (or TID when no PID) is listed */
+	size_t npids;
+	const char *comm;	/* keep samples of this comm (as printed, or with '_') */
+	int use_time;		/* keep samples with time_start <= t < time_end */
+	uint64_t time_start_ns, time_end_ns;
+};
+
+struct ps_sample {
+	const char *stack;	/* "root;caller;...;leaf", NUL-terminated, valid in the callback */
+	size_t len;
+	uint64_t weight;	/* the period, or 1 */
+};
+
+/*
+ * Called for every finished sample that passed the filters.  Return 0, or
+ * -1 with errno set to stop: ps_line/ps_finish then return -1 with that
+ * errno.
+ */
+typedef int (*ps_emit_fn)(const struct ps_sample *s, void *arg);
+
+struct ps_stats {
+	uint64_t samples;		/* emitted */
+	uint64_t other_events;		/* dropped by the event filter */
+	int event_defaulted;		/* the filter was the first event seen */
+	const char *event;		/* the event kept (NULL before the first) */
+};
+
+/* A parser (cfg is copied, its strings are not), or NULL with ENOMEM. */
+struct perfscript *ps_new(const struct ps_config *cfg, ps_emit_fn emit, void *arg);
+
+/*
+ * Feed one line without its newline (len bytes; need not be
+ * NUL-terminated).  Returns 0; or -1 with errno EBADMSG for a line that is
+ * neither blank, a '#' comment, an event line nor a frame line (the line
+ * is ignored and parsing can go on; ps_malformed() says why); or -1 with
+ * the callback's errno, or ENOMEM.
+ */
+int ps_line(struct perfscript *ps, const char *line, size_t len);
+
+/* Why the last EBADMSG line was malformed (a static string). */
+const char *ps_malformed(const struct perfscript *ps);
+
+/*
+ * End of one input: finish the pending sample, as if a blank line
+ * followed.  The event filter carries over to the next input.  0 or -1
+ * as ps_line.
+ */
+int ps_finish(struct perfscript *ps);
+
+void ps_get_stats(const struct perfscript *ps, struct ps_stats *st);
+
+void ps_free(struct perfscript *ps);
+
+#endif

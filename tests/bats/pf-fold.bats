@@ -1,0 +1,550 @@
+#!/usr/bin/env bats
+# pf-fold: stackcollapse-perf.pl's rules, the deliberate improvements and
+# the extras, each proved on small hand-written fixtures
+# (tests/bats/fixtures/fold/).  pf-fold-conformance.bats checks the same
+# rules against the Perl script's own outputs when ../shared is present.
+
+load test_helper
+
+F="$FIXTURES/fold"
+
+# fold ARGS...: run pf-fold with stdout and stderr apart.
+fold() {
+	run --separate-stderr pf-fold "$@"
+}
+
+# --- reading the sample stream -------------------------------------------
+
+@test "samples are folded root first, weighted by period, summed and sorted byte-wise" {
+	fold "$F/basic.perf"
+	[ "$status" -eq 0 ]
+	assert_output "batch;main;crunch 1000000
+web_server;[unknown];worker;[libc.so.6] 2000000
+web_server;__libc_start_main;main;handle_request 2000000"
+	[ -z "$stderr" ]
+}
+
+@test "the output ends with a newline and has nothing else" {
+	pf-fold "$F/basic.perf" >"$BATS_TEST_TMPDIR/out"
+	printf 'batch;main;crunch 1000000\nweb_server;[unknown];worker;[libc.so.6] 2000000\nweb_server;__libc_start_main;main;handle_request 2000000\n' >"$BATS_TEST_TMPDIR/want"
+	cmp "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/want"
+}
+
+@test "stdin is read when no file is named, and for -" {
+	local want
+	want=$(pf-fold "$F/basic.perf")
+	run --separate-stderr pf-fold <"$F/basic.perf"
+	[ "$status" -eq 0 ]
+	assert_output "$want"
+	run --separate-stderr pf-fold - <"$F/basic.perf"
+	[ "$status" -eq 0 ]
+	assert_output "$want"
+}
+
+@test "several inputs are folded into one output" {
+	fold "$F/basic.perf" "$F/basic.perf"
+	[ "$status" -eq 0 ]
+	assert_output "batch;main;crunch 2000000
+web_server;[unknown];worker;[libc.so.6] 4000000
+web_server;__libc_start_main;main;handle_request 4000000"
+}
+
+@test "an empty input gives an empty output and exit 0" {
+	run --separate-stderr pf-fold </dev/null
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ -z "$stderr" ]
+}
+
+@test "sorting is by bytes, not by locale" {
+	printf 'Zed 1 1.0: 1 cpu-clock: \n\t1 f (/x)\n\nabc 1 1.0: 1 cpu-clock: \n\t1 f (/x)\n\n_u 1 1.0: 1 cpu-clock: \n\t1 f (/x)\n\n' >"$BATS_TEST_TMPDIR/in"
+	LC_ALL=en_US.UTF-8 run --separate-stderr pf-fold "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 0 ]
+	assert_output "Zed;f 1
+_u;f 1
+abc;f 1"
+}
+
+# --- stackcollapse-perf.pl's options -------------------------------------
+
+@test "--pid names the root frame comm-PID, with ? when perf printed only a TID" {
+	fold --pid "$F/basic.perf"
+	[ "$status" -eq 0 ]
+	assert_output "batch-?;main;crunch 1000000
+web_server-4242;[unknown];worker;[libc.so.6] 2000000
+web_server-4242;__libc_start_main;main;handle_request 2000000"
+}
+
+@test "--tid names the root frame comm-PID/TID and wins over --pid" {
+	local want="batch-?/977;main;crunch 1000000
+web_server-4242/4243;__libc_start_main;main;handle_request 2000000
+web_server-4242/4244;[unknown];worker;[libc.so.6] 2000000"
+	fold --tid "$F/basic.perf"
+	[ "$status" -eq 0 ]
+	assert_output "$want"
+	fold --pid --tid "$F/basic.perf"
+	assert_output "$want"
+}
+
+@test "--addrs writes unknown symbols as [module <address>]" {
+	fold --addrs "$F/basic.perf"
+	[ "$status" -eq 0 ]
+	assert_output "batch;main;crunch 1000000
+web_server;[unknown <0>];worker;[libc.so.6 <7f0a1b2c0000>] 2000000
+web_server;__libc_start_main;main;handle_request 2000000"
+}
+
+@test "without annotation options kernel and JIT frames are left plain" {
+	fold "$F/kernel.perf"
+	[ "$status" -eq 0 ]
+	assert_output "app;main;tagged_[j];compiled_loop;Interpreter;[unknown];[[kernel.kallsyms]];ksys_read;vfs_read;ext4_file_read_iter;do_syscall_64 1"
+}
+
+@test "--kernel marks [..] modules, vmlinux, vmlinux-* and .ko modules, not [unknown]" {
+	fold --kernel "$F/kernel.perf"
+	[ "$status" -eq 0 ]
+	assert_output "app;main;tagged_[j];compiled_loop;Interpreter;[unknown];[[kernel.kallsyms]]_[k];ksys_read_[k];vfs_read_[k];ext4_file_read_iter_[k];do_syscall_64_[k] 1"
+}
+
+@test "--jit marks /tmp/perf-PID.map and jitted-*.so frames, once" {
+	fold --jit "$F/kernel.perf"
+	[ "$status" -eq 0 ]
+	assert_output "app;main;tagged_[j];compiled_loop_[j];Interpreter_[j];[unknown];[[kernel.kallsyms]];ksys_read;vfs_read;ext4_file_read_iter;do_syscall_64 1"
+}
+
+@test "--all is --kernel and --jit together" {
+	local want
+	want=$(pf-fold --kernel --jit "$F/kernel.perf")
+	fold --all "$F/kernel.perf"
+	[ "$status" -eq 0 ]
+	assert_output "$want"
+	assert_output --partial "Interpreter_[j]"
+	assert_output --partial "do_syscall_64_[k]"
+}
+
+@test "the first event type is the default filter, with a note on stderr" {
+	fold "$F/events.perf"
+	[ "$status" -eq 0 ]
+	assert_output "app;main;spin 150"
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "${stderr_lines[0]}" == "pf-fold: note: kept only events of type 'cycles'"*"2 samples of other events left out"* ]]
+}
+
+@test "--event-filter keeps only the named event, and a sample without a period weighs 1" {
+	fold --event-filter instructions "$F/events.perf"
+	[ "$status" -eq 0 ]
+	assert_output "app;main;compute 301"
+	[ -z "$stderr" ]
+	fold --event-filter page-faults "$F/events.perf"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+# --- the clean-ups -------------------------------------------------------
+
+@test "native names are tidied: arguments cut, ';' to ':', quotes removed, '(' names skipped" {
+	fold "$F/cpp.perf"
+	[ "$status" -eq 0 ]
+	# Go methods and (anonymous namespace) keep their parentheses; a
+	# symbol that starts with '(' is not a frame.
+	assert_output "cpp-app;main;operator<<;std::vector<int, std::allocator<int> >::push_back;say hi:now;main.(*Server).Serve;ns::(anonymous namespace)::helper;std::function<void (int)>::operator 1"
+}
+
+@test "C++ template arguments keep their parentheses" {
+	printf 'app 1 1.0: 1 cpu-clock: \n\t1 std::function<int (int, int)>::operator()(int, int) const (/x)\n\t2 std::_Function_handler<void (), Task>::_M_invoke(std::_Any_data const&) (/x)\n\n' >"$BATS_TEST_TMPDIR/in"
+	fold "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 0 ]
+	assert_output "app;std::_Function_handler<void (), Task>::_M_invoke;std::function<int (int, int)>::operator 1"
+}
+
+@test "Java names lose the L prefix under a java comm, and inlined frames get _[i]" {
+	fold "$F/java.perf"
+	[ "$status" -eq 0 ]
+	assert_output "java;start_thread;JavaCalls::call_helper;com/example/A:.a;com/example/B:.b_[i];com/example/Foo:.bar 1
+node;main;Lfoo/bar 1"
+}
+
+@test "--jit marks the first frame of an inline chain, the rest stay _[i]" {
+	fold --jit "$F/java.perf"
+	[ "$status" -eq 0 ]
+	assert_output "java;start_thread;JavaCalls::call_helper;com/example/A:.a_[j];com/example/B:.b_[i];com/example/Foo:.bar_[j] 1
+node;main;Lfoo/bar_[j] 1"
+}
+
+@test "a comm with spaces becomes underscores in every root-frame form" {
+	local opt
+	for opt in "" --pid --tid; do
+		# shellcheck disable=SC2086
+		run --separate-stderr pf-fold $opt "$F/basic.perf"
+		[ "$status" -eq 0 ]
+		assert_output --partial "web_server"
+		refute_output --partial "web server"
+	done
+}
+
+# --- the improvements ----------------------------------------------------
+
+@test "the last sample is kept without a trailing blank line" {
+	fold "$F/nolastblank.perf"
+	[ "$status" -eq 0 ]
+	assert_output "app;main;last 1
+app;main;spin 1"
+}
+
+@test "the last sample is kept even without a final newline" {
+	printf 'app 1 1.0: 7 cpu-clock: \n\t1 leaf (/x)\n\t2 root (/x)' >"$BATS_TEST_TMPDIR/in"
+	fold "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 0 ]
+	assert_output "app;root;leaf 7"
+}
+
+@test "an event line that carries its single frame is read, padded comm or not" {
+	fold "$F/singleline.perf"
+	[ "$status" -eq 0 ]
+	assert_output "app;idle 2000
+app;spin 2000"
+}
+
+@test "a module perf marks (deleted) is read whole, without the mark" {
+	printf 'app 1 1.0: 1 cpu-clock: \n\t7f01 main+0x10 (/usr/bin/x (deleted))\n\t7f02 [unknown] (/opt/libfoo.so (deleted))\n\t7f03 start (/usr/bin/x)\n\n' >"$BATS_TEST_TMPDIR/in"
+	fold "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 0 ]
+	assert_output "app;start;[libfoo.so];main 1"
+}
+
+@test "an event line ends the sample before it even without a blank line" {
+	printf 'aa 1 1.0: 1 cpu-clock: \n\t1 f (/x)\nbb 2 1.1: 1 cpu-clock: \n\t1 g (/x)\n' >"$BATS_TEST_TMPDIR/in"
+	fold "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 0 ]
+	assert_output "aa;f 1
+bb;g 1"
+}
+
+# --- the extras ----------------------------------------------------------
+
+@test "--filter-pid keeps the listed processes; a lone number is a TID" {
+	local -a cases=(
+		"5151|db;flush 1
+db;query 1"
+		"77|cron;tick 1"
+		"4242,77|cron;tick 1
+web_server;parse 1
+web_server;serve 1"
+		"9999|"
+	)
+	local c
+	for c in "${cases[@]}"; do
+		fold --filter-pid "${c%%|*}" "$F/filters.perf"
+		[ "$status" -eq 0 ] || fail "--filter-pid ${c%%|*}: status $status"
+		[ "$output" = "${c#*|}" ] || fail "--filter-pid ${c%%|*}: got '$output'"
+	done
+}
+
+@test "--filter-comm matches the comm as printed or with underscores" {
+	local want="web_server;parse 1
+web_server;serve 1"
+	fold --filter-comm "web server" "$F/filters.perf"
+	[ "$status" -eq 0 ]
+	assert_output "$want"
+	fold --filter-comm web_server "$F/filters.perf"
+	assert_output "$want"
+	fold --filter-comm web "$F/filters.perf"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "--time keeps samples with START <= time < END, either end open" {
+	local -a cases=(
+		"101,102|db;query 1
+web_server;parse 1"
+		"102,|cron;tick 1
+db;flush 1"
+		",101|web_server;serve 1"
+		"100.5,100.500001|web_server;serve 1"
+		"200,300|"
+	)
+	local c
+	for c in "${cases[@]}"; do
+		fold --time "${c%%|*}" "$F/filters.perf"
+		[ "$status" -eq 0 ] || fail "--time ${c%%|*}: status $status"
+		[ "$output" = "${c#*|}" ] || fail "--time ${c%%|*}: got '$output'"
+	done
+}
+
+@test "filters combine with each other and with --pid" {
+	fold --filter-comm db --time 102, --pid "$F/filters.perf"
+	[ "$status" -eq 0 ]
+	assert_output "db-5151;flush 1"
+}
+
+@test "--folded sums folded files, skipping comments and blank lines" {
+	fold --folded "$F/before.folded" "$F/after.folded"
+	[ "$status" -eq 0 ]
+	assert_output "main;idle 6
+main;new 6
+main;work;0x7f001234 5
+main;work;0x7f009999 4
+main;work;0x7f00abcd 2"
+	[ -z "$stderr" ]
+}
+
+@test "--folded sums two-count files column by column" {
+	printf 'a;b 1 2\na;c 0 5\n' >"$BATS_TEST_TMPDIR/d1"
+	printf 'a;b 10 20\n' >"$BATS_TEST_TMPDIR/d2"
+	fold --folded "$BATS_TEST_TMPDIR/d1" "$BATS_TEST_TMPDIR/d2"
+	[ "$status" -eq 0 ]
+	assert_output "a;b 11 22
+a;c 0 5"
+}
+
+@test "--folded warns about a line whose count columns differ from the first" {
+	printf 'a;b 1\na;c 2 3\n' >"$BATS_TEST_TMPDIR/mix"
+	fold --folded "$BATS_TEST_TMPDIR/mix"
+	[ "$status" -eq 0 ]
+	assert_output "a;b 1"
+	[ "${stderr_lines[0]}" = "pf-fold: $BATS_TEST_TMPDIR/mix:2: two counts in a one-count input" ]
+}
+
+@test "--diff writes the union of both files with both counts, sorted" {
+	fold --diff "$F/before.folded" "$F/after.folded"
+	[ "$status" -eq 0 ]
+	assert_output "main;idle 5 1
+main;new 0 6
+main;work;0x7f001234 5 0
+main;work;0x7f009999 0 4
+main;work;0x7f00abcd 2 0"
+}
+
+@test "--diff --strip-hex merges stacks that differ only in addresses" {
+	fold --diff --strip-hex "$F/before.folded" "$F/after.folded"
+	[ "$status" -eq 0 ]
+	assert_output "main;idle 5 1
+main;new 0 6
+main;work;0x... 7 4"
+}
+
+@test "--diff --normalize scales BEFORE to the total of AFTER, truncating" {
+	# totals 12 and 11: 5*11/12 = 4.58 -> 4, 2*11/12 = 1.83 -> 1
+	fold --diff --normalize "$F/before.folded" "$F/after.folded"
+	[ "$status" -eq 0 ]
+	assert_output "main;idle 4 1
+main;new 0 6
+main;work;0x7f001234 4 0
+main;work;0x7f009999 0 4
+main;work;0x7f00abcd 1 0"
+	fold --diff --normalize --strip-hex "$F/before.folded" "$F/after.folded"
+	assert_output "main;idle 4 1
+main;new 0 6
+main;work;0x... 6 4"
+}
+
+@test "--diff reads AFTER from stdin when it is -" {
+	fold --diff "$F/before.folded" - <"$F/after.folded"
+	[ "$status" -eq 0 ]
+	assert_line "main;new 0 6"
+}
+
+# --- malformed input -----------------------------------------------------
+
+@test "a malformed line is a warning with file:line and the rest is still folded" {
+	fold "$F/malformed.perf"
+	[ "$status" -eq 0 ]
+	assert_output "app;main;spin 2"
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = "pf-fold: $F/malformed.perf:4: unrecognized line" ]
+	[ "${stderr_lines[1]}" = "pf-fold: $F/malformed.perf:7: frame line outside a sample" ]
+}
+
+@test "--strict makes the first malformed line fatal, exit 3, no output" {
+	fold --strict "$F/malformed.perf"
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
+	[ "$stderr" = "pf-fold: $F/malformed.perf:4: unrecognized line" ]
+}
+
+@test "the first 10 malformed lines are shown, then a count" {
+	{
+		printf 'app 1 1.0: 1 cpu-clock: \n\t1 f (/x)\n\n'
+		for i in $(seq 25); do echo "junk $i"; done
+		printf 'app 1 1.0: 1 cpu-clock: \n\t1 f (/x)\n\n'
+	} >"$BATS_TEST_TMPDIR/in"
+	fold "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 0 ]
+	assert_output "app;f 2"
+	[ "${#stderr_lines[@]}" -eq 11 ]
+	[ "${stderr_lines[0]}" = "pf-fold: $BATS_TEST_TMPDIR/in:4: unrecognized line" ]
+	[ "${stderr_lines[9]}" = "pf-fold: $BATS_TEST_TMPDIR/in:13: unrecognized line" ]
+	[ "${stderr_lines[10]}" = "pf-fold: 25 malformed lines ignored, 15 of them not shown" ]
+}
+
+@test "malformed folded lines are warned about by reason, --strict stops at the first" {
+	printf 'a;b 1\nno-count\na;b 1.5\na;b 99999999999999999999999\n 7\na;c 2\n' >"$BATS_TEST_TMPDIR/bad"
+	fold --folded "$BATS_TEST_TMPDIR/bad"
+	[ "$status" -eq 0 ]
+	assert_output "a;b 1
+a;c 2"
+	[ "${stderr_lines[0]}" = "pf-fold: $BATS_TEST_TMPDIR/bad:2: no count or no stack" ]
+	[ "${stderr_lines[1]}" = "pf-fold: $BATS_TEST_TMPDIR/bad:3: count is not a whole number" ]
+	[ "${stderr_lines[2]}" = "pf-fold: $BATS_TEST_TMPDIR/bad:4: count out of range" ]
+	[ "${stderr_lines[3]}" = "pf-fold: $BATS_TEST_TMPDIR/bad:5: no count or no stack" ]
+	fold --folded --strict "$BATS_TEST_TMPDIR/bad"
+	[ "$status" -eq 3 ]
+	[ "$stderr" = "pf-fold: $BATS_TEST_TMPDIR/bad:2: no count or no stack" ]
+}
+
+@test "a count that would overflow 64 bits is an error, not a wrap" {
+	printf 'a 18446744073709551615\na 1\n' >"$BATS_TEST_TMPDIR/big"
+	fold --folded "$BATS_TEST_TMPDIR/big"
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"big:2: count overflows 64 bits"* ]]
+}
+
+# --- usage and failures ----------------------------------------------------
+
+@test "bad option values and combinations exit 2 with a reason and the synopsis" {
+	local -a cases=(
+		"--time|--time: needs an argument"
+		"--time 5|--time: '5': want START,END"
+		"--time 5,2|the end must come after the start"
+		"--time x,|--time: 'x': not a time in seconds"
+		"--time ,1y|--time: '1y': not a time in seconds"
+		"--filter-pid 12x|--filter-pid: '12x': not a process id"
+		"--filter-pid 1,,2|--filter-pid: '': not a process id"
+		"--filter-pid -1|--filter-pid: '-1': not a process id"
+		"--event-filter=|--event-filter: empty event name"
+		"--diff $F/before.folded|--diff: want two files"
+		"--normalize $F/before.folded|--normalize: only with --diff"
+		"--strip-hex x|--strip-hex: only with --diff"
+		"--folded --pid x|--folded reads folded stacks"
+		"--diff --kernel a b|--diff reads folded stacks"
+		"--diff - -|cannot both be stdin"
+	)
+	local c
+	for c in "${cases[@]}"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr pf-fold ${c%%|*}
+		[ "$status" -eq 2 ] || fail "'${c%%|*}': status $status"
+		[ -z "$output" ] || fail "'${c%%|*}': wrote to stdout"
+		[[ "${stderr_lines[0]}" == "pf-fold: "*"${c#*|}"* ]] || fail "'${c%%|*}': '${stderr_lines[0]}'"
+		[[ "$stderr" == *"usage: pf-fold"* ]] || fail "'${c%%|*}': no synopsis"
+	done
+}
+
+@test "an unreadable input exits 3 naming it, and nothing is written" {
+	fold "$F/basic.perf" "$BATS_TEST_TMPDIR/missing"
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
+	[ "$stderr" = "pf-fold: $BATS_TEST_TMPDIR/missing: No such file or directory" ]
+	fold "$BATS_TEST_TMPDIR"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == "pf-fold: $BATS_TEST_TMPDIR: "* ]]
+}
+
+@test "a write error on stdout exits 3" {
+	[ -w /dev/full ] || skip "/dev/full not available"
+	run --separate-stderr sh -c 'pf-fold "$1" >/dev/full' sh "$F/basic.perf"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == "pf-fold: stdout"* ]]
+}
+
+# --- bounded memory --------------------------------------------------------
+
+@test "memory does not grow with input size: 8x the input, same unique stacks" {
+	[ -x /usr/bin/time ] || skip "/usr/bin/time not installed"
+	# About 4 MB of samples, then the same read eight times over a pipe.
+	awk 'BEGIN { for (i = 0; i < 20000; i++) {
+		printf "app %d [000] %d.000000: 1 cpu-clock: \n", 100 + i % 7, i
+		printf "\t%x leaf_%d (/usr/bin/app)\n\t400000 mid_%d (/usr/bin/app)\n", i, i % 50, i % 13
+		printf "\t400100 main (/usr/bin/app)\n\n" } }' >"$BATS_TEST_TMPDIR/in"
+	local r1 r8 i
+	r1=$(/usr/bin/time -f %M pf-fold "$BATS_TEST_TMPDIR/in" 2>&1 >/dev/null | tail -n 1)
+	r8=$(for i in 1 2 3 4 5 6 7 8; do cat "$BATS_TEST_TMPDIR/in"; done |
+		/usr/bin/time -f %M pf-fold 2>&1 >/dev/null | tail -n 1)
+	# Holding the 32 MB input would add 30000 KB; allow 25% for noise.
+	[ "$r8" -lt $((r1 + r1 / 4)) ] || fail "peak RSS ${r1} KB for 1x, ${r8} KB for 8x"
+	run pf-fold "$BATS_TEST_TMPDIR/in"
+	[ "${#lines[@]}" -eq 650 ]
+}
+
+@test "the demo stream folds to the documented stacks" {
+	fold --all "$F/demo.perf"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	assert_line "shop-api;main;serve_forever;handle_request;render_page;escape_html 20202020"
+	assert_line "shop-api;main;serve_forever;handle_request;write_response;__send;entry_SYSCALL_64_after_hwframe_[k];__sys_sendto_[k];tcp_sendmsg_[k];copy_user_enhanced_fast_string_[k] 10101010"
+	assert_line "shop-api;main;serve_forever;handle_request;lookup_cart;std::map<std::string, Item>::find 10101010"
+	[ "${#lines[@]}" -eq 6 ]
+}
+
+@test "event and frame lines are read as stackcollapse-perf.pl's regexes read them" {
+	# input line | options | folded output for that line plus "\t1 f (/x)"
+	local -a cases=(
+		'app 42 1.0: 5 cpu-clock: ||app;f 5'
+		'app 42/43 [001] 1.0: 5 cpu-clock: |--tid|app-42/43;f 5'
+		'my app 42 1.0: cpu-clock: ||my_app;f 1'
+		'app 42 1.0: 0 cpu-clock: ||app;f 1'
+		'app 42 1.0: 5 cycles:ppp: ||app;f 5'
+		'app 42 1.0:||app;f 1'
+		'swapper 0/0 [000] 1.0: 5 cpu-clock: |--tid|swapper-?/0;f 5'
+		'app 42/ 1.0: 5 cpu-clock: |--pid|app-?;f 5'
+		'x 1 1.0: 2 cpu-clock: ||x_1_1.0:;f 2'
+		'app	42 1.0: 5 cpu-clock: \r||app;f 5'
+	)
+	local c line opts want
+	for c in "${cases[@]}"; do
+		line=${c%%|*}
+		opts=${c#*|}
+		want=${opts#*|}
+		opts=${opts%%|*}
+		printf '%b\n\t1 f (/x)\n\n' "$line" >"$BATS_TEST_TMPDIR/in"
+		# shellcheck disable=SC2086
+		run --separate-stderr pf-fold $opts "$BATS_TEST_TMPDIR/in"
+		[ "$status" -eq 0 ] || fail "'$line': status $status"
+		[ "$output" = "$want" ] || fail "'$line' $opts: got '$output', want '$want'"
+	done
+	local -a frames=(
+		'	7f01 f+0x1f (/x)|app;f'
+		'	7f01 f+0x1F (/x)|app;f+0x1F'
+		'	7f01 a->b->c (/x)|app;a;b_[i];c_[i]'
+		'	7f01 a-> (/x)|app;a'
+		'	7f01 ->b (/x)|app;;b_[i]'
+		'	abc (/x)|app;c'
+		'	7f01 f (/usr/lib/a (b)/x.so)|app;f '
+		'	7f01 "(x) (/x)|app;'
+		'	7f01 [unknown] (/a/b/lib.so)|app;[lib.so]'
+	)
+	for c in "${frames[@]}"; do
+		printf 'app 1 1.0: 1 cpu-clock: \n%s\n\n' "${c%%|*}" >"$BATS_TEST_TMPDIR/in"
+		run --separate-stderr pf-fold "$BATS_TEST_TMPDIR/in"
+		[ "$status" -eq 0 ] || fail "'${c%%|*}': status $status"
+		[ "$output" = "${c#*|} 1" ] || fail "'${c%%|*}': got '$output', want '${c#*|} 1'"
+	done
+}
+
+@test "a line longer than 64 MiB is refused with exit 3, not buffered without end" {
+	run --separate-stderr sh -c 'head -c 70000000 /dev/zero | tr "\0" a | pf-fold'
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
+	[ "$stderr" = "pf-fold: <stdin>:1: line longer than 67108864 bytes" ]
+}
+
+@test "real perf script output, with and without call chains, folds with every period counted" {
+	require_cmd perf
+	require_perf_events
+	local d=$BATS_TEST_TMPDIR g want got
+	for g in -g ""; do
+		# shellcheck disable=SC2086
+		perf record -q -F 499 $g -o "$d/p.data" -- \
+		    sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i + 1)); done' \
+		    >/dev/null 2>&1 || skip "perf record cannot sample here"
+		perf script -i "$d/p.data" >"$d/p.txt" 2>/dev/null
+		want=$(perf script -i "$d/p.data" -F period 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+		[ "$want" -gt 0 ] || skip "perf recorded no samples"
+		run --separate-stderr pf-fold --strict "$d/p.txt"
+		[ "$status" -eq 0 ] || fail "perf record $g: status $status: $stderr"
+		got=$(printf '%s\n' "$output" | awk '{ s += $NF } END { print s + 0 }')
+		[ "$got" -eq "$want" ] || fail "perf record $g: folded $got, perf's periods $want"
+		[[ "$output" == sh* ]] || fail "perf record $g: root is not the comm: ${lines[0]}"
+	done
+}
