@@ -835,7 +835,7 @@ emit(struct ctx *c)
 		st = pf_script_sample(w, b.data, b.len);
 	}
 	pf_buf_free(&b);
-	fin = pf_script_finish(w, "pf-record", pf_script_samples(w), c->rec.lost,
+	fin = pf_script_finish(w, "pf-record", c->rec.lost,
 	    c->rec.throttled, c->stop);
 	if (fin == PF_STOP_IO) {
 		errno = pf_script_errno(w);

@@ -24,7 +24,8 @@ struct pf_script {
 	uint64_t committed;	/* bytes safely in the output */
 	uint64_t allocated;	/* file blocks reserved up to here */
 	uint64_t avail;		/* free bytes at the last statvfs, minus what we wrote since */
-	uint64_t samples;
+	uint64_t samples;	/* samples in the output */
+	uint64_t bsamples;	/* samples in the buffer */
 	enum pf_stop stop;
 	int err;
 	struct pf_buf b;	/* whole samples not yet written */
@@ -137,6 +138,7 @@ flush(struct pf_script *w)
 		return PF_STOP_NONE;
 	if (reserve_to(w, w->committed + w->b.len + PF_SCRIPT_TRAILER_MAX) == -1) {
 		pf_buf_reset(&w->b);
+		w->bsamples = 0;
 		return fail_stop(w, errno);
 	}
 	if (pf_write_all(w->fd, w->b.data, w->b.len) == -1) {
@@ -147,9 +149,12 @@ flush(struct pf_script *w)
 			(void)lseek(w->fd, (off_t)w->committed, SEEK_SET);
 		}
 		pf_buf_reset(&w->b);
+		w->bsamples = 0;
 		return fail_stop(w, e);
 	}
 	w->committed += w->b.len;
+	w->samples += w->bsamples;
+	w->bsamples = 0;
 	w->avail = w->avail > w->b.len ? w->avail - w->b.len : 0;
 	pf_buf_reset(&w->b);
 	if (refresh_avail(w) == -1)
@@ -196,7 +201,7 @@ add(struct pf_script *w, const char *text, size_t len, bool sample)
 	if (pf_buf_append(&w->b, text, len) == -1)
 		return w->stop = fail_stop(w, errno);
 	if (sample)
-		w->samples++;
+		w->bsamples++;
 	if (w->b.len >= FLUSH_AT)
 		w->stop = flush(w);
 	return w->stop;
@@ -227,23 +232,23 @@ digits(uint64_t v)
 }
 
 enum pf_stop
-pf_script_finish(struct pf_script *w, const char *tool, uint64_t samples,
-    uint64_t lost, uint64_t throttled, enum pf_stop reason)
+pf_script_finish(struct pf_script *w, const char *tool, uint64_t lost, uint64_t throttled, enum pf_stop reason)
 {
 	char line[PF_SCRIPT_TRAILER_MAX + 64];
-	enum pf_stop r = w->stop;
+	enum pf_stop r = w->stop, f;
 	uint64_t total;
 	int n, prev = 0;
 
-	if (r == PF_STOP_NONE)
-		r = flush(w);
+	/* Samples accepted before a cap was hit are still written. */
+	if ((f = flush(w)) != PF_STOP_NONE)
+		r = f;
 	if (r == PF_STOP_PIPE || r == PF_STOP_IO)
 		return r;
-	if (w->stop == PF_STOP_NONE && r == PF_STOP_NONE)
+	if (r == PF_STOP_NONE)
 		r = reason;
 	/* bytes= counts the trailer too: settle its own digit count. */
 	n = snprintf(line, sizeof(line), "# %s: samples=%llu lost=%llu throttled=%llu stop=%s bytes=",
-	    tool, (unsigned long long)samples, (unsigned long long)lost,
+	    tool, (unsigned long long)w->samples, (unsigned long long)lost,
 	    (unsigned long long)throttled, pf_stop_name(r));
 	total = w->committed + (uint64_t)n + 1;
 	while (digits(total + (uint64_t)prev) != prev)

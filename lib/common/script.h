@@ -66,13 +66,13 @@ enum pf_stop pf_script_sample(struct pf_script *w, const char *text, size_t len)
 /*
  * Flush and write the trailer
  *   # pf-record: samples=N lost=N throttled=N stop=REASON bytes=N
- * where bytes is the stream's total size including the trailer itself.
+ * where samples counts the samples in the output and bytes is the stream's total size including the trailer itself.
  * tool is e.g. "pf-record".  The stop reason the writer hit itself (size
  * cap, disk) overrides reason.  Returns the final reason; PF_STOP_PIPE or
  * PF_STOP_IO when even the trailer could not be written.
  */
-enum pf_stop pf_script_finish(struct pf_script *w, const char *tool, uint64_t samples,
-    uint64_t lost, uint64_t throttled, enum pf_stop reason);
+enum pf_stop pf_script_finish(struct pf_script *w, const char *tool, uint64_t lost,
+    uint64_t throttled, enum pf_stop reason);
 
 /* Samples accepted, and bytes written so far. */
 uint64_t pf_script_samples(const struct pf_script *w);

@@ -28,21 +28,21 @@ now(void)
 }
 
 /* The loops live in the leaves so every sample's first frame names one. */
-__attribute__((noinline)) void
+__attribute__((noinline, aligned(64))) void
 rec_alpha(void)
 {
 	for (volatile unsigned long i = 0; i < SPIN; i++)
 		;
 }
 
-__attribute__((noinline)) void
+__attribute__((noinline, aligned(64))) void
 rec_beta(void)
 {
 	for (volatile unsigned long i = 0; i < SPIN; i++)
 		;
 }
 
-__attribute__((noinline)) void
+__attribute__((noinline, aligned(64))) void
 rec_gamma(void)
 {
 	for (volatile unsigned long i = 0; i < SPIN; i++)
