@@ -8,6 +8,7 @@
  * while a profiler is attached).
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,26 +50,41 @@ rec_gamma(void)
 		;
 }
 
+/*
+ * One round: 5 alpha, 3 beta, 2 gamma calls in a shuffled order.  A fixed
+ * order would alias with the sampling period (a round lasts a few ms, the
+ * period is 1-10 ms) and bias a run's shares far beyond sampling noise.
+ */
 __attribute__((noinline)) static void
-round_once(void)
+round_once(unsigned *seed)
 {
+	static void (*const calls[10])(void) = {
+		rec_alpha, rec_alpha, rec_alpha, rec_alpha, rec_alpha,
+		rec_beta, rec_beta, rec_beta, rec_gamma, rec_gamma
+	};
+	void (*order[10])(void);
 	int i;
 
-	for (i = 0; i < 5; i++)
-		rec_alpha();
-	for (i = 0; i < 3; i++)
-		rec_beta();
-	for (i = 0; i < 2; i++)
-		rec_gamma();
+	memcpy(order, calls, sizeof(order));
+	for (i = 9; i > 0; i--) {
+		int j = (int)(rand_r(seed) % (unsigned)(i + 1));
+		void (*t)(void) = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (i = 0; i < 10; i++)
+		order[i]();
 }
 
 static void *
 work(void *arg)
 {
 	double end = *(double *)arg;
+	unsigned seed = (unsigned)(uintptr_t)&end ^ (unsigned)getpid();
 
 	while (now() < end)
-		round_once();
+		round_once(&seed);
 	return NULL;
 }
 
