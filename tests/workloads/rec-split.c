@@ -5,7 +5,8 @@
  * number of iterations, so the CPU time splits 50/30/20 whatever else the
  * machine is doing.  Runs for SECONDS (default 5) of wall time; with -t N
  * the work runs in N threads started after 0.3 s (to test threads created
- * while a profiler is attached).
+ * while a profiler is attached).  With -n ROUNDS it does exactly ROUNDS
+ * rounds and exits (for overhead benchmarks).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -94,6 +95,15 @@ main(int argc, char **argv)
 	int nthreads = 0, i;
 	double end;
 
+	if (argc > 2 && strcmp(argv[1], "-n") == 0) {
+		/* A fixed amount of work, for timing a profiler's overhead. */
+		unsigned seed = 1;
+		long n = atol(argv[2]);
+
+		while (n-- > 0)
+			round_once(&seed);
+		return 0;
+	}
 	if (argc > 2 && strcmp(argv[1], "-t") == 0) {
 		nthreads = atoi(argv[2]);
 		argv += 2;
