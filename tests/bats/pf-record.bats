@@ -371,3 +371,78 @@ mount_tmpfs() {
 	grep -q ' target=all ' "$BATS_TEST_TMPDIR/a.txt"
 	grep -q 'rec_alpha+0x' "$BATS_TEST_TMPDIR/a.txt" || fail "the running workload was not symbolized"
 }
+
+@test "sampled C++ and Rust (legacy and v0) symbols are demangled" {
+	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/m.txt" -- "$WORKLOADS/rec-mangled" 2
+	local name
+	for name in 'ns::W<double>::spin' 'mycrate::legacy::spin' 'mycrate::v0::spin'; do
+		grep -qF " $name+0x" "$BATS_TEST_TMPDIR/m.txt" || fail "no frame named $name"
+	done
+	! grep -Eq ' _(Z|R)[A-Za-z0-9_]+\+0x' "$BATS_TEST_TMPDIR/m.txt" || fail "a mangled name was printed"
+	# glibc's versioned names are cleaned (__libc_start_main@@GLIBC_2.34 -> __libc_start_main).
+	! grep -q '@' "$BATS_TEST_TMPDIR/m.txt" || fail "a versioned name was printed"
+}
+
+@test "the demangler prints names as perf does, without parameters" {
+	local in want got
+	while IFS='|' read -r in want; do
+		got=$(printf '%s\n' "$in" | "$WORKLOADS/rec-demangle")
+		[ "$got" = "$want" ] || fail "$in: got '$got', want '$want'"
+	done <<-'EOF'
+	_ZN2ns1WIdE4spinEd|ns::W<double>::spin
+	_Z3foov|foo
+	_ZN5Outer5InnerC2Ev|Outer::Inner::Inner
+	_ZN5Outer5InnerD1Ev|Outer::Inner::~Inner
+	_ZNK3FoocvbEv|Foo::operator bool
+	_ZN1AplERKS_|A::operator+
+	_ZN1AdlEPv|A::operator delete
+	_ZZ4mainE1x|main::x
+	_Z3foov.cold|foo [clone .cold]
+	_Z3barv.isra.0|bar [clone .isra.0]
+	_Z1fIiEvT_|f<int>
+	_ZNSt6vectorIiSaIiEE9push_backERKi|std::vector<int, std::allocator<int> >::push_back
+	_ZNSt3mapISsiSt4lessISsESaISt4pairIKSsiEEEixERS3_|std::map<std::basic_string<char, std::char_traits<char>, std::allocator<char> >, int, std::less<std::basic_string<char, std::char_traits<char>, std::allocator<char> > >, std::allocator<std::pair<std::basic_string<char, std::char_traits<char>, std::allocator<char> > const, int> > >::operator[]
+	_ZN12_GLOBAL__N_13fooEv|(anonymous namespace)::foo
+	_ZN4absl12AnyInvocableIFvPvEED1Ev|absl::AnyInvocable<void (void*)>::~AnyInvocable
+	_ZN1A1fIJiEEEvDpT_|A::f<int>
+	_ZN1NUlvE_clEv|N::{lambda()#1}::operator()
+	_ZTV3Foo|vtable for Foo
+	_ZTI3Foo|typeinfo for Foo
+	_ZGVZ4mainE1x|guard variable for main::x
+	_ZThn8_N3Foo3barEv|non-virtual thunk to Foo::bar
+	_ZN3FooB5cxx113barEv|Foo[abi:cxx11]::bar
+	_Z1fILi5EEvv|f<5>
+	_Z1fILb1EEvv|f<true>
+	_ZN4core3fmt9Formatter3pad17h0123456789abcdefE|core::fmt::Formatter::pad
+	_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h0123456789abcdefE|std::rt::lang_start::{{closure}}
+	_ZN66_$LT$alloc..vec..Vec$LT$T$GT$$u20$as$u20$core..ops..drop..Drop$GT$4drop17h0123456789abcdefE|<alloc::vec::Vec<T> as core::ops::drop::Drop>::drop
+	_RNvNtCs1234_7mycrate3foo3bar|mycrate::foo::bar
+	_RNvCs15kBYyAo9fc_7mycrate7example|mycrate::example
+	_RNvMsr_NtCs3ssYzQotkvD_3std4pathNtB5_7PathBuf3newCs15kBYyAo9fc_7mycrate|<std::path::PathBuf>::new
+	_RINvNtCs1234_4core3mem7replaceNtNtCs5678_5alloc6string6StringEB4_|core::mem::replace::<alloc::string::String>
+	_RNCNvCs1234_7mycrate4main0B3_|mycrate::main::{closure#0}
+	main|main
+	_Z|_Z
+	_ZN3fooE|foo
+	_ZN3foo|_ZN3foo
+	_Z3fooS0_|_Z3fooS0_
+	_ZN1AIT_EE|_ZN1AIT_EE
+	_RNvC|_RNvC
+	EOF
+}
+
+@test "the demangler agrees with c++filt -p on the C++ symbols of libstdc++" {
+	require_cmd c++filt nm
+	local lib
+	lib=$(ls /usr/lib/x86_64-linux-gnu/libstdc++.so.6 2>/dev/null) || skip "no libstdc++ here"
+	nm -D --defined-only "$lib" | awk '{ print $3 }' | sed 's/@.*//' | grep '^_Z' | sort -u > "$BATS_TEST_TMPDIR/syms"
+	c++filt -p < "$BATS_TEST_TMPDIR/syms" > "$BATS_TEST_TMPDIR/want"
+	"$WORKLOADS/rec-demangle" < "$BATS_TEST_TMPDIR/syms" > "$BATS_TEST_TMPDIR/got"
+	# Thunks (c++filt keeps their parameters) and transactional-memory clones aside,
+	# at least 99% must match exactly.
+	run -0 sh -c "paste -d '\t' '$BATS_TEST_TMPDIR/syms' '$BATS_TEST_TMPDIR/want' '$BATS_TEST_TMPDIR/got' |
+		awk -F '\t' '\$1 ~ /^_ZT[hvc]|^_ZGTt/ { next } { n++ } \$2 == \$3 { ok++ } END { printf \"%d %d\n\", ok, n }'"
+	local ok=${output% *} n=${output#* }
+	[ "$n" -gt 3000 ] || fail "only $n symbols"
+	[ $((ok * 100)) -ge $((n * 99)) ] || fail "$ok of $n match"
+}
