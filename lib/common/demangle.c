@@ -161,6 +161,33 @@ add_sub(struct dm *d, const char *s)
 static char *it_type(struct dm *d);
 static char *it_name(struct dm *d, bool *is_template);
 static char *it_encoding(struct dm *d, bool params);
+static char *it_type_body(struct dm *d);
+static char *it_name_body(struct dm *d, bool *is_template);
+
+/* Recursion is bounded: a hostile name must not exhaust the stack. */
+static char *
+it_type(struct dm *d)
+{
+	char *r;
+
+	if (d->err || ++d->depth > MAX_DEPTH)
+		return fail(d);
+	r = it_type_body(d);
+	d->depth--;
+	return r;
+}
+
+static char *
+it_name(struct dm *d, bool *is_template)
+{
+	char *r;
+
+	if (d->err || ++d->depth > MAX_DEPTH)
+		return fail(d);
+	r = it_name_body(d, is_template);
+	d->depth--;
+	return r;
+}
 
 static const struct {
 	const char code[3];
@@ -599,14 +626,11 @@ nested(struct dm *d, bool *is_template)
 }
 
 static char *
-it_name(struct dm *d, bool *is_template)
+it_name_body(struct dm *d, bool *is_template)
 {
 	char *n, *args;
 
 	*is_template = false;
-	if (++d->depth > MAX_DEPTH)
-		return fail(d);
-	d->depth--;
 	switch (peek(d, 0)) {
 	case 'N':
 		d->p++;
@@ -663,15 +687,12 @@ args:
 }
 
 static char *
-it_type(struct dm *d)
+it_type_body(struct dm *d)
 {
 	int c = peek(d, 0);
 	const char *b;
 	char *t, *u;
 
-	if (d->err || ++d->depth > MAX_DEPTH)
-		return fail(d);
-	d->depth--;
 	if ((b = builtin(c)) != NULL) {
 		d->p++;
 		return cat(d, b, NULL);
@@ -1064,6 +1085,32 @@ rust_legacy(struct dm *d)
 
 static char *v0_path(struct dm *d);
 static char *v0_type(struct dm *d);
+static char *v0_path_body(struct dm *d);
+static char *v0_type_body(struct dm *d);
+
+static char *
+v0_path(struct dm *d)
+{
+	char *r;
+
+	if (d->err || ++d->depth > MAX_DEPTH)
+		return fail(d);
+	r = v0_path_body(d);
+	d->depth--;
+	return r;
+}
+
+static char *
+v0_type(struct dm *d)
+{
+	char *r;
+
+	if (d->err || ++d->depth > MAX_DEPTH)
+		return fail(d);
+	r = v0_type_body(d);
+	d->depth--;
+	return r;
+}
 
 static bool
 v0_base62(struct dm *d, uint64_t *out)
@@ -1175,15 +1222,12 @@ v0_generic_args(struct dm *d)
 }
 
 static char *
-v0_path(struct dm *d)
+v0_path_body(struct dm *d)
 {
 	int c = peek(d, 0);
 	char *a, *b, *id;
 	uint64_t dis = 0;
 
-	if (d->err || ++d->depth > MAX_DEPTH)
-		return fail(d);
-	d->depth--;
 	d->p++;
 	switch (c) {
 	case 'C':
@@ -1241,7 +1285,7 @@ v0_path(struct dm *d)
 }
 
 static char *
-v0_type(struct dm *d)
+v0_type_body(struct dm *d)
 {
 	static const char *const basic[26] = {
 		['a' - 'a'] = "i8", ['b' - 'a'] = "bool", ['c' - 'a'] = "char",
@@ -1255,9 +1299,6 @@ v0_type(struct dm *d)
 	int c = peek(d, 0);
 	char *t;
 
-	if (d->err || ++d->depth > MAX_DEPTH)
-		return fail(d);
-	d->depth--;
 	if (c >= 'a' && c <= 'z') {
 		d->p++;
 		return basic[c - 'a'] ? cat(d, basic[c - 'a'], NULL) : fail(d);
