@@ -181,6 +181,18 @@ mount_tmpfs() {
 	[ "$n" -gt 10 ] || fail "only $n rec_alpha frames"
 }
 
+@test "libc's local symbols come from its separate debuginfo (build-id under /usr/lib/debug)" {
+	local libc id
+	libc=/usr/lib/x86_64-linux-gnu/libc.so.6
+	[ -e "$libc" ] || skip "no $libc"
+	id=$(readelf -n "$libc" | awk '/Build ID/ { print $3 }')
+	[ -e "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] || skip "libc debuginfo (libc6-dbg) not installed"
+	# __libc_start_call_main is not in libc's .dynsym: only the debug file names it.
+	! nm -D "$libc" | grep -q ' __libc_start_call_main$' || skip "this libc exports it"
+	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/g.txt" -- "$SPLIT" 2
+	grep -Eq "__libc_start_call_main\+0x[0-9a-f]+ \($libc\)\$" "$BATS_TEST_TMPDIR/g.txt"
+}
+
 @test "the rate is capped at 999 Hz and at perf_event_max_sample_rate, with exit 2" {
 	run -2 --separate-stderr pf-record -F 1000 -d 1 -- true
 	assert_equal "${stderr_lines[0]}" "pf-record: -F 1000: above the ceiling of 999 Hz"
@@ -445,4 +457,26 @@ mount_tmpfs() {
 	local ok=${output% *} n=${output#* }
 	[ "$n" -gt 3000 ] || fail "only $n symbols"
 	[ $((ok * 100)) -ge $((n * 99)) ] || fail "$ok of $n match"
+}
+
+@test "when the locked-memory limit refuses the rings, they shrink and recording goes on" {
+	require_root
+	require_cmd setpriv prlimit
+	local S="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all"
+	# The first recording takes nobody's whole perf_event_mlock_kb allowance;
+	# the second must fit its rings in a 64 KiB RLIMIT_MEMLOCK.
+	# shellcheck disable=SC2086
+	prlimit --memlock=65536:65536 $S "$PF_BIN_DIR/pf-record" -d 3 -- "$SPLIT" 4 >/dev/null 2>&1 & BGPID=$!
+	sleep 0.7
+	# shellcheck disable=SC2086
+	run -0 --separate-stderr prlimit --memlock=65536:65536 $S "$PF_BIN_DIR/pf-record" -d 1 -- "$SPLIT" 2
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/ml.txt"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/ml.txt"
+	assert_output duration
+	run -0 grep -oE 'rings=[0-9]+x[0-9]+ pages' "$BATS_TEST_TMPDIR/ml.txt"
+	local pages=${output#*x}
+	pages=${pages% pages}
+	[ "$pages" -lt 128 ] || fail "rings kept $pages pages under a 64 KiB limit"
+	wait "$BGPID" || true
+	BGPID=
 }
