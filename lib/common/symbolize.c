@@ -597,8 +597,10 @@ pf_sym_frame(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *in,
 	p = get_proc(s, pid, false);
 	if ((m = find_map(p, look)) != NULL) {
 		out->dso = m->name;
-		if (m->file == NULL)
+		if (m->file == NULL && m->name)	/* [vdso] and the like */
 			return;
+	}
+	if (m && m->file) {
 		out->addr = in->addr - m->start + m->pgoff;
 		if (!m->file->tried)
 			open_file(s, m->file, pid);

@@ -480,3 +480,14 @@ mount_tmpfs() {
 	wait "$BGPID" || true
 	BGPID=
 }
+
+@test "JIT frames are named from /tmp/perf-PID.map" {
+	[ "$(uname -m)" = x86_64 ] || skip "the rec-jit workload emits x86-64 code"
+	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/j.txt" -- "$WORKLOADS/rec-jit" 2
+	local pid
+	pid=$(awk '/^rec-jit /{ print $2; exit }' "$BATS_TEST_TMPDIR/j.txt")
+	rm -f "/tmp/perf-$pid.map"
+	[ -n "$pid" ] || fail "no rec-jit sample"
+	grep -Eq $'^\t'" +[0-9a-f]+ rec_jit_spin\+0x[0-9a-f]+ \(/tmp/perf-$pid\.map\)\$" "$BATS_TEST_TMPDIR/j.txt" ||
+		fail "no JIT frame named"
+}
