@@ -326,7 +326,9 @@ mount_tmpfs() {
 @test "a closed pipe stops pf-record quietly" {
 	run -0 --separate-stderr sh -c "'$PF_BIN_DIR/pf-record' -F 999 -d 2 -- '$SPLIT' 3 | head -n 1"
 	assert_output --regexp '^# pf-record 1 '
-	run -0 --separate-stderr sh -c "'$PF_BIN_DIR/pf-record' -F 999 -d 2 -- '$SPLIT' 3 | head -n 1 >/dev/null; echo \${PIPESTATUS:-}"
+	# pf-record's own status, through bash's PIPESTATUS: 0, and nothing on stderr.
+	run -0 --separate-stderr bash -c "'$PF_BIN_DIR/pf-record' -F 999 -d 2 -- '$SPLIT' 3 | head -n 1 >/dev/null; echo \${PIPESTATUS[0]}"
+	assert_output 0
 	[ -z "$stderr" ] || fail "stderr: $stderr"
 }
 
@@ -490,4 +492,14 @@ mount_tmpfs() {
 	[ -n "$pid" ] || fail "no rec-jit sample"
 	grep -Eq $'^\t'" +[0-9a-f]+ rec_jit_spin\+0x[0-9a-f]+ \(/tmp/perf-$pid\.map\)\$" "$BATS_TEST_TMPDIR/j.txt" ||
 		fail "no JIT frame named"
+}
+
+@test "a one-line progress display appears on a terminal, never in a pipe or with --no-progress" {
+	require_cmd script
+	script -qfec "'$PF_BIN_DIR/pf-record' -d 1 -o '$BATS_TEST_TMPDIR/t1.txt' -- '$SPLIT' 2" "$BATS_TEST_TMPDIR/tty1" >/dev/null
+	grep -aq $'\rpf-record: [0-9.]*s of 1s, [0-9]* samples' "$BATS_TEST_TMPDIR/tty1" || fail "no progress on a tty"
+	script -qfec "'$PF_BIN_DIR/pf-record' --no-progress -d 1 -o '$BATS_TEST_TMPDIR/t2.txt' -- '$SPLIT' 2" "$BATS_TEST_TMPDIR/tty2" >/dev/null
+	! grep -aq 'pf-record: ' "$BATS_TEST_TMPDIR/tty2" || fail "progress despite --no-progress"
+	run -0 --separate-stderr pf-record -d 1 -o "$BATS_TEST_TMPDIR/t3.txt" -- "$SPLIT" 2
+	[ -z "$stderr" ] || fail "progress on a pipe: $stderr"
 }
