@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -988,11 +989,17 @@ main(int argc, char **argv)
 	struct pf_perf_attr a = { 0 };
 	struct sigaction sa;
 	enum pf_stop fin;
+	struct rlimit rl;
 	size_t i;
 
 	parse_options(argc, argv);
 	/* libdwfl must never reach the network. */
 	unsetenv("DEBUGINFOD_URLS");
+	/* One fd per CPU x thread: a busy server needs more than the soft limit. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
 
 	c.dur_ns = opt.duration_ns ? opt.duration_ns : (opt.all ? 10 : 15) * 1000000000ULL;
 	if (pf_sysctl_long(NULL, "sys/kernel/perf_event_paranoid", &c.paranoid) == -1)
