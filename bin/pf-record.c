@@ -813,19 +813,18 @@ format_sample(struct ctx *c, const struct rawsample *s, const uint64_t *ips,
 	pf_buf_putc(b, '\n');
 }
 
+/*
+ * The samples and the trailer; the header went out before the window (so
+ * even a run stopped at once by the disk floor says what it was).
+ */
 static enum pf_stop
-emit(struct ctx *c)
+emit(struct ctx *c, struct pf_script *w, enum pf_stop st)
 {
-	struct pf_script *w;
 	struct pf_buf b = { 0 };
 	const char *evname = c->kernel ? "cpu-clock" : "cpu-clock:u";
-	enum pf_stop st = PF_STOP_NONE, fin;
+	enum pf_stop fin;
 	size_t off = 0;
 
-	if ((w = pf_script_new(c->out_fd, opt.max_size,
-	    c->floor_applies ? c->min_free : 0)) == NULL)
-		pf_die(PF_EXIT_FAIL, "output");
-	write_header(c, w, &st);
 	while (st == PF_STOP_NONE && off < c->rec.samples.len) {
 		const struct rawsample *s = (const void *)(c->rec.samples.data + off);
 		const uint64_t *ips = (const uint64_t *)(s + 1);
@@ -989,6 +988,8 @@ main(int argc, char **argv)
 	struct pf_perf_attr a = { 0 };
 	struct sigaction sa;
 	enum pf_stop fin;
+	enum pf_stop hst = PF_STOP_NONE;
+	struct pf_script *w;
 	struct rlimit rl;
 	size_t i;
 
@@ -1084,6 +1085,9 @@ main(int argc, char **argv)
 		pf_die(PF_EXIT_FAIL, "dropping privileges");
 
 	clock_gettime(CLOCK_REALTIME, &c.start_wall);
+	if ((w = pf_script_new(c.out_fd, opt.max_size, c.floor_applies ? c.min_free : 0)) == NULL)
+		pf_die(PF_EXIT_FAIL, "output");
+	write_header(&c, w, &hst);
 	if (opt.cmd) {
 		int e;
 		ssize_t n;
@@ -1111,7 +1115,7 @@ main(int argc, char **argv)
 		pf_sym_set_kallsyms(c.sym, c.ksyms);
 	}
 	apply_events(&c);
-	fin = emit(&c);
+	fin = emit(&c, w, hst);
 	pf_perf_free(c.perf);
 	pf_sym_free(c.sym);
 	pf_kallsyms_free(c.ksyms);
