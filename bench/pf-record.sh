@@ -53,10 +53,12 @@ $W -t 2 30 & wp=$!
 sleep 0.3
 own=$(for i in $(seq "$RUNS"); do
 	s=$(date +%s%N)
-	/usr/bin/time -f "%U %S" -o "$OUT/t" $REC -p "$wp" -F 999 -d 3 --no-progress --min-free 0 -o "$OUT/own.txt" --force 2>/dev/null
+	/usr/bin/time -f "%U %S" -o "$OUT/t" $REC -p "$wp" -F 999 -d 3 --no-progress --stats --min-free 0 -o "$OUT/own.txt" --force 2>"$OUT/stats"
 	e=$(date +%s%N)
 	n=$(grep -c ' cpu-clock' "$OUT/own.txt")
-	awk -v w="$(( (e - s) / 1000 ))" -v n="$n" '{ printf "%.3f %.3f %d\n", $1 + $2, w / 1e6 - 3, n }' "$OUT/t"
+	# pf-record measures the window end to its last byte itself (--stats).
+	tail=$(awk '/stats:/ { for (i = 1; i < NF; i++) if ($i == "window-end-to-last-byte") print $(i + 1) + 0 }' "$OUT/stats")
+	awk -v w="$tail" -v n="$n" '{ printf "%.3f %.3f %d\n", $1 + $2, w, n }' "$OUT/t"
 done)
 kill "$wp" 2>/dev/null || true
 wait "$wp" 2>/dev/null || true

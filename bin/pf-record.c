@@ -52,7 +52,7 @@
 
 static const char synopsis[] =
     "usage: pf-record [-F hz] [-d seconds] [-g fp] [-o file [--force]]\n"
-    "                 [--max-size size] [--min-free size|N%] [--no-progress]\n"
+    "                 [--max-size size] [--min-free size|N%] [--no-progress] [--stats]\n"
     "                 -p pid[,pid...] | -a | -- command [arg...]\n";
 
 static struct {
@@ -67,6 +67,7 @@ static struct {
 	const char *output;
 	bool force;
 	bool progress;
+	bool stats;
 } opt = {
 	.freq = 99,
 	.max_size = 64ULL << 20,
@@ -93,6 +94,7 @@ usage(void)
 	    "      --min-free SIZE|N%%  keep this much free on the output filesystem\n"
 	    "                          (default the larger of 1G and 5%%)\n"
 	    "      --no-progress       no progress line on a terminal\n"
+	    "      --stats             print timing and symbol-cache figures to stderr at the end\n"
 	    "  -h, --help              this help\n"
 	    "      --version           print the version\n");
 }
@@ -859,7 +861,8 @@ emit(struct ctx *c, struct pf_script *w, enum pf_stop st)
 static void
 parse_options(int argc, char **argv)
 {
-	enum { OPT_FORCE = 256, OPT_MAX_SIZE, OPT_MIN_FREE, OPT_NO_PROGRESS, OPT_VERSION };
+	enum { OPT_FORCE = 256, OPT_MAX_SIZE, OPT_MIN_FREE, OPT_NO_PROGRESS, OPT_STATS,
+	    OPT_VERSION };
 	static const struct option longopts[] = {
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "call-graph", required_argument, NULL, 'g' },
@@ -872,6 +875,7 @@ parse_options(int argc, char **argv)
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -928,6 +932,9 @@ parse_options(int argc, char **argv)
 			break;
 		case OPT_NO_PROGRESS:
 			opt.progress = false;
+			break;
+		case OPT_STATS:
+			opt.stats = true;
 			break;
 		case OPT_VERSION:
 			pf_print_version();
@@ -989,6 +996,7 @@ main(int argc, char **argv)
 	struct sigaction sa;
 	enum pf_stop fin;
 	enum pf_stop hst = PF_STOP_NONE;
+	uint64_t t_end;
 	struct pf_script *w;
 	struct rlimit rl;
 	size_t i;
@@ -1106,6 +1114,7 @@ main(int argc, char **argv)
 		pf_die(PF_EXIT_FAIL, "enabling perf events");
 
 	window(&c);
+	t_end = now_ns();
 	kill_child(&c.t);
 
 	/* Symbolize after the window: nothing heavy ran while sampling. */
@@ -1116,6 +1125,17 @@ main(int argc, char **argv)
 	}
 	apply_events(&c);
 	fin = emit(&c, w, hst);
+	if (opt.stats) {
+		struct pf_sym_stats ss;
+
+		pf_sym_stats(c.sym, &ss);
+		pf_warnx("stats: window-end-to-last-byte %.3fs samples %llu raw-bytes %zu "
+		    "files %llu files-failed %llu lookups %llu cache-hits %llu",
+		    (double)(now_ns() - t_end) / 1e9, (unsigned long long)c.rec.nsamples,
+		    c.rec.samples.len + c.rec.events.len, (unsigned long long)ss.files,
+		    (unsigned long long)ss.files_failed, (unsigned long long)ss.lookups,
+		    (unsigned long long)ss.cache_hits);
+	}
 	pf_perf_free(c.perf);
 	pf_sym_free(c.sym);
 	pf_kallsyms_free(c.ksyms);
