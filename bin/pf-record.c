@@ -315,6 +315,8 @@ comm_get(struct comms *c, uint32_t pid, uint32_t tid, char *buf, size_t len)
 
 	if (e)
 		return e->name;
+	if (tid == 0)		/* the idle task, as perf names it */
+		return "swapper";
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
 		n = read(fd, buf, len - 1);
