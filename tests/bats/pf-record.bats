@@ -299,6 +299,10 @@ mount_tmpfs() {
 		--inh-caps=-all --bounding-set=-all "$PF_BIN_DIR/pf-record" -d 1 -p "$BGPID"
 	[[ "$stderr" == *"pid $BGPID"*"CAP_PERFMON"* ]] || fail "stderr: $stderr"
 	[ -z "$output" ]
+	# System-wide as nobody: refused, naming the capability and the sysctl.
+	run -3 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		--inh-caps=-all --bounding-set=-all "$PF_BIN_DIR/pf-record" -d 1 -a
+	[[ "$stderr" == *"CAP_PERFMON"*"kernel.perf_event_paranoid"* ]] || fail "stderr: $stderr"
 }
 
 @test "SIGINT stops the recording and writes what was collected (stop=signal, exit 0)" {
