@@ -363,7 +363,7 @@ parse_pids(const char *s, struct target *t)
 		pf_usage_error(synopsis, "-p: no pid given");
 }
 
-/* 'R', 'S'..., or 0 when the process is gone (or a zombie). */
+/* Whether pid still runs: not gone, not a zombie waiting to be reaped. */
 static bool
 alive(pid_t pid)
 {
