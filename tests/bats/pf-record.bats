@@ -541,3 +541,14 @@ mount_tmpfs() {
 	grep -q "^rec-split  *$b " "$BATS_TEST_TMPDIR/pp.txt" || fail "no sample of $b"
 	assert_split "$BATS_TEST_TMPDIR/pp.txt"
 }
+
+@test "a binary deleted after it started is still symbolized (-p, through /proc/PID/map_files)" {
+	require_root
+	cp "$SPLIT" "$BATS_TEST_TMPDIR/gone"
+	"$BATS_TEST_TMPDIR/gone" 4 & BGPID=$!
+	sleep 0.3
+	rm "$BATS_TEST_TMPDIR/gone"
+	run -0 --separate-stderr pf-record -p "$BGPID" -F 199 -d 1 -o "$BATS_TEST_TMPDIR/del.txt"
+	grep -Eq "rec_alpha\+0x[0-9a-f]+ \($BATS_TEST_TMPDIR/gone\)\$" "$BATS_TEST_TMPDIR/del.txt" ||
+		fail "the deleted binary's functions were not named"
+}
