@@ -1,0 +1,237 @@
+/*
+ * kallsyms: a sorted array of (address, name) and a binary search.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "kallsyms.h"
+
+struct ksym {
+	uint64_t addr;
+	uint32_t name;		/* offset into strs */
+	uint32_t module;	/* offset into strs, 0 = core kernel */
+};
+
+struct pf_kallsyms {
+	struct ksym *syms;
+	size_t n, cap;
+	struct pf_buf strs;
+};
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int
+pf_kallsyms_fd_visible(int fd)
+{
+	char buf[4096];
+	ssize_t n;
+	int i, lines = 0, nonzero = 0;
+
+	if (lseek(fd, 0, SEEK_SET) == -1)
+		return -1;
+	if ((n = read(fd, buf, sizeof(buf))) < 0)
+		return -1;
+	for (i = 0; i < n && lines < 32; i++) {
+		if (i == 0 || buf[i - 1] == '\n') {
+			int j;
+
+			lines++;
+			for (j = i; j < n && buf[j] != ' '; j++)
+				if (buf[j] != '0')
+					nonzero = 1;
+		}
+	}
+	if (lseek(fd, 0, SEEK_SET) == -1)
+		return -1;
+	return nonzero;
+}
+
+static int
+add_line(struct pf_kallsyms *k, char *s, size_t len)
+{
+	uint64_t addr = 0;
+	size_t i = 0, nstart, nend, mstart = 0, mend = 0;
+	char type;
+	int h;
+
+	while (i < len && (h = hexval((unsigned char)s[i])) >= 0) {
+		addr = addr << 4 | (uint64_t)h;
+		i++;
+	}
+	if (addr == 0 || i + 3 >= len || s[i] != ' ' || s[i + 2] != ' ')
+		return 0;
+	type = s[i + 1];
+	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		return 0;
+	nstart = i + 3;
+	for (nend = nstart; nend < len && s[nend] != '\t' && s[nend] != ' '; nend++)
+		;
+	if (nend == nstart)
+		return 0;
+	if (nend < len) {
+		for (mstart = nend; mstart < len && s[mstart] != '['; mstart++)
+			;
+		if (mstart < len) {
+			mstart++;
+			for (mend = mstart; mend < len && s[mend] != ']'; mend++)
+				;
+		}
+	}
+	if (k->n == k->cap) {
+		size_t c = k->cap ? k->cap * 2 : 4096;
+		struct ksym *p = realloc(k->syms, c * sizeof(*p));
+
+		if (p == NULL)
+			return -1;
+		k->syms = p;
+		k->cap = c;
+	}
+	k->syms[k->n].addr = addr;
+	k->syms[k->n].name = (uint32_t)k->strs.len;
+	if (pf_buf_append(&k->strs, s + nstart, nend - nstart) == -1 ||
+	    pf_buf_putc(&k->strs, '\0') == -1)
+		return -1;
+	k->syms[k->n].module = 0;
+	if (mend > mstart) {
+		k->syms[k->n].module = (uint32_t)k->strs.len;
+		if (pf_buf_append(&k->strs, s + mstart, mend - mstart) == -1 ||
+		    pf_buf_putc(&k->strs, '\0') == -1)
+			return -1;
+	}
+	k->n++;
+	return 0;
+}
+
+static int
+cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static struct pf_kallsyms *
+load_fd(int fd)
+{
+	struct pf_kallsyms *k;
+	char buf[65536];
+	size_t have = 0;
+	ssize_t n;
+
+	if ((k = calloc(1, sizeof(*k))) == NULL)
+		return NULL;
+	/* Offset 0 of strs is the empty string: "no module". */
+	if (pf_buf_putc(&k->strs, '\0') == -1)
+		goto fail;
+	for (;;) {
+		size_t start = 0, i;
+
+		n = read(fd, buf + have, sizeof(buf) - have);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		have += (size_t)n;
+		for (i = 0; i < have; i++)
+			if (buf[i] == '\n') {
+				if (add_line(k, buf + start, i - start) == -1)
+					goto fail;
+				start = i + 1;
+			}
+		if (n == 0) {
+			if (start < have && add_line(k, buf + start, have - start) == -1)
+				goto fail;
+			break;
+		}
+		memmove(buf, buf + start, have - start);
+		have -= start;
+		if (have == sizeof(buf))	/* absurd line: drop it */
+			have = 0;
+	}
+	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	return k;
+fail:
+	pf_kallsyms_free(k);
+	return NULL;
+}
+
+struct pf_kallsyms *
+pf_kallsyms_load(int fd)
+{
+	if (lseek(fd, 0, SEEK_SET) == -1)
+		return NULL;
+	return load_fd(fd);
+}
+
+struct pf_kallsyms *
+pf_kallsyms_load_path(const char *path)
+{
+	struct pf_kallsyms *k;
+	int fd, e;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return NULL;
+	k = load_fd(fd);
+	e = errno;
+	close(fd);
+	errno = e;
+	return k;
+}
+
+const char *
+pf_kallsyms_lookup(const struct pf_kallsyms *k, uint64_t addr, uint64_t *off,
+    const char **module)
+{
+	size_t lo = 0, hi;
+
+	if (k == NULL || k->n == 0 || addr < k->syms[0].addr)
+		return NULL;
+	hi = k->n;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* Past the last symbol by more than a generous function size: unknown. */
+	if (lo == k->n - 1 && addr - k->syms[lo].addr > (1u << 20))
+		return NULL;
+	*off = addr - k->syms[lo].addr;
+	if (module)
+		*module = k->syms[lo].module ? k->strs.data + k->syms[lo].module : NULL;
+	return k->strs.data + k->syms[lo].name;
+}
+
+uint64_t
+pf_kallsyms_count(const struct pf_kallsyms *k)
+{
+	return k ? k->n : 0;
+}
+
+void
+pf_kallsyms_free(struct pf_kallsyms *k)
+{
+	if (k == NULL)
+		return;
+	free(k->syms);
+	pf_buf_free(&k->strs);
+	free(k);
+}

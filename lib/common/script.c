@@ -1,0 +1,303 @@
+/*
+ * script: buffered writes of whole samples under size and disk caps.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "script.h"
+
+#define FLUSH_AT (64 * 1024)
+
+struct pf_script {
+	int fd;
+	bool regular;
+	bool can_falloc;
+	uint64_t max_size, min_free;
+	uint64_t committed;	/* bytes safely in the output */
+	uint64_t allocated;	/* file blocks reserved up to here */
+	uint64_t avail;		/* free bytes at the last statvfs, minus what we wrote since */
+	uint64_t samples;	/* samples in the output */
+	uint64_t bsamples;	/* samples in the buffer */
+	enum pf_stop stop;
+	int err;
+	struct pf_buf b;	/* whole samples not yet written */
+};
+
+static const char *const stop_names[] = {
+	[PF_STOP_NONE] = "none",
+	[PF_STOP_DURATION] = "duration",
+	[PF_STOP_SIGNAL] = "signal",
+	[PF_STOP_TARGET_EXIT] = "target-exit",
+	[PF_STOP_SIZE_CAP] = "size-cap",
+	[PF_STOP_DISK_FLOOR] = "disk-floor",
+	[PF_STOP_DISK_FULL] = "disk-full",
+	[PF_STOP_RATE_CAP] = "rate-cap",
+	[PF_STOP_PIPE] = "pipe",
+	[PF_STOP_IO] = "io-error",
+};
+
+const char *
+pf_stop_name(enum pf_stop r)
+{
+	if ((size_t)r >= sizeof(stop_names) / sizeof(stop_names[0]))
+		return "unknown";
+	return stop_names[r];
+}
+
+bool
+pf_stop_is_cap(enum pf_stop r)
+{
+	return r == PF_STOP_SIZE_CAP || r == PF_STOP_DISK_FLOOR ||
+	    r == PF_STOP_DISK_FULL || r == PF_STOP_RATE_CAP;
+}
+
+static int
+refresh_avail(struct pf_script *w)
+{
+	struct statvfs sv;
+
+	if (!w->regular || w->min_free == 0)
+		return 0;
+	if (fstatvfs(w->fd, &sv) == -1)
+		return -1;
+	w->avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return 0;
+}
+
+/* Keep the file's blocks allocated up to end, so the trailer always has room. */
+static int
+reserve_to(struct pf_script *w, uint64_t end)
+{
+	if (!w->can_falloc || end <= w->allocated)
+		return 0;
+	if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)w->allocated,
+	    (off_t)(end - w->allocated)) == -1) {
+		if (errno == EOPNOTSUPP || errno == ENOSYS) {
+			w->can_falloc = false;
+			return 0;
+		}
+		return -1;
+	}
+	w->allocated = end;
+	return 0;
+}
+
+struct pf_script *
+pf_script_new(int fd, uint64_t max_size, uint64_t min_free)
+{
+	struct pf_script *w;
+	struct stat st;
+
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return NULL;
+	w->fd = fd;
+	w->max_size = max_size;
+	w->min_free = min_free;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		off_t pos = lseek(fd, 0, SEEK_CUR);
+
+		w->regular = true;
+		w->can_falloc = true;
+		w->committed = pos > 0 ? (uint64_t)pos : 0;
+		w->allocated = w->committed;
+	}
+	if (refresh_avail(w) == -1) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static enum pf_stop
+fail_stop(struct pf_script *w, int e)
+{
+	w->err = e;
+	if (e == EPIPE)
+		return PF_STOP_PIPE;
+	if (e == ENOSPC || e == EDQUOT || e == EFBIG)
+		return PF_STOP_DISK_FULL;
+	return PF_STOP_IO;
+}
+
+/*
+ * Write the buffer; on failure cut the file back to the last whole
+ * sample, so what is there stays a valid stream.
+ */
+static enum pf_stop
+flush(struct pf_script *w)
+{
+	if (w->b.len == 0)
+		return PF_STOP_NONE;
+	if (reserve_to(w, w->committed + w->b.len + PF_SCRIPT_TRAILER_MAX) == -1) {
+		pf_buf_reset(&w->b);
+		w->bsamples = 0;
+		return fail_stop(w, errno);
+	}
+	if (pf_write_all(w->fd, w->b.data, w->b.len) == -1) {
+		int e = errno;
+
+		if (w->regular) {
+			(void)!ftruncate(w->fd, (off_t)w->committed);
+			(void)lseek(w->fd, (off_t)w->committed, SEEK_SET);
+		}
+		pf_buf_reset(&w->b);
+		w->bsamples = 0;
+		return fail_stop(w, e);
+	}
+	w->committed += w->b.len;
+	w->samples += w->bsamples;
+	w->bsamples = 0;
+	w->avail = w->avail > w->b.len ? w->avail - w->b.len : 0;
+	pf_buf_reset(&w->b);
+	if (refresh_avail(w) == -1)
+		return fail_stop(w, errno);
+	return PF_STOP_NONE;
+}
+
+/* Whether len more bytes (plus the trailer) fit under both caps. */
+static enum pf_stop
+fits(const struct pf_script *w, size_t len)
+{
+	uint64_t after = w->committed + w->b.len + len + PF_SCRIPT_TRAILER_MAX;
+
+	if (after > w->max_size)
+		return PF_STOP_SIZE_CAP;
+	if (w->regular && w->min_free) {
+		uint64_t need = w->b.len + len + PF_SCRIPT_TRAILER_MAX;
+
+		if (w->avail < need || w->avail - need < w->min_free)
+			return PF_STOP_DISK_FLOOR;
+	}
+	return PF_STOP_NONE;
+}
+
+static enum pf_stop
+add(struct pf_script *w, const char *text, size_t len, bool sample)
+{
+	enum pf_stop r;
+
+	if (w->stop != PF_STOP_NONE)
+		return w->stop;
+	if ((r = fits(w, len)) != PF_STOP_NONE) {
+		/* The floor is checked against a possibly stale figure: look again. */
+		if (r == PF_STOP_DISK_FLOOR && w->b.len == 0 && refresh_avail(w) == 0)
+			r = fits(w, len);
+		if (r == PF_STOP_DISK_FLOOR && w->b.len > 0) {
+			if ((w->stop = flush(w)) != PF_STOP_NONE)
+				return w->stop;
+			r = fits(w, len);
+		}
+		if (r != PF_STOP_NONE)
+			return w->stop = r;
+	}
+	if (pf_buf_append(&w->b, text, len) == -1)
+		return w->stop = fail_stop(w, errno);
+	if (sample)
+		w->bsamples++;
+	if (w->b.len >= FLUSH_AT)
+		w->stop = flush(w);
+	return w->stop;
+}
+
+enum pf_stop
+pf_script_header(struct pf_script *w, const char *text, size_t len)
+{
+	return add(w, text, len, false);
+}
+
+enum pf_stop
+pf_script_sample(struct pf_script *w, const char *text, size_t len)
+{
+	return add(w, text, len, true);
+}
+
+static int
+digits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+enum pf_stop
+pf_script_finish(struct pf_script *w, const char *tool, uint64_t lost, uint64_t throttled, enum pf_stop reason)
+{
+	char line[PF_SCRIPT_TRAILER_MAX + 64];
+	enum pf_stop r = w->stop, f;
+	uint64_t total;
+	int n, prev = 0;
+
+	/* Samples accepted before a cap was hit are still written. */
+	if ((f = flush(w)) != PF_STOP_NONE)
+		r = f;
+	if (r == PF_STOP_PIPE || r == PF_STOP_IO)
+		return r;
+	if (r == PF_STOP_NONE)
+		r = reason;
+	/* bytes= counts the trailer too: settle its own digit count. */
+	n = snprintf(line, sizeof(line), "# %s: samples=%llu lost=%llu throttled=%llu stop=%s bytes=",
+	    tool, (unsigned long long)w->samples, (unsigned long long)lost,
+	    (unsigned long long)throttled, pf_stop_name(r));
+	total = w->committed + (uint64_t)n + 1;
+	while (digits(total + (uint64_t)prev) != prev)
+		prev = digits(total + (uint64_t)prev);
+	total += (uint64_t)prev;
+	n += snprintf(line + n, sizeof(line) - (size_t)n, "%llu\n", (unsigned long long)total);
+	if ((size_t)n > PF_SCRIPT_TRAILER_MAX)	/* cannot happen with short tool names */
+		n = PF_SCRIPT_TRAILER_MAX;
+	if (pf_write_all(w->fd, line, (size_t)n) == -1) {
+		int e = errno;
+
+		if (w->regular)
+			(void)!ftruncate(w->fd, (off_t)w->committed);
+		if (r == PF_STOP_DISK_FULL || r == PF_STOP_DISK_FLOOR)
+			return r;
+		return fail_stop(w, e);
+	}
+	w->committed += (uint64_t)n;
+	/* Give back what fallocate kept beyond the end (a same-size truncate may not). */
+	if (w->regular && w->allocated > w->committed) {
+		(void)!ftruncate(w->fd, (off_t)w->committed + 1);
+		(void)!ftruncate(w->fd, (off_t)w->committed);
+	}
+	return r;
+}
+
+uint64_t
+pf_script_samples(const struct pf_script *w)
+{
+	return w->samples;
+}
+
+uint64_t
+pf_script_bytes(const struct pf_script *w)
+{
+	return w->committed + w->b.len;
+}
+
+int
+pf_script_errno(const struct pf_script *w)
+{
+	return w->err;
+}
+
+void
+pf_script_free(struct pf_script *w)
+{
+	if (w == NULL)
+		return;
+	pf_buf_free(&w->b);
+	free(w);
+}

@@ -1,0 +1,86 @@
+/*
+ * script: the writer of a sample stream (perf-script text) under hard
+ * caps.  Every byte goes through here so the caps hold by construction:
+ *
+ *  - size: a sample is accepted only if it, everything before it and the
+ *    room reserved for the trailer fit in max_size, so the output ends at
+ *    a sample boundary and never exceeds the cap;
+ *  - disk floor: on a regular file, a sample is accepted only if the
+ *    filesystem keeps min_free bytes free after it (and the trailer);
+ *  - disk full / I/O error: what reached the file is cut back to the last
+ *    whole sample, and the trailer's room is kept allocated ahead
+ *    (fallocate) so the trailer can still be written.
+ */
+#ifndef PF_SCRIPT_H
+#define PF_SCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Why a recording stopped; the trailer's stop= word. */
+enum pf_stop {
+	PF_STOP_NONE = 0,
+	PF_STOP_DURATION,
+	PF_STOP_SIGNAL,
+	PF_STOP_TARGET_EXIT,
+	PF_STOP_SIZE_CAP,
+	PF_STOP_DISK_FLOOR,
+	PF_STOP_DISK_FULL,
+	PF_STOP_RATE_CAP,
+	PF_STOP_PIPE,		/* downstream closed: no trailer */
+	PF_STOP_IO		/* other write error: errno kept */
+};
+
+/* The trailer word for a stop reason ("duration", "size-cap"...). */
+const char *pf_stop_name(enum pf_stop r);
+
+/* Whether a stop reason is a safety cap (the tool exits 1). */
+bool pf_stop_is_cap(enum pf_stop r);
+
+/* Room kept for the trailer line; it is never longer. */
+#define PF_SCRIPT_TRAILER_MAX 160
+
+struct pf_script;
+
+/*
+ * A writer on fd (the caller keeps fd).  max_size counts every byte,
+ * header and trailer included.  min_free is the disk floor in bytes,
+ * applied only when fd is a regular file (0: none).  NULL with errno.
+ */
+struct pf_script *pf_script_new(int fd, uint64_t max_size, uint64_t min_free);
+
+/*
+ * Write header lines (each must start with "# " and end with '\n').
+ * Returns PF_STOP_NONE, or the reason nothing more may be written.
+ */
+enum pf_stop pf_script_header(struct pf_script *w, const char *text, size_t len);
+
+/*
+ * Offer one whole sample (its lines and the blank line that ends it).
+ * PF_STOP_NONE when it was accepted; otherwise the reason it was not,
+ * and every later call returns that reason too.
+ */
+enum pf_stop pf_script_sample(struct pf_script *w, const char *text, size_t len);
+
+/*
+ * Flush and write the trailer
+ *   # pf-record: samples=N lost=N throttled=N stop=REASON bytes=N
+ * where samples counts the samples in the output and bytes is the stream's total size including the trailer itself.
+ * tool is e.g. "pf-record".  The stop reason the writer hit itself (size
+ * cap, disk) overrides reason.  Returns the final reason; PF_STOP_PIPE or
+ * PF_STOP_IO when even the trailer could not be written.
+ */
+enum pf_stop pf_script_finish(struct pf_script *w, const char *tool, uint64_t lost,
+    uint64_t throttled, enum pf_stop reason);
+
+/* Samples accepted, and bytes written so far. */
+uint64_t pf_script_samples(const struct pf_script *w);
+uint64_t pf_script_bytes(const struct pf_script *w);
+
+/* errno of the write failure behind PF_STOP_IO/DISK_FULL, else 0. */
+int pf_script_errno(const struct pf_script *w);
+
+void pf_script_free(struct pf_script *w);
+
+#endif

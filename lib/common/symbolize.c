@@ -1,0 +1,692 @@
+/*
+ * symbolize: per-process mapping tables over shared per-file libdwfl
+ * handles, with one cache of (file, file address) -> (name, offset).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <elfutils/libdwfl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "demangle.h"
+#include "jitmap.h"
+#include "procmaps.h"
+#include "symbolize.h"
+
+#define MAX_PREOPEN 256
+#define PF_SYM_NPROC 1024
+#define PF_SYM_NFILE 1024
+#define PF_ARRAY_NAMES 4096
+
+struct seg {
+	uint64_t offset, vaddr, filesz;
+};
+
+struct symfile {
+	char *path;
+	uint32_t maj, min;
+	uint64_t ino;
+	int fd;			/* pre-opened, or -1 */
+	bool tried, ok;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct seg *segs;
+	size_t nsegs;
+	struct symfile *next;	/* hash chain */
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	struct symfile *file;	/* NULL for non-file mappings */
+	const char *name;	/* file path, or "[vdso]" etc. */
+};
+
+struct proc {
+	pid_t pid;
+	struct map *maps;
+	size_t n, cap;
+	bool sorted;
+	bool jit_tried;
+	struct pf_jitmap *jit;
+	char *jit_name;
+	struct proc *next;
+};
+
+struct centry {
+	const struct symfile *file;	/* NULL = empty slot */
+	uint64_t vaddr;
+	const char *name;		/* NULL = no symbol */
+	uint64_t off;
+};
+
+struct name {
+	struct name *next;
+	char s[];
+};
+
+struct pf_symbolizer {
+	const struct pf_kallsyms *k;
+	struct proc *procs[1024];
+	struct symfile *files[1024];
+	struct name *names[4096];
+	struct centry *cache;
+	size_t ccap, cn;
+	size_t preopened;
+	struct pf_sym_stats st;
+	char *debuginfo_path;
+	Dwfl_Callbacks cb;
+};
+
+static uint64_t
+hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t
+hashstr(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+struct pf_symbolizer *
+pf_sym_new(const struct pf_kallsyms *kallsyms)
+{
+	struct pf_symbolizer *s;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return NULL;
+	s->k = kallsyms;
+	s->ccap = 4096;
+	if ((s->cache = calloc(s->ccap, sizeof(*s->cache))) == NULL) {
+		free(s);
+		return NULL;
+	}
+	/* The file's dir, its .debug, then /usr/lib/debug (also .build-id). */
+	s->debuginfo_path = strdup(":.debug:/usr/lib/debug");
+	s->cb.find_elf = dwfl_build_id_find_elf;
+	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.section_address = dwfl_offline_section_address;
+	s->cb.debuginfo_path = &s->debuginfo_path;
+	return s;
+}
+
+static struct proc *
+get_proc(struct pf_symbolizer *s, pid_t pid, bool create)
+{
+	size_t h = hash64((uint64_t)pid) % PF_SYM_NPROC;
+	struct proc *p;
+
+	for (p = s->procs[h]; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	if (!create || (p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
+	p->pid = pid;
+	p->next = s->procs[h];
+	s->procs[h] = p;
+	return p;
+}
+
+static struct symfile *
+get_file(struct pf_symbolizer *s, const char *path, uint32_t maj, uint32_t min, uint64_t ino)
+{
+	size_t h = hashstr(path) % PF_SYM_NFILE;
+	struct symfile *f;
+
+	for (f = s->files[h]; f; f = f->next)
+		if (strcmp(f->path, path) == 0 &&
+		    (ino == 0 || f->ino == 0 || (f->ino == ino && f->maj == maj && f->min == min)))
+			return f;
+	if ((f = calloc(1, sizeof(*f))) == NULL)
+		return NULL;
+	if ((f->path = strdup(path)) == NULL) {
+		free(f);
+		return NULL;
+	}
+	f->maj = maj;
+	f->min = min;
+	f->ino = ino;
+	f->fd = -1;
+	f->next = s->files[h];
+	s->files[h] = f;
+	return f;
+}
+
+static bool
+is_file_path(const char *path)
+{
+	return path[0] == '/' && strncmp(path, "//anon", 6) != 0 &&
+	    strncmp(path, "/memfd:", 7) != 0 && strncmp(path, "/dev/zero", 9) != 0 &&
+	    strncmp(path, "/SYSV", 5) != 0;
+}
+
+int
+pf_sym_add_map(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t end,
+    uint64_t pgoff, const char *path, uint32_t maj, uint32_t min, uint64_t ino)
+{
+	struct proc *p;
+	struct map *m;
+	size_t i;
+
+	if (end <= start)
+		return 0;
+	if ((p = get_proc(s, pid, true)) == NULL)
+		return -1;
+	/* A new mapping replaces whatever it overlaps. */
+	for (i = 0; i < p->n;) {
+		if (p->maps[i].start < end && start < p->maps[i].end)
+			p->maps[i] = p->maps[--p->n];
+		else
+			i++;
+	}
+	if (p->n == p->cap) {
+		size_t c = p->cap ? p->cap * 2 : 32;
+
+		if ((m = realloc(p->maps, c * sizeof(*m))) == NULL)
+			return -1;
+		p->maps = m;
+		p->cap = c;
+	}
+	m = &p->maps[p->n];
+	m->start = start;
+	m->end = end;
+	m->pgoff = pgoff;
+	m->file = NULL;
+	if (is_file_path(path)) {
+		if ((m->file = get_file(s, path, maj, min, ino)) == NULL)
+			return -1;
+		m->name = m->file->path;
+	} else if (path[0] == '[') {
+		struct symfile *f = get_file(s, path, 0, 0, 0);	/* interned name only */
+
+		if (f == NULL)
+			return -1;
+		f->tried = true;
+		m->name = f->path;
+	} else
+		m->name = NULL;
+	p->n++;
+	p->sorted = false;
+	return 0;
+}
+
+static int
+open_candidate(pid_t pid, const char *path, uint64_t start, uint64_t end, uint64_t ino)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+	int fd, i;
+
+	for (i = 0; i < 3; i++) {
+		if (i == 0)
+			snprintf(buf, sizeof(buf), "/proc/%d/map_files/%llx-%llx", (int)pid,
+			    (unsigned long long)start, (unsigned long long)end);
+		else if (i == 1)
+			snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, path);
+		else
+			snprintf(buf, sizeof(buf), "%s", path);
+		if (pid <= 0 && i < 2)
+			continue;
+		if (i == 0 && start == 0)
+			continue;
+		if ((fd = open(buf, O_RDONLY | O_CLOEXEC)) == -1)
+			continue;
+		if (ino == 0 || (fstat(fd, &st) == 0 && st.st_ino == ino))
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+struct load_ctx {
+	struct pf_symbolizer *s;
+	pid_t pid;
+	bool open_files;
+};
+
+static int
+load_cb(const struct pf_maps_entry *e, void *arg)
+{
+	struct load_ctx *c = arg;
+	struct proc *p;
+
+	if (!e->exec)
+		return 0;
+	if (pf_sym_add_map(c->s, c->pid, e->start, e->end, e->pgoff, e->path,
+	    e->maj, e->min, e->ino) == -1)
+		return -1;
+	if (!c->open_files || (p = get_proc(c->s, c->pid, false)) == NULL)
+		return 0;
+	{
+		struct symfile *f = p->maps[p->n - 1].file;
+
+		if (f && f->fd == -1 && !f->tried && c->s->preopened < MAX_PREOPEN) {
+			f->fd = open_candidate(c->pid, f->path, e->start, e->end, e->ino);
+			if (f->fd != -1)
+				c->s->preopened++;
+		}
+	}
+	return 0;
+}
+
+int
+pf_sym_load_proc(struct pf_symbolizer *s, const char *proc_root, pid_t pid, bool open_files)
+{
+	char path[PATH_MAX];
+	struct load_ctx c = { s, pid, open_files };
+	int fd, rc, e;
+
+	snprintf(path, sizeof(path), "%s/%d/maps", proc_root ? proc_root : "/proc", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	rc = pf_maps_read(fd, load_cb, &c);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+int
+pf_sym_fork(struct pf_symbolizer *s, pid_t parent, pid_t child)
+{
+	struct proc *pp, *cp;
+	size_t i;
+
+	if (parent == child || (pp = get_proc(s, parent, false)) == NULL)
+		return 0;
+	if ((cp = get_proc(s, child, true)) == NULL)
+		return -1;
+	if (cp->n)
+		return 0;
+	for (i = 0; i < pp->n; i++) {
+		if (cp->n == cp->cap) {
+			size_t c = cp->cap ? cp->cap * 2 : 32;
+			struct map *m = realloc(cp->maps, c * sizeof(*m));
+
+			if (m == NULL)
+				return -1;
+			cp->maps = m;
+			cp->cap = c;
+		}
+		cp->maps[cp->n++] = pp->maps[i];
+	}
+	cp->sorted = false;
+	return 0;
+}
+
+void
+pf_sym_exec(struct pf_symbolizer *s, pid_t pid)
+{
+	struct proc *p = get_proc(s, pid, false);
+
+	if (p)
+		p->n = 0;
+}
+
+static int
+cmp_map(const void *a, const void *b)
+{
+	const struct map *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static const struct map *
+find_map(struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (p == NULL || p->n == 0)
+		return NULL;
+	if (!p->sorted) {
+		qsort(p->maps, p->n, sizeof(*p->maps), cmp_map);
+		p->sorted = true;
+	}
+	hi = p->n;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (addr >= p->maps[lo].start && addr < p->maps[lo].end)
+		return &p->maps[lo];
+	return NULL;
+}
+
+static bool
+open_file(struct pf_symbolizer *s, struct symfile *f, pid_t pid)
+{
+	Elf *elf;
+	GElf_Ehdr eh;
+	Dwarf_Addr bias;
+	size_t i, nph;
+	const char *base;
+
+	f->tried = true;
+	s->st.files++;
+	if (f->fd == -1)
+		f->fd = open_candidate(pid, f->path, 0, 0, f->ino);
+	if (f->fd == -1)
+		goto fail;
+	if ((f->dwfl = dwfl_begin(&s->cb)) == NULL)
+		goto fail;
+	dwfl_report_begin(f->dwfl);
+	base = strrchr(f->path, '/');
+	base = base ? base + 1 : f->path;
+	/* dwfl_report_elf consumes the fd, also on failure. */
+	f->mod = dwfl_report_elf(f->dwfl, base, f->path, f->fd, 0, false);
+	f->fd = -1;
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (f->mod == NULL || (elf = dwfl_module_getelf(f->mod, &bias)) == NULL)
+		goto fail;
+	if (gelf_getehdr(elf, &eh) == NULL || elf_getphdrnum(elf, &nph) != 0)
+		goto fail;
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
+			continue;
+		struct seg *sg = realloc(f->segs, (f->nsegs + 1) * sizeof(*sg));
+		if (sg == NULL)
+			goto fail;
+		f->segs = sg;
+		sg[f->nsegs].offset = ph.p_offset;
+		sg[f->nsegs].vaddr = ph.p_vaddr + bias;
+		sg[f->nsegs].filesz = ph.p_filesz;
+		f->nsegs++;
+	}
+	f->ok = f->nsegs > 0;
+	if (!f->ok)
+		goto fail;
+	return true;
+fail:
+	if (f->fd != -1) {
+		close(f->fd);
+		f->fd = -1;
+	}
+	s->st.files_failed++;
+	f->ok = false;
+	return false;
+}
+
+/* File offset -> module address through the PT_LOAD headers. */
+static bool
+file_vaddr(const struct symfile *f, uint64_t foff, uint64_t *va)
+{
+	size_t i;
+
+	for (i = 0; i < f->nsegs; i++)
+		if (foff >= f->segs[i].offset && foff - f->segs[i].offset < f->segs[i].filesz) {
+			*va = foff - f->segs[i].offset + f->segs[i].vaddr;
+			return true;
+		}
+	return false;
+}
+
+static const char *
+intern(struct pf_symbolizer *s, const char *str)
+{
+	size_t h = hashstr(str) % PF_ARRAY_NAMES, n = strlen(str);
+	struct name *nm;
+
+	for (nm = s->names[h]; nm; nm = nm->next)
+		if (strcmp(nm->s, str) == 0)
+			return nm->s;
+	if ((nm = malloc(sizeof(*nm) + n + 1)) == NULL)
+		return NULL;
+	memcpy(nm->s, str, n + 1);
+	nm->next = s->names[h];
+	s->names[h] = nm;
+	return nm->s;
+}
+
+/* Versions go (foo@@GLIBC_2.34 -> foo), then C++/Rust names are demangled. */
+static const char *
+clean_name(struct pf_symbolizer *s, const char *raw)
+{
+	char buf[1024], *d;
+	const char *at = strchr(raw + 1, '@'), *r;
+	size_t n = at ? (size_t)(at - raw) : strlen(raw);
+
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, raw, n);
+	buf[n] = '\0';
+	if ((d = pf_demangle(buf)) != NULL) {
+		r = intern(s, d);
+		free(d);
+		return r;
+	}
+	return intern(s, buf);
+}
+
+static int
+cache_grow(struct pf_symbolizer *s)
+{
+	size_t nc = s->ccap * 2, i;
+	struct centry *c = calloc(nc, sizeof(*c));
+
+	if (c == NULL)
+		return -1;
+	for (i = 0; i < s->ccap; i++) {
+		struct centry *e = &s->cache[i];
+		size_t h;
+
+		if (e->file == NULL)
+			continue;
+		h = hash64((uint64_t)(uintptr_t)e->file ^ hash64(e->vaddr)) & (nc - 1);
+		while (c[h].file)
+			h = (h + 1) & (nc - 1);
+		c[h] = *e;
+	}
+	free(s->cache);
+	s->cache = c;
+	s->ccap = nc;
+	return 0;
+}
+
+static void
+file_lookup(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr,
+    const char **name, uint64_t *offp)
+{
+	struct centry *e;
+	size_t h;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *raw;
+
+	if ((s->cn + 1) * 2 > s->ccap)
+		(void)cache_grow(s);	/* on ENOMEM the table just gets fuller */
+	h = hash64((uint64_t)(uintptr_t)f ^ hash64(vaddr)) & (s->ccap - 1);
+	while (s->cache[h].file) {
+		if (s->cache[h].file == f && s->cache[h].vaddr == vaddr) {
+			s->st.cache_hits++;
+			*name = s->cache[h].name;
+			*offp = s->cache[h].off;
+			return;
+		}
+		h = (h + 1) & (s->ccap - 1);
+	}
+	raw = dwfl_module_addrinfo(f->mod, vaddr, &off, &sym, NULL, NULL, NULL);
+	*name = raw && *raw ? clean_name(s, raw) : NULL;
+	*offp = off;
+	if ((s->cn + 2) >= s->ccap)
+		return;	/* full after ENOMEM: answer uncached */
+	e = &s->cache[h];
+	e->file = f;
+	e->vaddr = vaddr;
+	e->name = *name;
+	e->off = off;
+	s->cn++;
+}
+
+static void
+jit_load(struct proc *p)
+{
+	char path[PATH_MAX];
+	int fd, i;
+
+	p->jit_tried = true;
+	for (i = 0; i < 2; i++) {
+		if (i == 0)
+			snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)p->pid);
+		else
+			snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map",
+			    (int)p->pid, (int)p->pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+			continue;
+		p->jit = pf_jitmap_load(fd);
+		close(fd);
+		if (p->jit) {
+			snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)p->pid);
+			p->jit_name = strdup(path);
+			return;
+		}
+	}
+}
+
+void
+pf_sym_frame(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *in,
+    struct pf_frame_out *out)
+{
+	uint64_t look = in->retaddr && in->addr ? in->addr - 1 : in->addr;
+	const struct map *m;
+	struct proc *p;
+
+	s->st.lookups++;
+	out->addr = in->addr;
+	out->sym = NULL;
+	out->off = 0;
+	out->dso = NULL;
+	if (in->kernel) {
+		const char *mod = NULL, *name;
+		uint64_t off;
+
+		out->dso = "[kernel.kallsyms]";
+		if (s->k && (name = pf_kallsyms_lookup(s->k, look, &off, &mod)) != NULL) {
+			out->sym = name;
+			out->off = off + (look != in->addr);
+			if (mod) {
+				char b[256];
+
+				snprintf(b, sizeof(b), "[%s]", mod);
+				out->dso = intern(s, b);
+			}
+		}
+		return;
+	}
+	p = get_proc(s, pid, false);
+	if ((m = find_map(p, look)) != NULL) {
+		out->dso = m->name;
+		if (m->file == NULL && m->name)	/* [vdso] and the like */
+			return;
+	}
+	if (m && m->file) {
+		out->addr = in->addr - m->start + m->pgoff;
+		if (!m->file->tried)
+			open_file(s, m->file, pid);
+		if (m->file->ok) {
+			uint64_t va;
+
+			if (file_vaddr(m->file, look - m->start + m->pgoff, &va)) {
+				const char *nm;
+				uint64_t o;
+
+				file_lookup(s, m->file, va, &nm, &o);
+				if (nm) {
+					out->sym = nm;
+					out->off = o + (look != in->addr);
+				}
+			}
+		}
+		if (out->sym || m->name)
+			return;
+	}
+	if (p == NULL && (p = get_proc(s, pid, true)) == NULL)
+		return;
+	if (!p->jit_tried)
+		jit_load(p);
+	if (p->jit) {
+		uint64_t off;
+		const char *name = pf_jitmap_lookup(p->jit, look, &off);
+
+		if (name) {
+			out->sym = name;
+			out->off = off + (look != in->addr);
+			out->dso = p->jit_name;
+		}
+	}
+}
+
+void
+pf_sym_stats(const struct pf_symbolizer *s, struct pf_sym_stats *st)
+{
+	*st = s->st;
+}
+
+void
+pf_sym_free(struct pf_symbolizer *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < PF_SYM_NPROC; i++)
+		while (s->procs[i]) {
+			struct proc *p = s->procs[i];
+
+			s->procs[i] = p->next;
+			free(p->maps);
+			pf_jitmap_free(p->jit);
+			free(p->jit_name);
+			free(p);
+		}
+	for (i = 0; i < PF_SYM_NFILE; i++)
+		while (s->files[i]) {
+			struct symfile *f = s->files[i];
+
+			s->files[i] = f->next;
+			if (f->dwfl)
+				dwfl_end(f->dwfl);
+			if (f->fd != -1)
+				close(f->fd);
+			free(f->segs);
+			free(f->path);
+			free(f);
+		}
+	for (i = 0; i < PF_ARRAY_NAMES; i++)
+		while (s->names[i]) {
+			struct name *n = s->names[i];
+
+			s->names[i] = n->next;
+			free(n);
+		}
+	free(s->cache);
+	free(s->debuginfo_path);
+	free(s);
+}
+
+void
+pf_sym_set_kallsyms(struct pf_symbolizer *s, const struct pf_kallsyms *k)
+{
+	s->k = k;
+}

@@ -1,0 +1,88 @@
+/*
+ * symbolize: user and kernel addresses to (symbol, offset, dso) for the
+ * processes a recording saw.
+ *
+ * Processes are modelled by their executable mappings, fed from
+ * /proc/PID/maps at start and from PERF_RECORD_MMAP2 / FORK / COMM(exec)
+ * records afterwards (the caller applies records in time order).  Each
+ * distinct ELF file is opened once with libdwfl (.symtab/.dynsym, separate
+ * debuginfo by build-id and .gnu_debuglink under /usr/lib/debug), at base 0,
+ * and shared by every process that maps it; results are cached per file
+ * address.  Names are cleaned of symbol versions (foo@@GLIBC_2.34) and
+ * demangled (demangle.h).  Kernel addresses go to a pf_kallsyms; addresses
+ * outside any file mapping to the target's /tmp/perf-PID.map.
+ *
+ * The caller must unsetenv("DEBUGINFOD_URLS") before the first lookup, so
+ * libdwfl never reaches the network.
+ *
+ * A frame source (the frame-pointer callchain today, a DWARF unwinder
+ * later) only has to produce struct pf_frame_in lists: see pf_sym_frame().
+ */
+#ifndef PF_SYMBOLIZE_H
+#define PF_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kallsyms.h"
+
+struct pf_symbolizer;
+
+/* One frame as a stack source produces it. */
+struct pf_frame_in {
+	uint64_t addr;
+	bool kernel;
+	bool retaddr;		/* a return address: look up addr - 1 */
+};
+
+/* One frame symbolized; strings are owned by the symbolizer. */
+struct pf_frame_out {
+	uint64_t addr;		/* address column: DSO-relative for user files, else absolute */
+	const char *sym;	/* NULL when unknown */
+	uint64_t off;		/* offset of addr into sym */
+	const char *dso;	/* NULL when unknown */
+};
+
+/* A new symbolizer; kallsyms may be NULL (kernel frames stay unknown). */
+struct pf_symbolizer *pf_sym_new(const struct pf_kallsyms *kallsyms);
+
+/* Use k for kernel frames from now on (NULL: none); the caller keeps k. */
+void pf_sym_set_kallsyms(struct pf_symbolizer *s, const struct pf_kallsyms *k);
+
+/*
+ * Add an executable mapping of pid.  path "" or starting with '[' (other
+ * than files) is kept as a named non-file mapping ([vdso], //anon).
+ * ino/maj/min identify the file when known (0 otherwise).  0 or -1 (ENOMEM).
+ */
+int pf_sym_add_map(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t end,
+    uint64_t pgoff, const char *path, uint32_t maj, uint32_t min, uint64_t ino);
+
+/*
+ * Read <proc_root>/PID/maps and add its executable mappings.  With
+ * open_files, also open each file now (through /proc/PID/map_files, then
+ * /proc/PID/root, then the path), so a caller about to drop privileges
+ * keeps access.  0, or -1 with errno from opening the maps file.
+ */
+int pf_sym_load_proc(struct pf_symbolizer *s, const char *proc_root, pid_t pid,
+    bool open_files);
+
+/* A new process child forked from parent: it starts with parent's maps. */
+int pf_sym_fork(struct pf_symbolizer *s, pid_t parent, pid_t child);
+
+/* pid exec'ed: forget its mappings. */
+void pf_sym_exec(struct pf_symbolizer *s, pid_t pid);
+
+/* Symbolize one frame of pid (pid is ignored for kernel frames). */
+void pf_sym_frame(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *in,
+    struct pf_frame_out *out);
+
+/* Counters for the header/diagnostics. */
+struct pf_sym_stats {
+	uint64_t lookups, cache_hits, files, files_failed;
+};
+void pf_sym_stats(const struct pf_symbolizer *s, struct pf_sym_stats *st);
+
+void pf_sym_free(struct pf_symbolizer *s);
+
+#endif

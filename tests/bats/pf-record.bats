@@ -1,0 +1,554 @@
+#!/usr/bin/env bats
+# pf-record: really samples bundled workloads through perf events and checks
+# shares, symbols, every safety cap, privileges and the stream's format.
+
+load test_helper
+
+SPLIT="$WORKLOADS/rec-split"
+SYSCALL="$WORKLOADS/rec-syscall"
+
+setup() {
+	require_perf_events
+	[ -x "$SPLIT" ] || fail "$SPLIT not built: run make"
+	MNT=
+}
+
+teardown() {
+	if [ -n "${BGPID:-}" ]; then kill $BGPID 2>/dev/null || true; fi
+	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT"; fi
+}
+
+# leaf_shares FILE: "function percent" for the first user frame of each
+# sample, weighted by period (kernel frames above it are skipped).
+leaf_shares() {
+	awk '
+	/^#/ || /^$/ { next }
+	/^[^\t]/ { per = $(NF - 1) + 0; want = 1; next }
+	want && !/kernel\.kallsyms|\(\[[a-z0-9_]+\]\)$/ {
+		f = $2; sub(/\+0x[0-9a-f]+$/, "", f); w[f] += per; tot += per; want = 0
+	}
+	END { for (f in w) printf "%s %.1f\n", f, 100 * w[f] / tot }' "$1"
+}
+
+# share FILE FUNC: the leaf share of FUNC in FILE (0 if absent).
+share() {
+	leaf_shares "$1" | awk -v f="$2" '$1 == f { s = $2 } END { print s + 0 }'
+}
+
+# fold_share FOLDED FUNC: FUNC's share of the leaves of folded stacks.
+fold_share() {
+	awk -v f="$2" '{ n = $NF; leaf = $0; sub(/ [0-9]+$/, "", leaf); sub(/.*;/, "", leaf);
+		sub(/_\[[kji]\]$/, "", leaf); tot += n; if (leaf == f) s += n }
+		END { printf "%.1f\n", tot ? 100 * s / tot : 0 }' "$1"
+}
+
+# within A B TOL: |A - B| <= TOL
+within() {
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
+}
+
+# assert_split FILE: rec-split's designed 50/30/20 within 7 points.
+assert_split() {
+	local f want got
+	for f in rec_alpha:50 rec_beta:30 rec_gamma:20; do
+		want=${f#*:}
+		got=$(share "$1" "${f%:*}")
+		within "$got" "$want" 7 || fail "${f%:*}: $got%, designed $want% ($(leaf_shares "$1" | tr '\n' ' '))"
+	done
+	if [ -x "$PF_BIN_DIR/pf-fold" ]; then
+		"$PF_BIN_DIR/pf-fold" "$1" > "$BATS_TEST_TMPDIR/folded" || fail "pf-fold failed"
+		for f in rec_alpha:50 rec_beta:30 rec_gamma:20; do
+			got=$(fold_share "$BATS_TEST_TMPDIR/folded" "${f%:*}")
+			within "$got" "${f#*:}" 7 || fail "pf-fold: ${f%:*}: $got%, designed ${f#*:}%"
+		done
+	fi
+}
+
+# valid_stream FILE: header first, whole samples, the trailer last with
+# bytes= equal to the file size; prints the trailer's stop= word.
+valid_stream() {
+	local size
+	size=$(stat -c %s "$1")
+	awk -v size="$size" '
+	NR == 1 { if ($0 !~ /^# pf-record 1 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ freq=[0-9]+ callgraph=fp kernel-stacks=(yes|no) start=[0-9T:-]+Z$/) bad("header: " $0); next }
+	/^# pf-record: samples=/ { trailer = $0; tline = NR; next }
+	/^# pf-record/ { if (insample || nsamples) bad("comment inside the stream: " $0); next }
+	/^$/ { if (!insample) bad("blank line outside a sample"); insample = 0; next }
+	/^\t/ { if (!insample) bad("frame outside a sample"); if ($0 !~ /^\t *[0-9a-f]+ .+ \(.+\)$/) bad("frame: " $0); nframes++; next }
+	{ if (insample) bad("sample not ended"); if ($0 !~ /^.+ +[0-9]+ \[[0-9][0-9][0-9]\] +[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]: +[0-9]+ cpu-clock(:u)?: $/) bad("sample header: " $0); insample = 1; nsamples++ }
+	function bad(m) { print "line " NR ": " m; err = 1; exit 1 }
+	END {
+		if (err) exit 1
+		if (insample) { print "last sample not ended"; exit 1 }
+		if (tline != NR) { print "trailer not last"; exit 1 }
+		if (trailer !~ / samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ stop=[a-z-]+ bytes=[0-9]+$/) { print "trailer: " trailer; exit 1 }
+		split(trailer, t, "bytes="); if (t[2] + 0 != size) { print "bytes=" t[2] " but size " size; exit 1 }
+		split(trailer, s, "samples="); if (s[2] + 0 != nsamples) { print "samples " nsamples " but trailer " trailer; exit 1 }
+		split(trailer, r, "stop="); sub(/ .*/, "", r[2]); print r[2]
+	}' "$1"
+}
+
+# start_split SECONDS: rec-split in the background; BGPID is its pid.
+start_split() {
+	"$SPLIT" "$@" & BGPID=$!
+	sleep 0.2
+}
+
+mount_tmpfs() {
+	require_root
+	MNT="$BATS_TEST_TMPDIR/mnt"
+	mkdir -p "$MNT"
+	mount -t tmpfs -o "size=$1" pf-record-test "$MNT" || skip "cannot mount tmpfs"
+}
+
+@test "a command's CPU split across named functions shows within 7 points (-- CMD)" {
+	run -0 --separate-stderr pf-record -F 499 -d 3 -o "$BATS_TEST_TMPDIR/s.txt" -- "$SPLIT" 4
+	run -0 valid_stream "$BATS_TEST_TMPDIR/s.txt"
+	assert_output duration
+	assert_split "$BATS_TEST_TMPDIR/s.txt"
+	grep -q "target=cmd:rec-split freq=499 " "$BATS_TEST_TMPDIR/s.txt"
+}
+
+@test "a running process's threads, started after attaching, show the designed split (-p)" {
+	start_split -t 2 5
+	run -0 --separate-stderr pf-record -p "$BGPID" -F 199 -d 3 -o "$BATS_TEST_TMPDIR/p.txt"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/p.txt"
+	assert_output duration
+	assert_split "$BATS_TEST_TMPDIR/p.txt"
+	# Both worker threads (created 0.3 s after start, after the attach) were sampled.
+	run -0 sh -c "awk '/^rec-split /{print \$2}' '$BATS_TEST_TMPDIR/p.txt' | sort -u | grep -vx $BGPID | wc -l"
+	[ "$output" -eq 2 ] || fail "worker threads sampled: $output, want 2"
+}
+
+@test "leaf shares agree with perf record + perf script within 5 points" {
+	# perf at 99 Hz on two threads for 8 s gives ~900-1500 samples on this
+	# shared 2-CPU machine (share noise ~1.5 points); pf-record samples the
+	# same workload at 499 Hz so its own noise is small: a real disagreement
+	# of 5 points is then far outside the noise.
+	require_cmd perf
+	require_root
+	perf record -q -F 99 -g -o "$BATS_TEST_TMPDIR/perf.data" -- "$SPLIT" -t 2 8 >/dev/null 2>&1 ||
+		skip "perf record failed here"
+	perf script -i "$BATS_TEST_TMPDIR/perf.data" > "$BATS_TEST_TMPDIR/perf.txt" 2>/dev/null
+	run -0 --separate-stderr pf-record -F 499 -d 8 -o "$BATS_TEST_TMPDIR/pf.txt" -- "$SPLIT" -t 2 5
+	local f a b
+	for f in rec_alpha rec_beta rec_gamma; do
+		a=$(share "$BATS_TEST_TMPDIR/perf.txt" $f)
+		b=$(share "$BATS_TEST_TMPDIR/pf.txt" $f)
+		within "$a" "$b" 5 || fail "$f: perf $a%, pf-record $b%"
+	done
+	if [ -x "$PF_BIN_DIR/pf-fold" ]; then
+		"$PF_BIN_DIR/pf-fold" "$BATS_TEST_TMPDIR/perf.txt" > "$BATS_TEST_TMPDIR/perf.folded"
+		"$PF_BIN_DIR/pf-fold" "$BATS_TEST_TMPDIR/pf.txt" > "$BATS_TEST_TMPDIR/pf.folded"
+		for f in rec_alpha rec_beta rec_gamma; do
+			a=$(fold_share "$BATS_TEST_TMPDIR/perf.folded" $f)
+			b=$(fold_share "$BATS_TEST_TMPDIR/pf.folded" $f)
+			within "$a" "$b" 5 || fail "pf-fold: $f: perf $a%, pf-record $b%"
+		done
+	fi
+}
+
+@test "a syscall-heavy workload shows symbolized kernel frames as root" {
+	require_root
+	run -0 --separate-stderr pf-record -F 199 -d 2 -o "$BATS_TEST_TMPDIR/k.txt" -- "$SYSCALL" 3
+	grep -q "kernel-stacks=yes" "$BATS_TEST_TMPDIR/k.txt"
+	grep -q ' cpu-clock: $' "$BATS_TEST_TMPDIR/k.txt"
+	# Kernel frames with real names: the read/write syscall paths.
+	grep -Eq $'^\tffff[0-9a-f]+ ''[a-z_]*(read|write)[a-z_0-9]*\+0x[0-9a-f]+ \(\[kernel\.kallsyms\]\)$' "$BATS_TEST_TMPDIR/k.txt" ||
+		fail "no symbolized read/write kernel frame"
+	local known unknown
+	known=$(grep -c '[a-z_]+0x[0-9a-f]* (\[kernel.kallsyms\])' "$BATS_TEST_TMPDIR/k.txt")
+	unknown=$(grep -c '\[unknown\] (\[kernel.kallsyms\])' "$BATS_TEST_TMPDIR/k.txt" || true)
+	[ "$known" -gt 100 ] || fail "only $known symbolized kernel frames"
+	[ "$unknown" -eq 0 ] || fail "$unknown unknown kernel frames"
+	# The user frame that made the call is symbolized from libc.
+	grep -Eq '\((/usr)?/lib/x86_64-linux-gnu/libc\.so\.6\)$' "$BATS_TEST_TMPDIR/k.txt"
+}
+
+@test "user frames name the function and dso, with DSO-relative addresses" {
+	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/u.txt" -- "$SPLIT" 2
+	local addr
+	addr=$(nm "$SPLIT" | awk '$3 == "rec_alpha" { print $1 }' | sed 's/^0*//')
+	grep -Eq $'^\t'" +[0-9a-f]+ rec_alpha\+0x[0-9a-f]+ \($SPLIT\)\$" "$BATS_TEST_TMPDIR/u.txt"
+	# The address column is the file offset (perf 6.1): rec_alpha's own range.
+	local line a o n=0
+	while read -r a line; do
+		o=${line%% *}
+		o=${o#rec_alpha+0x}
+		[ $((16#$a)) -eq $((16#$addr + 16#$o)) ] || fail "address $a for rec_alpha+0x$o (rec_alpha at $addr)"
+		n=$((n + 1))
+	done < <(awk -v f="($SPLIT)" '$2 ~ /^rec_alpha\+/ && $3 == f { print $1, $2 }' "$BATS_TEST_TMPDIR/u.txt")
+	[ "$n" -gt 10 ] || fail "only $n rec_alpha frames"
+}
+
+@test "libc's local symbols come from its separate debuginfo (build-id under /usr/lib/debug)" {
+	local libc id
+	libc=/usr/lib/x86_64-linux-gnu/libc.so.6
+	[ -e "$libc" ] || skip "no $libc"
+	id=$(readelf -n "$libc" | awk '/Build ID/ { print $3 }')
+	[ -e "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] || skip "libc debuginfo (libc6-dbg) not installed"
+	# __libc_start_call_main is not in libc's .dynsym: only the debug file names it.
+	! nm -D "$libc" | grep -q ' __libc_start_call_main$' || skip "this libc exports it"
+	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/g.txt" -- "$SPLIT" 2
+	grep -Eq "__libc_start_call_main\+0x[0-9a-f]+ \($libc\)\$" "$BATS_TEST_TMPDIR/g.txt"
+}
+
+@test "the rate is capped at 999 Hz and at perf_event_max_sample_rate, with exit 2" {
+	run -2 --separate-stderr pf-record -F 1000 -d 1 -- true
+	assert_equal "${stderr_lines[0]}" "pf-record: -F 1000: above the ceiling of 999 Hz"
+	run -0 --separate-stderr pf-record -F 999 -d 1 -o "$BATS_TEST_TMPDIR/f.txt" -- "$SPLIT" 2
+	grep -q ' freq=999 ' "$BATS_TEST_TMPDIR/f.txt"
+	# One thread on-CPU for about a second cannot give much more than 999 samples.
+	local n
+	n=$(grep -c ' cpu-clock' "$BATS_TEST_TMPDIR/f.txt")
+	[ "$n" -le 1100 ] && [ "$n" -ge 100 ] || fail "$n samples at 999 Hz for 1 s"
+}
+
+@test "the duration stops the window, defaults to 15 s and is capped at 120 s (-a: 30 s)" {
+	run -2 --separate-stderr pf-record -d 121 -- true
+	assert_equal "${stderr_lines[0]}" "pf-record: -d: 121s is above the ceiling of 120s"
+	run -2 --separate-stderr pf-record -a -d 31
+	assert_equal "${stderr_lines[0]}" "pf-record: -d: 31s is above the ceiling of 30s for -a"
+	local t0 t1
+	t0=$(date +%s%N)
+	run -0 --separate-stderr pf-record -d 1 -o "$BATS_TEST_TMPDIR/d.txt" -- "$SPLIT" 10
+	t1=$(date +%s%N)
+	run -0 valid_stream "$BATS_TEST_TMPDIR/d.txt"
+	assert_output duration
+	[ $(( (t1 - t0) / 1000000 )) -lt 5000 ] || fail "took $(( (t1 - t0) / 1000000 )) ms"
+	grep -q '^# pf-record: caps duration=1s ' "$BATS_TEST_TMPDIR/d.txt"
+	run -0 --separate-stderr pf-record -o "$BATS_TEST_TMPDIR/d2.txt" -- true
+	grep -q '^# pf-record: caps duration=15s ' "$BATS_TEST_TMPDIR/d2.txt"
+}
+
+@test "the size cap stops before the output would exceed it, at a sample boundary, exit 1" {
+	local t0 t1
+	t0=$(date +%s%N)
+	run -1 --separate-stderr pf-record -F 999 -d 8 --max-size 20K -o "$BATS_TEST_TMPDIR/z.txt" -- "$SPLIT" 9
+	t1=$(date +%s%N)
+	# Raw data in memory is bounded by the cap too: the window stopped early.
+	[ $(( (t1 - t0) / 1000000 )) -lt 6000 ] || fail "ran $(( (t1 - t0) / 1000000 )) ms: the window did not stop at the cap"
+	[[ "$stderr" == *"size cap"* ]] || fail "stderr: $stderr"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/z.txt"
+	assert_output size-cap
+	local size
+	size=$(stat -c %s "$BATS_TEST_TMPDIR/z.txt")
+	[ "$size" -le 20480 ] || fail "size $size > 20480"
+	[ "$size" -gt 15000 ] || fail "size $size: stopped far too early"
+	run -2 --separate-stderr pf-record --max-size 2G -- true
+	assert_equal "${stderr_lines[0]}" "pf-record: --max-size 2147483648: above the ceiling of 1G"
+}
+
+@test "the disk floor refuses to start and stops the output on a small tmpfs, exit 1" {
+	mount_tmpfs 2M
+	run -1 --separate-stderr pf-record -d 1 --min-free 3M -o "$MNT/a.txt" -- true
+	[[ "$stderr" == *"below the floor"*"not starting"* ]] || fail "stderr: $stderr"
+	[ ! -e "$MNT/a.txt" ] || fail "left a file behind"
+	run -1 --separate-stderr pf-record -F 999 -d 3 --min-free 1900K -o "$MNT/b.txt" -- "$SYSCALL" 4
+	[[ "$stderr" == *"disk floor"* ]] || fail "stderr: $stderr"
+	run -0 valid_stream "$MNT/b.txt"
+	assert_output disk-floor
+	local avail
+	avail=$(df -B1 --output=avail "$MNT" | tail -1)
+	[ "$avail" -ge $((1900 * 1024)) ] || fail "free space fell to $avail"
+	# The default floor, max(1G, 5%), is above this whole filesystem.
+	rm -f "$MNT/b.txt"
+	run -1 --separate-stderr pf-record -d 1 -o "$MNT/c.txt" -- true
+}
+
+@test "a full filesystem (ENOSPC) stops cleanly with a valid stream and exit 1" {
+	mount_tmpfs 160K
+	run -1 --separate-stderr pf-record -F 999 -d 3 --min-free 0 -o "$MNT/full.txt" -- "$SYSCALL" 4
+	[[ "$stderr" == *"No space left on device"* ]] || fail "stderr: $stderr"
+	run -0 valid_stream "$MNT/full.txt"
+	assert_output disk-full
+	[ "$(stat -c %s "$MNT/full.txt")" -gt 40000 ] || fail "stopped too early"
+}
+
+@test "while recording, pf-record holds no capability and no_new_privs is set" {
+	require_root
+	pf-record -d 3 -o "$BATS_TEST_TMPDIR/c.txt" -- "$SPLIT" 4 2>/dev/null & BGPID=$!
+	sleep 1.5
+	run -0 grep -E '^(CapEff|CapPrm|NoNewPrivs):' /proc/$BGPID/status
+	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
+	assert_line --regexp '^CapPrm:[[:space:]]+0000000000000000$'
+	assert_line --regexp '^NoNewPrivs:[[:space:]]+1$'
+	wait "$BGPID"
+	BGPID=
+}
+
+@test "as nobody on its own child: user-only stacks and a header that says why" {
+	require_root
+	require_cmd setpriv
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] || skip "paranoid < 2 allows kernel stacks"
+	run -0 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		--inh-caps=-all --bounding-set=-all "$PF_BIN_DIR/pf-record" -F 199 -d 1 -- "$SPLIT" 2
+	assert_line --index 0 --regexp ' kernel-stacks=no '
+	assert_line --index 1 --regexp '^# pf-record: kernel frames excluded: kernel\.perf_event_paranoid=[0-9]+ and no CAP_PERFMON or CAP_SYS_ADMIN'
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/n.txt"
+	grep -q ' cpu-clock:u: $' "$BATS_TEST_TMPDIR/n.txt"
+	! grep -q 'kernel.kallsyms' "$BATS_TEST_TMPDIR/n.txt" || fail "kernel frames as nobody"
+	grep -q 'rec_alpha+0x' "$BATS_TEST_TMPDIR/n.txt"
+}
+
+@test "as nobody on root's process: exit 3 naming the missing capability" {
+	require_root
+	require_cmd setpriv
+	start_split 5
+	run -3 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		--inh-caps=-all --bounding-set=-all "$PF_BIN_DIR/pf-record" -d 1 -p "$BGPID"
+	[[ "$stderr" == *"pid $BGPID"*"CAP_PERFMON"* ]] || fail "stderr: $stderr"
+	[ -z "$output" ]
+	# System-wide as nobody: refused, naming the capability and the sysctl.
+	run -3 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		--inh-caps=-all --bounding-set=-all "$PF_BIN_DIR/pf-record" -d 1 -a
+	[[ "$stderr" == *"CAP_PERFMON"*"kernel.perf_event_paranoid"* ]] || fail "stderr: $stderr"
+}
+
+@test "SIGINT stops the recording and writes what was collected (stop=signal, exit 0)" {
+	pf-record -d 20 -o "$BATS_TEST_TMPDIR/i.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
+	sleep 1.5
+	kill -INT "$BGPID"
+	local rc=0
+	wait "$BGPID" || rc=$?
+	[ "$rc" -eq 0 ] || fail "exit $rc after SIGINT"
+	BGPID=
+	run -0 valid_stream "$BATS_TEST_TMPDIR/i.txt"
+	assert_output signal
+	[ "$(grep -c ' cpu-clock' "$BATS_TEST_TMPDIR/i.txt")" -gt 20 ]
+}
+
+@test "the target's exit ends the recording early (stop=target-exit, exit 0)" {
+	local t0 t1
+	t0=$(date +%s)
+	run -0 --separate-stderr pf-record -d 30 -o "$BATS_TEST_TMPDIR/e.txt" -- "$SPLIT" 1
+	t1=$(date +%s)
+	[ $((t1 - t0)) -lt 10 ] || fail "took $((t1 - t0)) s"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/e.txt"
+	assert_output target-exit
+	start_split 1
+	run -0 --separate-stderr pf-record -d 30 -p "$BGPID" -o "$BATS_TEST_TMPDIR/e2.txt"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/e2.txt"
+	assert_output target-exit
+}
+
+@test "a closed pipe stops pf-record quietly" {
+	run -0 --separate-stderr sh -c "'$PF_BIN_DIR/pf-record' -F 999 -d 2 -- '$SPLIT' 3 | head -n 1"
+	assert_output --regexp '^# pf-record 1 '
+	# pf-record's own status, through bash's PIPESTATUS: 0, and nothing on stderr.
+	run -0 --separate-stderr bash -c "'$PF_BIN_DIR/pf-record' -F 999 -d 2 -- '$SPLIT' 3 | head -n 1 >/dev/null; echo \${PIPESTATUS[0]}"
+	assert_output 0
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+}
+
+@test "the output file is created 0600 and never replaced without --force" {
+	run -0 --separate-stderr pf-record -d 1 -o "$BATS_TEST_TMPDIR/o.txt" -- true
+	[ "$(stat -c %a "$BATS_TEST_TMPDIR/o.txt")" = 600 ]
+	run -3 --separate-stderr pf-record -d 1 -o "$BATS_TEST_TMPDIR/o.txt" -- true
+	[[ "$stderr" == *"o.txt: File exists"* ]] || fail "stderr: $stderr"
+	run -0 --separate-stderr pf-record -d 1 --force -o "$BATS_TEST_TMPDIR/o.txt" -- true
+	ln -s "$BATS_TEST_TMPDIR/o.txt" "$BATS_TEST_TMPDIR/link.txt"
+	run -3 --separate-stderr pf-record -d 1 --force -o "$BATS_TEST_TMPDIR/link.txt" -- true
+}
+
+@test "bad command lines exit 2 with the reason and the synopsis" {
+	local args want
+	while IFS='|' read -r args want; do
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr pf-record $args
+		[[ "${stderr_lines[0]}" == "pf-record: $want"* ]] || fail "$args: '${stderr_lines[0]}', want '$want'"
+		[[ "$stderr" == *"usage: pf-record"* ]] || fail "$args: no synopsis"
+		[ -z "$output" ] || fail "$args: wrote to stdout"
+	done <<-'EOF'
+	-F 0 -- true|-F: invalid rate '0'
+	-F abc -- true|-F: invalid rate 'abc'
+	-F 10x -- true|-F: invalid rate '10x'
+	-d 0 -- true|-d: invalid duration '0'
+	-d 5q -- true|-d: invalid duration '5q'
+	--max-size 1K -- true|--max-size 1024: below the minimum of 4K
+	--max-size 12Q -- true|--max-size: invalid size '12Q'
+	--min-free 101% -- true|--min-free: invalid size or percentage '101%'
+	-g dwarf -- true|-g dwarf: not supported yet
+	-g lbr -- true|-g: unknown call graph 'lbr'
+	-p 0|-p: invalid pid '0'
+	-p 12,x|-p: invalid pid 'x'
+	-d 1|give exactly one target
+	-a -p 1|give exactly one target
+	-p 1 -- true|give exactly one target
+	EOF
+}
+
+@test "a pid that does not exist and a command that cannot run exit 3" {
+	run -3 --separate-stderr pf-record -d 1 -p 999999999
+	[[ "$stderr" == *"999999999"* ]] || fail "stderr: $stderr"
+	run -3 --separate-stderr pf-record -d 1 -- /nonexistent/cmd
+	[[ "$stderr" == *"/nonexistent/cmd: No such file or directory"* ]] || fail "stderr: $stderr"
+}
+
+@test "system-wide recording as root samples more than one process" {
+	require_root
+	start_split 3
+	run -0 --separate-stderr pf-record -a -F 99 -d 1 -o "$BATS_TEST_TMPDIR/a.txt"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/a.txt"
+	assert_output duration
+	grep -q ' target=all ' "$BATS_TEST_TMPDIR/a.txt"
+	grep -q 'rec_alpha+0x' "$BATS_TEST_TMPDIR/a.txt" || fail "the running workload was not symbolized"
+}
+
+@test "sampled C++ and Rust (legacy and v0) symbols are demangled" {
+	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/m.txt" -- "$WORKLOADS/rec-mangled" 2
+	local name
+	for name in 'ns::W<double>::spin' 'mycrate::legacy::spin' 'mycrate::v0::spin'; do
+		grep -qF " $name+0x" "$BATS_TEST_TMPDIR/m.txt" || fail "no frame named $name"
+	done
+	! grep -Eq ' _(Z|R)[A-Za-z0-9_]+\+0x' "$BATS_TEST_TMPDIR/m.txt" || fail "a mangled name was printed"
+	# glibc's versioned names are cleaned (__libc_start_main@@GLIBC_2.34 -> __libc_start_main).
+	! grep -q '@' "$BATS_TEST_TMPDIR/m.txt" || fail "a versioned name was printed"
+}
+
+@test "the demangler prints names as perf does, without parameters" {
+	local in want got
+	while IFS='|' read -r in want; do
+		got=$(printf '%s\n' "$in" | "$WORKLOADS/rec-demangle")
+		[ "$got" = "$want" ] || fail "$in: got '$got', want '$want'"
+	done <<-'EOF'
+	_ZN2ns1WIdE4spinEd|ns::W<double>::spin
+	_Z3foov|foo
+	_ZN5Outer5InnerC2Ev|Outer::Inner::Inner
+	_ZN5Outer5InnerD1Ev|Outer::Inner::~Inner
+	_ZNK3FoocvbEv|Foo::operator bool
+	_ZN1AplERKS_|A::operator+
+	_ZN1AdlEPv|A::operator delete
+	_ZZ4mainE1x|main::x
+	_Z3foov.cold|foo [clone .cold]
+	_Z3barv.isra.0|bar [clone .isra.0]
+	_Z1fIiEvT_|f<int>
+	_ZNSt6vectorIiSaIiEE9push_backERKi|std::vector<int, std::allocator<int> >::push_back
+	_ZNSt3mapISsiSt4lessISsESaISt4pairIKSsiEEEixERS3_|std::map<std::basic_string<char, std::char_traits<char>, std::allocator<char> >, int, std::less<std::basic_string<char, std::char_traits<char>, std::allocator<char> > >, std::allocator<std::pair<std::basic_string<char, std::char_traits<char>, std::allocator<char> > const, int> > >::operator[]
+	_ZN12_GLOBAL__N_13fooEv|(anonymous namespace)::foo
+	_ZN4absl12AnyInvocableIFvPvEED1Ev|absl::AnyInvocable<void (void*)>::~AnyInvocable
+	_ZN1A1fIJiEEEvDpT_|A::f<int>
+	_ZN1NUlvE_clEv|N::{lambda()#1}::operator()
+	_ZTV3Foo|vtable for Foo
+	_ZTI3Foo|typeinfo for Foo
+	_ZGVZ4mainE1x|guard variable for main::x
+	_ZThn8_N3Foo3barEv|non-virtual thunk to Foo::bar
+	_ZN3FooB5cxx113barEv|Foo[abi:cxx11]::bar
+	_Z1fILi5EEvv|f<5>
+	_Z1fILb1EEvv|f<true>
+	_ZN4core3fmt9Formatter3pad17h0123456789abcdefE|core::fmt::Formatter::pad
+	_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h0123456789abcdefE|std::rt::lang_start::{{closure}}
+	_ZN66_$LT$alloc..vec..Vec$LT$T$GT$$u20$as$u20$core..ops..drop..Drop$GT$4drop17h0123456789abcdefE|<alloc::vec::Vec<T> as core::ops::drop::Drop>::drop
+	_RNvNtCs1234_7mycrate3foo3bar|mycrate::foo::bar
+	_RNvCs15kBYyAo9fc_7mycrate7example|mycrate::example
+	_RNvMsr_NtCs3ssYzQotkvD_3std4pathNtB5_7PathBuf3newCs15kBYyAo9fc_7mycrate|<std::path::PathBuf>::new
+	_RINvNtCs1234_4core3mem7replaceNtNtCs5678_5alloc6string6StringEB4_|core::mem::replace::<alloc::string::String>
+	_RNCNvCs1234_7mycrate4main0B3_|mycrate::main::{closure#0}
+	main|main
+	_Z|_Z
+	_ZN3fooE|foo
+	_ZN3foo|_ZN3foo
+	_Z3fooS0_|_Z3fooS0_
+	_ZN1AIT_EE|_ZN1AIT_EE
+	_RNvC|_RNvC
+	EOF
+}
+
+@test "the demangler agrees with c++filt -p on the C++ symbols of libstdc++" {
+	require_cmd c++filt nm
+	local lib
+	lib=$(ls /usr/lib/x86_64-linux-gnu/libstdc++.so.6 2>/dev/null) || skip "no libstdc++ here"
+	nm -D --defined-only "$lib" | awk '{ print $3 }' | sed 's/@.*//' | grep '^_Z' | sort -u > "$BATS_TEST_TMPDIR/syms"
+	c++filt -p < "$BATS_TEST_TMPDIR/syms" > "$BATS_TEST_TMPDIR/want"
+	"$WORKLOADS/rec-demangle" < "$BATS_TEST_TMPDIR/syms" > "$BATS_TEST_TMPDIR/got"
+	# Thunks (c++filt keeps their parameters) and transactional-memory clones aside,
+	# at least 99% must match exactly.
+	run -0 sh -c "paste -d '\t' '$BATS_TEST_TMPDIR/syms' '$BATS_TEST_TMPDIR/want' '$BATS_TEST_TMPDIR/got' |
+		awk -F '\t' '\$1 ~ /^_ZT[hvc]|^_ZGTt/ { next } { n++ } \$2 == \$3 { ok++ } END { printf \"%d %d\n\", ok, n }'"
+	local ok=${output% *} n=${output#* }
+	[ "$n" -gt 3000 ] || fail "only $n symbols"
+	[ $((ok * 100)) -ge $((n * 99)) ] || fail "$ok of $n match"
+}
+
+@test "when the locked-memory limit refuses the rings, they shrink and recording goes on" {
+	require_root
+	require_cmd setpriv prlimit
+	local S="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all"
+	# The first recording takes nobody's whole perf_event_mlock_kb allowance;
+	# the second must fit its rings in a 64 KiB RLIMIT_MEMLOCK.
+	# shellcheck disable=SC2086
+	prlimit --memlock=65536:65536 $S "$PF_BIN_DIR/pf-record" -d 3 -- "$SPLIT" 4 >/dev/null 2>&1 & BGPID=$!
+	sleep 0.7
+	# shellcheck disable=SC2086
+	run -0 --separate-stderr prlimit --memlock=65536:65536 $S "$PF_BIN_DIR/pf-record" -d 1 -- "$SPLIT" 2
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/ml.txt"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/ml.txt"
+	assert_output duration
+	run -0 grep -oE 'rings=[0-9]+x[0-9]+ pages' "$BATS_TEST_TMPDIR/ml.txt"
+	local pages=${output#*x}
+	pages=${pages% pages}
+	[ "$pages" -lt 128 ] || fail "rings kept $pages pages under a 64 KiB limit"
+	wait "$BGPID" || true
+	BGPID=
+}
+
+@test "JIT frames are named from /tmp/perf-PID.map" {
+	[ "$(uname -m)" = x86_64 ] || skip "the rec-jit workload emits x86-64 code"
+	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/j.txt" -- "$WORKLOADS/rec-jit" 2
+	local pid
+	pid=$(awk '/^rec-jit /{ print $2; exit }' "$BATS_TEST_TMPDIR/j.txt")
+	rm -f "/tmp/perf-$pid.map"
+	[ -n "$pid" ] || fail "no rec-jit sample"
+	grep -Eq $'^\t'" +[0-9a-f]+ rec_jit_spin\+0x[0-9a-f]+ \(/tmp/perf-$pid\.map\)\$" "$BATS_TEST_TMPDIR/j.txt" ||
+		fail "no JIT frame named"
+}
+
+@test "a one-line progress display appears on a terminal, never in a pipe or with --no-progress" {
+	require_cmd script
+	script -qfec "'$PF_BIN_DIR/pf-record' -d 1 -o '$BATS_TEST_TMPDIR/t1.txt' -- '$SPLIT' 2" "$BATS_TEST_TMPDIR/tty1" >/dev/null
+	grep -aq $'\rpf-record: [0-9.]*s of 1s, [0-9]* samples' "$BATS_TEST_TMPDIR/tty1" || fail "no progress on a tty"
+	script -qfec "'$PF_BIN_DIR/pf-record' --no-progress -d 1 -o '$BATS_TEST_TMPDIR/t2.txt' -- '$SPLIT' 2" "$BATS_TEST_TMPDIR/tty2" >/dev/null
+	! grep -aq 'pf-record: ' "$BATS_TEST_TMPDIR/tty2" || fail "progress despite --no-progress"
+	run -0 --separate-stderr pf-record -d 1 -o "$BATS_TEST_TMPDIR/t3.txt" -- "$SPLIT" 2
+	[ -z "$stderr" ] || fail "progress on a pipe: $stderr"
+}
+
+@test "free space falling below the floor during the window stops it (stop=disk-floor, exit 1)" {
+	mount_tmpfs 6M
+	pf-record -d 20 --min-free 3M -o "$MNT/w.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
+	sleep 1
+	# Someone else fills the disk while we record.
+	dd if=/dev/zero of="$MNT/filler" bs=1K count=3500 2>/dev/null
+	local rc=0 t0 t1
+	t0=$(date +%s)
+	wait "$BGPID" || rc=$?
+	t1=$(date +%s)
+	BGPID=
+	[ "$rc" -eq 1 ] || fail "exit $rc, want 1"
+	[ $((t1 - t0)) -lt 10 ] || fail "kept recording for $((t1 - t0)) s below the floor"
+	run -0 valid_stream "$MNT/w.txt"
+	assert_output disk-floor
+}
+
+@test "several pids are sampled together and named in the header" {
+	"$SPLIT" 4 & local a=$!
+	"$SPLIT" 4 & local b=$!
+	BGPID="$a $b"
+	sleep 0.2
+	run -0 --separate-stderr pf-record -p "$a,$b" -F 199 -d 2 -o "$BATS_TEST_TMPDIR/pp.txt"
+	grep -q " target=pid:$a,$b " "$BATS_TEST_TMPDIR/pp.txt"
+	grep -q "^rec-split  *$a " "$BATS_TEST_TMPDIR/pp.txt" || fail "no sample of $a"
+	grep -q "^rec-split  *$b " "$BATS_TEST_TMPDIR/pp.txt" || fail "no sample of $b"
+	assert_split "$BATS_TEST_TMPDIR/pp.txt"
+}
+
+@test "a binary deleted after it started is still symbolized (-p, through /proc/PID/map_files)" {
+	require_root
+	cp "$SPLIT" "$BATS_TEST_TMPDIR/gone"
+	"$BATS_TEST_TMPDIR/gone" 4 & BGPID=$!
+	sleep 0.3
+	rm "$BATS_TEST_TMPDIR/gone"
+	run -0 --separate-stderr pf-record -p "$BGPID" -F 199 -d 1 -o "$BATS_TEST_TMPDIR/del.txt"
+	grep -Eq "rec_alpha\+0x[0-9a-f]+ \($BATS_TEST_TMPDIR/gone\)\$" "$BATS_TEST_TMPDIR/del.txt" ||
+		fail "the deleted binary's functions were not named"
+}

@@ -1,0 +1,57 @@
+/*
+ * rec-jit: a tiny "JIT" for checking JIT symbolization.  It copies a spin
+ * loop of x86-64 machine code into anonymous executable memory, publishes
+ * it as "rec_jit_spin" in /tmp/perf-PID.map (the perf JIT interface), runs
+ * it for SECONDS (default 3), then removes the map.  Exits 77 on other
+ * architectures.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+int
+main(int argc, char **argv)
+{
+#if defined(__x86_64__)
+	/* mov ecx, 200000; 1: dec ecx; jnz 1b; ret */
+	static const unsigned char code[] = {
+		0xb9, 0x40, 0x0d, 0x03, 0x00, 0xff, 0xc9, 0x75, 0xfc, 0xc3
+	};
+	double seconds = argc > 1 ? atof(argv[1]) : 3;
+	struct timespec a, b;
+	char path[64];
+	unsigned char *mem;
+	void (*fn)(void);
+	FILE *f;
+
+	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return 1;
+	memset(mem, 0xcc, 4096);
+	memcpy(mem + 64, code, sizeof(code));
+	if (mprotect(mem, 4096, PROT_READ | PROT_EXEC) == -1)
+		return 1;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	if ((f = fopen(path, "w")) == NULL)
+		return 1;
+	fprintf(f, "%lx %zx rec_jit_spin\n", (unsigned long)(mem + 64), sizeof(code));
+	fclose(f);
+	fn = (void (*)(void))(mem + 64);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		fn();
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9 < seconds);
+	/* Leave the map for a moment: the profiler reads it after its window. */
+	if (argc > 2)
+		unlink(path);
+	return 0;
+#else
+	(void)argc;
+	(void)argv;
+	return 77;
+#endif
+}
