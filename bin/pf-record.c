@@ -784,8 +784,13 @@ format_sample(struct ctx *c, const struct rawsample *s, const uint64_t *ips,
 	snprintf(tbuf, sizeof(tbuf), "%llu.%06llu",
 	    (unsigned long long)(s->time / 1000000000ULL),
 	    (unsigned long long)(s->time % 1000000000ULL / 1000));
-	pf_buf_printf(b, "%s %5u [%03u] %12s: %10llu %s: \n", comm, s->tid, s->cpu, tbuf,
-	    (unsigned long long)s->period, evname);
+	/*
+	 * PID/TID, as perf script -F pid,tid prints it: with the pid in the
+	 * stream, pf-fold --pid and --filter-pid work for every thread of a
+	 * multi-process recording, not only for main threads.
+	 */
+	pf_buf_printf(b, "%s %5u/%-5u [%03u] %12s: %10llu %s: \n", comm, s->pid, s->tid,
+	    s->cpu, tbuf, (unsigned long long)s->period, evname);
 	for (i = 0; i < s->nr; i++) {
 		struct pf_frame_in in;
 		struct pf_frame_out out;

@@ -75,7 +75,7 @@ valid_stream() {
 	/^# pf-record/ { if (insample || nsamples) bad("comment inside the stream: " $0); next }
 	/^$/ { if (!insample) bad("blank line outside a sample"); insample = 0; next }
 	/^\t/ { if (!insample) bad("frame outside a sample"); if ($0 !~ /^\t *[0-9a-f]+ .+ \(.+\)$/) bad("frame: " $0); nframes++; next }
-	{ if (insample) bad("sample not ended"); if ($0 !~ /^.+ +[0-9]+ \[[0-9][0-9][0-9]\] +[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]: +[0-9]+ cpu-clock(:u)?: $/) bad("sample header: " $0); insample = 1; nsamples++ }
+	{ if (insample) bad("sample not ended"); if ($0 !~ /^.+ +[0-9]+\/[0-9]+ +\[[0-9][0-9][0-9]\] +[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]: +[0-9]+ cpu-clock(:u)?: $/) bad("sample header: " $0); insample = 1; nsamples++ }
 	function bad(m) { print "line " NR ": " m; err = 1; exit 1 }
 	END {
 		if (err) exit 1
@@ -116,8 +116,12 @@ mount_tmpfs() {
 	assert_output duration
 	assert_split "$BATS_TEST_TMPDIR/p.txt"
 	# Both worker threads (created 0.3 s after start, after the attach) were sampled.
-	run -0 sh -c "awk '/^rec-split /{print \$2}' '$BATS_TEST_TMPDIR/p.txt' | sort -u | grep -vx $BGPID | wc -l"
+	run -0 sh -c "awk '/^rec-split /{split(\$2, id, \"/\"); print id[2]}' '$BATS_TEST_TMPDIR/p.txt' | sort -u | grep -vx $BGPID | wc -l"
 	[ "$output" -eq 2 ] || fail "worker threads sampled: $output, want 2"
+	# Every thread's sample carries the process id, so folding by pid
+	# keeps all of them under the one process.
+	run -0 sh -c "pf-fold --pid '$BATS_TEST_TMPDIR/p.txt' | cut -d';' -f1 | sort -u"
+	assert_output "rec-split-$BGPID"
 }
 
 @test "leaf shares agree with perf record + perf script within 5 points" {
@@ -496,7 +500,7 @@ mount_tmpfs() {
 	[ "$(uname -m)" = x86_64 ] || skip "the rec-jit workload emits x86-64 code"
 	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/j.txt" -- "$WORKLOADS/rec-jit" 2
 	local pid
-	pid=$(awk '/^rec-jit /{ print $2; exit }' "$BATS_TEST_TMPDIR/j.txt")
+	pid=$(awk '/^rec-jit /{ split($2, id, "/"); print id[1]; exit }' "$BATS_TEST_TMPDIR/j.txt")
 	rm -f "/tmp/perf-$pid.map"
 	[ -n "$pid" ] || fail "no rec-jit sample"
 	grep -Eq $'^\t'" +[0-9a-f]+ rec_jit_spin\+0x[0-9a-f]+ \(/tmp/perf-$pid\.map\)\$" "$BATS_TEST_TMPDIR/j.txt" ||
