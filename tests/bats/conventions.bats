@@ -95,3 +95,19 @@ man_page() {
 		[ "$status" -eq 0 ] || fail "$m: $output"
 	done
 }
+
+@test "every tool links only libc, libm, libelf, libdw and libcap" {
+	require_cmd readelf
+	local t lib
+	for t in $(pf_tools); do
+		for lib in $(readelf -d "$PF_BIN_DIR/$t" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			case $lib in
+			libc.so.*|libm.so.*|libelf.so.*|libdw.so.*|libcap.so.*) ;;
+			# Sanitizer runtimes, only in SANITIZE builds.
+			libasan.so.*|libubsan.so.*|libstdc++.so.*|libgcc_s.so.*)
+				[[ "$PF_BIN_DIR" == */build-san/* ]] || fail "$t needs $lib" ;;
+			*) fail "$t needs $lib" ;;
+			esac
+		done
+	done
+}

@@ -556,3 +556,19 @@ mount_tmpfs() {
 	grep -Eq "rec_alpha\+0x[0-9a-f]+ \($BATS_TEST_TMPDIR/gone\)\$" "$BATS_TEST_TMPDIR/del.txt" ||
 		fail "the deleted binary's functions were not named"
 }
+
+@test "no socket is opened even when DEBUGINFOD_URLS is set" {
+	require_cmd strace strip
+	# A stripped binary has a build-id and no local debuginfo: exactly the
+	# module libdwfl would ask a debuginfod server about.
+	cp "$SPLIT" "$BATS_TEST_TMPDIR/stripped"
+	strip --strip-all "$BATS_TEST_TMPDIR/stripped"
+	run -0 --separate-stderr env DEBUGINFOD_URLS=http://127.0.0.1:9/ \
+		strace -f -qq -e trace=socket,connect -o "$BATS_TEST_TMPDIR/trace" \
+		pf-record -F 99 -d 1 -o "$BATS_TEST_TMPDIR/n.txt" -- "$BATS_TEST_TMPDIR/stripped" 1
+	grep -q 'stop=' "$BATS_TEST_TMPDIR/n.txt"
+	# The workload is traced too; only pf-record's own lines matter, and
+	# neither opens a socket.
+	run grep -E 'socket\(|connect\(' "$BATS_TEST_TMPDIR/trace"
+	[ "$status" -eq 1 ] || fail "network calls: $output"
+}
