@@ -310,23 +310,16 @@ comm_get(struct comms *c, uint32_t pid, uint32_t tid, char *buf, size_t len)
 {
 	struct comm *e = comm_slot(c, tid, false);
 	char path[64];
-	ssize_t n;
-	int fd;
 
 	if (e)
 		return e->name;
 	if (tid == 0)		/* the idle task, as perf names it */
 		return "swapper";
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
-		n = read(fd, buf, len - 1);
-		close(fd);
-		if (n > 0) {
-			buf[n] = '\0';
-			buf[strcspn(buf, "\n")] = '\0';
-			comm_set(c, tid, buf);
-			return buf;
-		}
+	if (pf_read_small(path, buf, len) > 0) {
+		buf[strcspn(buf, "\n")] = '\0';
+		comm_set(c, tid, buf);
+		return buf;
 	}
 	snprintf(buf, len, ":%u", tid);
 	comm_set(c, tid, buf);
@@ -368,17 +361,10 @@ static bool
 alive(pid_t pid)
 {
 	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if (pf_read_small(path, buf, sizeof(buf)) <= 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
 		return false;
 	return p[2] != 'Z' && p[2] != 'X';

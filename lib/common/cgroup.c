@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cgroup.h"
 #include "pf.h"
 #include "procstat.h"
@@ -67,8 +68,7 @@ pf_cgroup_find(const char *proc_root, const char *sys_root, int pid, struct pf_c
 	const char *line, *nl, *c1, *c2;
 	bool have_v1 = false, have_v2 = false;
 	char self[PATH_MAX];
-	int fd, n;
-	ssize_t r;
+	int n;
 
 	memset(cg, 0, sizeof(*cg));
 	if (pid > 0)
@@ -79,13 +79,8 @@ pf_cgroup_find(const char *proc_root, const char *sys_root, int pid, struct pf_c
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if ((fd = open(self, O_RDONLY | O_CLOEXEC)) == -1)
+	if (pf_read_small(self, buf, sizeof(buf)) < 0)
 		return -1;
-	r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (r < 0)
-		return -1;
-	buf[r] = '\0';
 	for (line = buf; *line; line = nl + 1) {
 		size_t len;
 
@@ -158,41 +153,24 @@ static double
 dir_quota(const char *dir, int version)
 {
 	char path[PATH_MAX], buf[128];
-	int fd;
-	ssize_t r;
 	long long q, p;
 
 	if (version == 2) {
 		if (join(path, sizeof(path), dir, "cpu.max") == -1 ||
-		    (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		    pf_read_small(path, buf, sizeof(buf)) <= 0)
 			return -1;
-		r = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (r <= 0)
-			return -1;
-		buf[r] = '\0';
 		if (sscanf(buf, "%lld %lld", &q, &p) != 2 || q <= 0 || p <= 0)
 			return -1;	/* "max 100000" does not scan: unlimited */
 		return (double)q / (double)p;
 	}
 	if (join(path, sizeof(path), dir, "cpu.cfs_quota_us") == -1 ||
-	    (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	    pf_read_small(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (r <= 0)
-		return -1;
-	buf[r] = '\0';
 	if (sscanf(buf, "%lld", &q) != 1 || q <= 0)
 		return -1;
 	if (join(path, sizeof(path), dir, "cpu.cfs_period_us") == -1 ||
-	    (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	    pf_read_small(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (r <= 0)
-		return -1;
-	buf[r] = '\0';
 	if (sscanf(buf, "%lld", &p) != 1 || p <= 0)
 		return -1;
 	return (double)q / (double)p;

@@ -13,6 +13,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "parse.h"
 #include "privs.h"
 
@@ -27,7 +28,7 @@ int
 pf_sysctl_long(const char *proc_root, const char *rel, long *out)
 {
 	char path[PATH_MAX], buf[64];
-	int fd, n;
+	int n;
 	ssize_t r;
 	int64_t v;
 
@@ -36,13 +37,8 @@ pf_sysctl_long(const char *proc_root, const char *rel, long *out)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((r = pf_read_small(path, buf, sizeof(buf))) < 0)
 		return -1;
-	r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (r < 0)
-		return -1;
-	buf[r] = '\0';
 	while (r > 0 && (buf[r - 1] == '\n' || buf[r - 1] == ' '))
 		buf[--r] = '\0';
 	if (pf_parse_i64(buf, LONG_MIN, LONG_MAX, &v) == -1) {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "pf.h"
 #include "procstat.h"
 
@@ -61,23 +62,7 @@ skip_field(const char **p)
 static int
 read_file(const char *path, char *buf, size_t cap)
 {
-	int fd;
-	ssize_t r;
-
-	if (cap == 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	do
-		r = read(fd, buf, cap - 1);
-	while (r == -1 && errno == EINTR);
-	close(fd);
-	if (r < 0)
-		return -1;
-	buf[r] = '\0';
-	return (int)r;
+	return (int)pf_read_small(path, buf, cap);
 }
 
 static int

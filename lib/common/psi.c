@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "psi.h"
 
 static int
@@ -61,18 +62,9 @@ int
 pf_psi_read(const char *path, struct pf_psi *p)
 {
 	char buf[512];
-	int fd;
-	ssize_t r;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if (pf_read_small(path, buf, sizeof(buf)) < 0)
 		return -1;
-	do
-		r = read(fd, buf, sizeof(buf) - 1);
-	while (r == -1 && errno == EINTR);
-	close(fd);
-	if (r < 0)
-		return -1;
-	buf[r] = '\0';
 	return pf_psi_parse(buf, p);
 }
 

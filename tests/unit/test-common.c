@@ -315,6 +315,14 @@ test_buf(void)
 	CHECK(b.len == 200000 && b.data[b.len] == '\0', "grow");
 	pf_buf_free(&b);
 	CHECK(b.data == NULL && b.len == 0, "free");
+
+	char small[8];
+	CHECK(pf_read_small("/proc/self/stat", small, sizeof(small)) == 7 &&
+	    small[7] == '\0', "read_small truncates to cap - 1: '%s'", small);
+	CHECK(pf_read_small("/nonexistent/pf", small, sizeof(small)) == -1 &&
+	    errno == ENOENT, "read_small missing file");
+	CHECK(pf_read_small("/proc/self/stat", small, 0) == -1 && errno == EINVAL,
+	    "read_small cap 0");
 }
 
 int
