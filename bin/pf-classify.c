@@ -94,8 +94,20 @@ struct snap {
 	bool have_cg;
 };
 
+/*
+ * Wait channels tallied while sampling: the distinct names seen (at most
+ * MAX_WCHAN) and how often.  At most WCHAN_READS are read a round, so the
+ * tally costs little even for processes with many threads.
+ */
+#define MAX_WCHAN 64
+#define WCHAN_READS 4
+
 /* State samples taken during the interval. */
 struct samples {
+	char wchan[MAX_WCHAN][64];
+	unsigned wchan_count[MAX_WCHAN];
+	size_t nwchan;
+	unsigned wchan_seen;
 	unsigned n;			/* sampling rounds */
 	uint64_t thr_points, d, r, s;	/* PID mode: thread x round points by state */
 	uint64_t running, blocked;	/* system mode: sums of procs_running/procs_blocked */
@@ -201,6 +213,35 @@ snap_read(struct snap *s, const char *proc_root, const struct pf_cgroup *cg)
 	return 0;
 }
 
+/*
+ * Count where thread tid sleeps.  Sampled through the interval rather than
+ * read once at its end, so one unlucky moment (the thread just woken and
+ * waiting for a CPU, wchan "0") cannot hide where it spends its time.
+ */
+static void
+tally_wchan(struct samples *sm, const char *proc_root, int tid)
+{
+	char buf[64];
+	size_t k;
+
+	if (pf_proc_read(proc_root, opt.pid, tid, "wchan", buf, sizeof(buf)) <= 0)
+		return;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (buf[0] == '\0' || strcmp(buf, "0") == 0)
+		return;		/* running, or not waiting anywhere */
+	for (k = 0; k < sm->nwchan && strcmp(sm->wchan[k], buf) != 0; k++)
+		;
+	if (k == sm->nwchan) {
+		if (sm->nwchan == MAX_WCHAN)
+			return;
+		snprintf(sm->wchan[k], sizeof(sm->wchan[k]), "%s", buf);
+		sm->wchan_count[k] = 0;
+		sm->nwchan++;
+	}
+	sm->wchan_count[k]++;
+	sm->wchan_seen++;
+}
+
 /* One sampling round: thread states (PID mode) and run/blocked counts. */
 static void
 sample_once(struct samples *sm, const char *proc_root)
@@ -209,6 +250,7 @@ sample_once(struct samples *sm, const char *proc_root)
 	const int *tids;
 	bool trunc;
 	long n, i, j, k;
+	int wchan_reads = 0;
 
 	sm->n++;
 	if (opt.pid == 0) {
@@ -250,6 +292,8 @@ sample_once(struct samples *sm, const char *proc_root)
 			sm->r++;
 		else if (p[2] == 'S')
 			sm->s++;
+		if ((p[2] == 'D' || p[2] == 'S') && wchan_reads++ < WCHAN_READS)
+			tally_wchan(sm, proc_root, tids[i]);
 	}
 	if (k > 0)
 		sm->rot += (unsigned long)k;
@@ -622,45 +666,36 @@ pid_fig(const struct snap *a, const struct snap *b, const struct samples *sm,
 }
 
 /*
- * Where the threads sleep: the most common kernel wait channel among the
- * threads at the end of the interval (at most MAX_WCHAN of them), a hint
+ * Where the threads sleep: the most common kernel wait channel, a hint
  * for off-CPU analysis (futex: locks; ep_poll, do_select: event loops;
- * hrtimer_nanosleep: sleeps; I/O functions: the disk).  Racy by nature:
- * a thread may have woken between its state and its wchan.
+ * hrtimer_nanosleep: sleeps; I/O functions: the disk).  From the tally
+ * made while sampling; where there is none (too short an interval), from
+ * the threads at the end of the interval.
  */
-#define MAX_WCHAN 64
-
 static void
-print_wchan(const char *proc_root, const struct snap *b)
+print_wchan(const char *proc_root, const struct snap *b, const struct samples *sampled)
 {
-	char names[MAX_WCHAN][64];
-	int counts[MAX_WCHAN];
-	size_t i, k, n = 0, seen = 0, best = 0;
+	struct samples *end = NULL;	/* big: not on the stack */
+	const struct samples *sm = sampled;
+	size_t i, k, best = 0;
 
-	for (i = 0; i < b->nthr && i < MAX_WCHAN; i++) {
-		char buf[64];
-
-		if (pf_proc_read(proc_root, opt.pid, b->thr[i].tid, "wchan", buf, sizeof(buf)) <= 0)
-			continue;
-		buf[strcspn(buf, "\n")] = '\0';
-		if (buf[0] == '\0' || strcmp(buf, "0") == 0)
-			continue;	/* running, or not waiting anywhere */
-		seen++;
-		for (k = 0; k < n && strcmp(names[k], buf) != 0; k++)
-			;
-		if (k == n) {
-			snprintf(names[n], sizeof(names[n]), "%s", buf);
-			counts[n++] = 0;
-		}
-		counts[k]++;
+	if (sm->nwchan == 0) {
+		if ((end = calloc(1, sizeof(*end))) == NULL)
+			return;
+		for (i = 0; i < b->nthr && i < MAX_WCHAN; i++)
+			tally_wchan(end, proc_root, b->thr[i].tid);
+		sm = end;
 	}
-	if (n == 0)
+	if (sm->nwchan == 0) {
+		free(end);
 		return;
-	for (k = 1; k < n; k++)
-		if (counts[k] > counts[best])
+	}
+	for (k = 1; k < sm->nwchan; k++)
+		if (sm->wchan_count[k] > sm->wchan_count[best])
 			best = k;
-	printf("wchan %s\n", names[best]);
-	printf("wchan_threads %d/%zu\n", counts[best], seen);
+	printf("wchan %s\n", sm->wchan[best]);
+	printf("wchan_share %u/%u\n", sm->wchan_count[best], sm->wchan_seen);
+	free(end);
 }
 
 static int
@@ -817,7 +852,7 @@ classify_pid(const struct snap *a, const struct snap *b, const struct samples *s
 	kv("busy", f.busy);
 	print_psi(some, full);
 	if (strcmp(cls, "OFF_CPU") == 0 || strcmp(cls, "IO_WAIT") == 0 || strcmp(cls, "MIXED") == 0)
-		print_wchan(proc1, b);
+		print_wchan(proc1, b, sm);
 	printf("class %s\n", cls);
 	printf("flags %s\n", fl.buf[0] ? fl.buf : "none");
 	printf("next %s\n", next);
