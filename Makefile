@@ -55,7 +55,7 @@ override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 .SECONDARY:
-.PHONY: units all deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
+.PHONY: fuzz-deps units all deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
 
 all: deps $(BINS) workloads
 
@@ -99,6 +99,7 @@ $(sort build/lib build/bin build/workloads $(B)/lib $(B)/bin $(B)/unit $(OUTBIN)
 # PF_BIN_DIR tells the tests which binaries to run (build-san/tools for a
 # sanitized build).  BATS_FLAGS may add e.g. --formatter tap.
 check: all units
+	@scripts/install-deps --test
 	PF_BIN_DIR=$(CURDIR)/$(OUTBIN) PF_UNIT_DIR=$(CURDIR)/$(B)/unit $(BATS) $(BATS_FLAGS) tests/bats
 
 demo: all
@@ -118,7 +119,11 @@ build/fuzz/%: fuzz/%.c $(LIBSRC) | build/fuzz
 build/fuzz:
 	mkdir -p $@
 
-fuzz-build: deps $(FUZZERS)
+fuzz-build: $(FUZZERS)
+
+$(FUZZERS): | fuzz-deps
+fuzz-deps:
+	@scripts/install-deps --fuzz
 
 fuzz: fuzz-build
 	@set -e; for f in $(FUZZERS); do \
@@ -132,6 +137,7 @@ fuzz: fuzz-build
 	done
 
 lint: $(MANPAGES)
+	@scripts/install-deps --test
 	@set -e; for m in $(MANPAGES); do mandoc -Tlint -W warning $$m; done
 	@for s in scripts/* .ci/run; do sh -n $$s || exit 1; done
 	@echo "lint: ok"
