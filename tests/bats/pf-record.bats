@@ -16,6 +16,9 @@ setup() {
 teardown() {
 	if [ -n "${BGPID:-}" ]; then kill $BGPID 2>/dev/null || true; fi
 	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT"; fi
+	if [ -n "${SAVED_RATE:-}" ]; then
+		echo "$SAVED_RATE" > /proc/sys/kernel/perf_event_max_sample_rate
+	fi
 }
 
 # leaf_shares FILE: "function percent" for the first user frame of each
@@ -206,6 +209,20 @@ mount_tmpfs() {
 	local n
 	n=$(grep -c ' cpu-clock' "$BATS_TEST_TMPDIR/f.txt")
 	[ "$n" -le 1100 ] && [ "$n" -ge 100 ] || fail "$n samples at 999 Hz for 1 s"
+}
+
+@test "a rate above kernel.perf_event_max_sample_rate is refused with exit 2, not clamped" {
+	require_root
+	local f=/proc/sys/kernel/perf_event_max_sample_rate
+	[ -w "$f" ] || skip "$f is not writable here"
+	SAVED_RATE=$(cat "$f")
+	echo 500 > "$f"
+	run -2 --separate-stderr pf-record -F 600 -d 1 -- true
+	assert_equal "${stderr_lines[0]}" "pf-record: -F 600: above kernel.perf_event_max_sample_rate (500)"
+	run -0 --separate-stderr pf-record -F 400 -d 1 -o "$BATS_TEST_TMPDIR/r.txt" -- true
+	grep -q ' freq=400 ' "$BATS_TEST_TMPDIR/r.txt"
+	echo "$SAVED_RATE" > "$f"
+	SAVED_RATE=
 }
 
 @test "the duration stops the window, defaults to 15 s and is capped at 120 s (-a: 30 s)" {
