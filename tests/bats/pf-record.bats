@@ -558,8 +558,8 @@ mount_tmpfs() {
 	sleep 0.2
 	run -0 --separate-stderr pf-record -p "$a,$b" -F 199 -d 2 -o "$BATS_TEST_TMPDIR/pp.txt"
 	grep -q " target=pid:$a,$b " "$BATS_TEST_TMPDIR/pp.txt"
-	grep -q "^rec-split  *$a " "$BATS_TEST_TMPDIR/pp.txt" || fail "no sample of $a"
-	grep -q "^rec-split  *$b " "$BATS_TEST_TMPDIR/pp.txt" || fail "no sample of $b"
+	grep -q "^rec-split  *$a/" "$BATS_TEST_TMPDIR/pp.txt" || fail "no sample of $a"
+	grep -q "^rec-split  *$b/" "$BATS_TEST_TMPDIR/pp.txt" || fail "no sample of $b"
 	assert_split "$BATS_TEST_TMPDIR/pp.txt"
 }
 
