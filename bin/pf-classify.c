@@ -408,6 +408,18 @@ flag(struct flags *f, const char *name)
 	snprintf(f->buf + l, sizeof(f->buf) - l, "%s%s", l ? "," : "", name);
 }
 
+/* The pressure flags both modes raise: any PSI "some" of 10% or more. */
+static void
+psi_flags(struct flags *fl, const double *some)
+{
+	if (some[PSI_CPU] >= 10)
+		flag(fl, "psi-cpu");
+	if (some[PSI_IO] >= 10)
+		flag(fl, "psi-io");
+	if (some[PSI_MEM] >= 10)
+		flag(fl, "psi-memory");
+}
+
 static void
 kv(const char *key, double v)
 {
@@ -476,12 +488,7 @@ classify_system(const struct snap *a, const struct snap *b, const struct samples
 
 	if (f.steal >= 3)
 		flag(&fl, "steal");
-	if (some[PSI_CPU] >= 10)
-		flag(&fl, "psi-cpu");
-	if (some[PSI_IO] >= 10)
-		flag(&fl, "psi-io");
-	if (some[PSI_MEM] >= 10)
-		flag(&fl, "psi-memory");
+	psi_flags(&fl, some);
 	if (some[PSI_CPU] < 0 || some[PSI_IO] < 0 || some[PSI_MEM] < 0)
 		flag(&fl, "psi-unavailable");
 	if (f.hot_busy >= 90 && f.busy <= 60)
@@ -737,12 +744,7 @@ classify_pid(const struct snap *a, const struct snap *b, const struct samples *s
 		flag(&fl, "runq-wait");
 	if (p.sysshare >= 0.2)
 		flag(&fl, "sys-high");
-	if (some[PSI_CPU] >= 10)
-		flag(&fl, "psi-cpu");
-	if (some[PSI_IO] >= 10)
-		flag(&fl, "psi-io");
-	if (some[PSI_MEM] >= 10)
-		flag(&fl, "psi-memory");
+	psi_flags(&fl, some);
 	if (p.dfrac >= 0.1 || p.bio / (p.nact * T) >= 0.1)
 		flag(&fl, "d-state");
 	if (f.hot_busy >= 90 && f.busy <= 60)

@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "jitmap.h"
+#include "parse.h"
 
 struct jent {
 	uint64_t start, size;
@@ -33,15 +34,9 @@ hex(const char *s, const char *end, uint64_t *out)
 		p += 2;
 	s = p;
 	while (p < end) {
-		int c = (unsigned char)*p, d;
+		int d = pf_hexval((unsigned char)*p);
 
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
+		if (d < 0)
 			break;
 		if (v >> 60)
 			return NULL;

@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "kallsyms.h"
+#include "parse.h"
 
 struct ksym {
 	uint64_t addr;
@@ -22,18 +23,6 @@ struct pf_kallsyms {
 	size_t n, cap;
 	struct pf_buf strs;
 };
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 int
 pf_kallsyms_fd_visible(int fd)
@@ -69,7 +58,7 @@ add_line(struct pf_kallsyms *k, char *s, size_t len)
 	char type;
 	int h;
 
-	while (i < len && (h = hexval((unsigned char)s[i])) >= 0) {
+	while (i < len && (h = pf_hexval((unsigned char)s[i])) >= 0) {
 		addr = addr << 4 | (uint64_t)h;
 		i++;
 	}

@@ -42,4 +42,17 @@ int pf_parse_duration(const char *s, uint64_t default_unit_ns,
  */
 int pf_parse_size_or_percent(const char *s, uint64_t *bytes, double *percent);
 
+/* The value of hex digit c (0-15), or -1 when c is not one. */
+static inline int
+pf_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif

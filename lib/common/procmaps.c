@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "procmaps.h"
+#include "parse.h"
 
 static char *
 hexfield(char *s, uint64_t *out, char stop)
@@ -17,15 +18,9 @@ hexfield(char *s, uint64_t *out, char stop)
 	char *p = s;
 
 	for (; *p && *p != stop; p++) {
-		int c = (unsigned char)*p, d;
+		int d = pf_hexval((unsigned char)*p);
 
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
+		if (d < 0)
 			return NULL;
 		v = v << 4 | (uint64_t)d;
 	}
