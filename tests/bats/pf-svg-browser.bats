@@ -18,7 +18,7 @@ setup_file() {
 
 browser_case() {
 	require_cmd node npm
-	[ -x "$CHROMIUM" ] || skip "chromium not installed at $CHROMIUM (scripts/install-deps --browser)"
+	[ -x "$CHROMIUM" ] || skip "chromium not installed at $CHROMIUM (scripts/install-deps --test)"
 	run node "$PF_ROOT/tests/browser/pf-svg.mjs" "$PF_BIN_DIR/pf-svg" "$1"
 	printf '%s\n' "$output" | grep '^#' >&3 || true
 	[ "$status" -eq 0 ] || fail "$output"
