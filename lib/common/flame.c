@@ -981,7 +981,8 @@ static const char script[] =
 "var rect = new Array(N), text = new Array(N), name = new Array(N);\n"
 "var tip = new Array(N), fill = new Array(N), label = new Array(N);\n"
 "var olabel = new Array(N), tx = new Float64Array(N);\n"
-"var moved = [], dimmed = [], hidden = [];\n"
+"var zoomrect = document.getElementById(\"zoomrect\");\n"
+"var moved = [], dimmed = [];\n"
 "var zoomed = 0, term = null, ic = false;\n"
 "var stack = [], i;\n"
 "for (i = 0; i < N; i++) {\n"
@@ -1060,20 +1061,14 @@ static const char script[] =
 "    }\n"
 "  }\n"
 "  /*\n"
-"   * Neighbours outside the target are clipped, but their rounded\n"
-"   * coordinates may poke into the view by 0.05 px times sx: hide those.\n"
+"   * Neighbours outside the target are clipped by the view, but their\n"
+"   * rounded coordinates may poke into it by 0.05 px times sx: a second\n"
+"   * clip, in the frames' own coordinates, cuts at the target's exact\n"
+"   * edges.  One attribute, where hiding each neighbour restyled 27,000.\n"
 "   */\n"
-"  for (i = 0; i < hidden.length; i++) els[hidden[i]].classList.remove(\"hide\");\n"
-"  hidden = [];\n"
-"  if (sx > 10) {\n"
-"    var slack = 0.1 * sx / sc;\n"
-"    for (i = 0; i < N; i++) {\n"
-"      if ((i >= t && i < end[t]) || s[i] + n[i] < st - slack || s[i] > st + n[t] + slack ||\n"
-"          (s[i] <= st && s[i] + n[i] >= st + n[t])) continue;\n"
-"      els[i].classList.add(\"hide\");\n"
-"      hidden.push(i);\n"
-"    }\n"
-"  }\n"
+"  zoomrect.setAttribute(\"x\", XPAD + st * WPT);\n"
+"  zoomrect.setAttribute(\"width\", n[t] * WPT);\n"
+"  fr.setAttribute(\"clip-path\", \"url(#zoomclip)\");\n"
 "  for (a = parent[t]; a >= 0; a = parent[a]) {\n"
 "    els[a].classList.add(\"parent\");\n"
 "    dimmed.push(a);\n"
@@ -1087,8 +1082,7 @@ static const char script[] =
 "function unzoom() {\n"
 "  var i;\n"
 "  fr.removeAttribute(\"transform\");\n"
-"  for (i = 0; i < hidden.length; i++) els[hidden[i]].classList.remove(\"hide\");\n"
-"  hidden = [];\n"
+"  fr.removeAttribute(\"clip-path\");\n"
 "  for (i = 0; i < dimmed.length; i++) els[dimmed[i]].classList.remove(\"parent\");\n"
 "  dimmed = [];\n"
 "  for (i = 0; i < moved.length; i++) {\n"
@@ -1242,8 +1236,10 @@ put_header(struct out *o, const struct flame_opts *fo, double height,
 	    "x1=\"0\" x2=\"0\"><stop stop-color=\"%s\" offset=\"5%%\"/>"
 	    "<stop stop-color=\"%s\" offset=\"95%%\"/></linearGradient>"
 	    "<clipPath id=\"view\"><rect x=\"%.1f\" y=\"0\" width=\"%.1f\" "
-	    "height=\"%.0f\"/></clipPath></defs>\n", c1, c2, XPAD,
-	    fo->width - 2 * XPAD, height);
+	    "height=\"%.0f\"/></clipPath>"
+	    "<clipPath id=\"zoomclip\"><rect id=\"zoomrect\" x=\"0\" y=\"0\" "
+	    "width=\"0\" height=\"%.0f\"/></clipPath></defs>\n", c1, c2, XPAD,
+	    fo->width - 2 * XPAD, height, height);
 }
 
 static void
@@ -1258,7 +1254,12 @@ put_style(struct out *o, const struct flame_opts *fo)
 	    "{ opacity: 1; }\n"
 	    "#unzoom { cursor: pointer; }\n"
 	    "#frames > *:hover { stroke: black; stroke-width: 0.5; cursor: pointer; }\n"
-	    "#frames rect { vector-effect: non-scaling-stroke; }\n"
+	    /*
+	     * Only the hovered frame's rect keeps its stroke unscaled: on
+	     * every rect, a zoom's new transform made Chromium lay out each
+	     * of them again (60-90 ms on 30,000 frames, against 10).
+	     */
+	    "#frames > *:hover rect { vector-effect: non-scaling-stroke; }\n"
 	    ".hide { display: none; }\n"
 	    ".parent { opacity: 0.5; }\n"
 	    "</style>\n", fo->fontsize + 5);
