@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,6 +83,7 @@ struct pf_symbolizer {
 	struct pf_sym_stats st;
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
+	uint64_t vdso_size;	/* of our own [vdso] mapping, 0 if none */
 };
 
 static uint64_t
@@ -104,6 +107,58 @@ hashstr(const char *s)
 	return h;
 }
 
+/*
+ * The kernel maps one vDSO image into every process of an ABI, so our own
+ * copy names the frames in a target's [vdso] mapping of the same size (a
+ * 32-bit process's differs).  Nothing of the target's memory is read.
+ */
+static int
+vdso_size_cb(const struct pf_maps_entry *e, void *arg)
+{
+	if (strcmp(e->path, "[vdso]") == 0 && e->pgoff == 0)
+		*(uint64_t *)arg = e->end - e->start;
+	return 0;
+}
+
+static uint64_t
+own_vdso_size(void)
+{
+	uint64_t size = 0;
+	int fd;
+
+	if (getauxval(AT_SYSINFO_EHDR) == 0)
+		return 0;
+	if ((fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	if (pf_maps_read(fd, vdso_size_cb, &size) == -1)
+		size = 0;
+	close(fd);
+	return size;
+}
+
+/* Our vDSO image in a memfd: libdwfl reads ELF files from descriptors. */
+static int
+own_vdso_fd(uint64_t size)
+{
+	const char *base = (const char *)getauxval(AT_SYSINFO_EHDR);
+	size_t done = 0;
+	ssize_t n;
+	int fd;
+
+	if (base == NULL || size == 0 || (fd = memfd_create("pf-vdso", MFD_CLOEXEC)) == -1)
+		return -1;
+	while (done < size) {
+		if ((n = write(fd, base + done, size - done)) <= 0) {
+			if (n == -1 && errno == EINTR)
+				continue;
+			close(fd);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return fd;
+}
+
 struct pf_symbolizer *
 pf_sym_new(const struct pf_kallsyms *kallsyms)
 {
@@ -123,6 +178,7 @@ pf_sym_new(const struct pf_kallsyms *kallsyms)
 	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->cb.section_address = dwfl_offline_section_address;
 	s->cb.debuginfo_path = &s->debuginfo_path;
+	s->vdso_size = own_vdso_size();
 	return s;
 }
 
@@ -208,7 +264,8 @@ pf_sym_add_map(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t end,
 	m->end = end;
 	m->pgoff = pgoff;
 	m->file = NULL;
-	if (is_file_path(path)) {
+	if (is_file_path(path) || (strcmp(path, "[vdso]") == 0 &&
+	    s->vdso_size != 0 && end - start == s->vdso_size)) {
 		if ((m->file = get_file(s, path, maj, min, ino)) == NULL)
 			return -1;
 		m->name = m->file->path;
@@ -383,7 +440,9 @@ open_file(struct pf_symbolizer *s, struct symfile *f, pid_t pid)
 
 	f->tried = true;
 	s->st.files++;
-	if (f->fd == -1)
+	if (f->fd == -1 && strcmp(f->path, "[vdso]") == 0)
+		f->fd = own_vdso_fd(s->vdso_size);
+	else if (f->fd == -1)
 		f->fd = open_candidate(pid, f->path, 0, 0, f->ino);
 	if (f->fd == -1)
 		goto fail;

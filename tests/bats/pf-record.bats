@@ -200,6 +200,16 @@ mount_tmpfs() {
 	grep -Eq "__libc_start_call_main\+0x[0-9a-f]+ \($libc\)\$" "$BATS_TEST_TMPDIR/g.txt"
 }
 
+@test "[vdso] frames are named from the vDSO's own symbols" {
+	# rec-stall spends its time in clock_gettime, which runs in the vDSO.
+	run -0 --separate-stderr pf-record -F 499 -d 5 -o "$BATS_TEST_TMPDIR/v.txt" -- "$WORKLOADS/rec-stall" 1
+	local named unknown
+	named=$(grep -Ec $'^\t'" +[0-9a-f]+ __vdso_[a-z_]+\+0x[0-9a-f]+ \(\[vdso\]\)\$" "$BATS_TEST_TMPDIR/v.txt" || true)
+	unknown=$(grep -c '\[unknown\] (\[vdso\])' "$BATS_TEST_TMPDIR/v.txt" || true)
+	[ "$named" -gt 100 ] || fail "only $named named [vdso] frames"
+	[ "$unknown" -eq 0 ] || fail "$unknown [vdso] frames left [unknown]"
+}
+
 @test "the rate is capped at 999 Hz and at perf_event_max_sample_rate, with exit 2" {
 	run -2 --separate-stderr pf-record -F 1000 -d 1 -- true
 	assert_equal "${stderr_lines[0]}" "pf-record: -F 1000: above the ceiling of 999 Hz"
