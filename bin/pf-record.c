@@ -441,6 +441,8 @@ struct ctx {
 	enum pf_stop stop;
 	struct timespec start_wall;
 	uint64_t dur_ns;
+	const struct rawevent **ev;	/* tracking records, by time */
+	size_t nev, evi;		/* how many, how many applied */
 };
 
 static uint64_t
@@ -660,7 +662,12 @@ window(struct ctx *c)
 }
 
 /* ------------------------------------------------------------------ */
-/* After the window: apply tracking records in time order, then write. */
+/*
+ * After the window: samples and tracking records (mmap, comm, fork) in
+ * time order, so each sample is named with the mappings and thread names
+ * of its own moment, as perf script does: a library unmapped or a program
+ * exec'd during the window still names the samples taken before.
+ */
 
 static int
 cmp_ev(const void *a, const void *b)
@@ -668,27 +675,35 @@ cmp_ev(const void *a, const void *b)
 	const struct rawevent *x = *(const struct rawevent *const *)a;
 	const struct rawevent *y = *(const struct rawevent *const *)b;
 
-	return x->time < y->time ? -1 : x->time > y->time;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	/* Same time: the order they were read in, within a ring. */
+	return x < y ? -1 : x > y;
 }
 
 static void
-apply_events(struct ctx *c)
+sort_events(struct ctx *c)
 {
-	const struct rawevent **v;
-	size_t n = 0, off = 0, i;
+	size_t off = 0;
 
-	if ((v = calloc(c->rec.nevents + 1, sizeof(*v))) == NULL)
+	if ((c->ev = calloc(c->rec.nevents + 1, sizeof(*c->ev))) == NULL)
 		pf_die(PF_EXIT_FAIL, "events");
 	while (off < c->rec.events.len) {
 		const struct rawevent *e = (const void *)(c->rec.events.data + off);
 
-		v[n++] = e;
+		c->ev[c->nev++] = e;
 		off += sizeof(*e) + e->slen + 1;
 		off = (off + 7) & ~(size_t)7;
 	}
-	qsort(v, n, sizeof(*v), cmp_ev);
-	for (i = 0; i < n; i++) {
-		const struct rawevent *e = v[i];
+	qsort(c->ev, c->nev, sizeof(*c->ev), cmp_ev);
+}
+
+/* Apply the tracking records up to time t. */
+static void
+apply_events(struct ctx *c, uint64_t t)
+{
+	for (; c->evi < c->nev && c->ev[c->evi]->time <= t; c->evi++) {
+		const struct rawevent *e = c->ev[c->evi];
 		const char *str = (const char *)(e + 1);
 
 		switch (e->type) {
@@ -720,7 +735,20 @@ apply_events(struct ctx *c)
 			break;
 		}
 	}
-	free(v);
+}
+
+/* Sample offsets by time; the rings are each in order, not with each other. */
+static int
+cmp_sample(const void *a, const void *b, void *arg)
+{
+	const char *base = arg;
+	uint64_t oa = *(const uint64_t *)a, ob = *(const uint64_t *)b;
+	uint64_t ta = ((const struct rawsample *)(base + oa))->time;
+	uint64_t tb = ((const struct rawsample *)(base + ob))->time;
+
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	return oa < ob ? -1 : oa > ob;
 }
 
 static void
@@ -818,17 +846,31 @@ emit(struct ctx *c, struct pf_script *w, enum pf_stop st)
 	struct pf_buf b = { 0 };
 	const char *evname = c->kernel ? "cpu-clock" : "cpu-clock:u";
 	enum pf_stop fin;
-	size_t off = 0;
+	uint64_t *order;
+	size_t off = 0, n = 0, i;
 
-	while (st == PF_STOP_NONE && off < c->rec.samples.len) {
+	if ((order = calloc(c->rec.nsamples + 1, sizeof(*order))) == NULL)
+		pf_die(PF_EXIT_FAIL, "samples");
+	while (off < c->rec.samples.len && n < c->rec.nsamples) {
 		const struct rawsample *s = (const void *)(c->rec.samples.data + off);
+
+		order[n++] = off;
+		off += sizeof(*s) + (size_t)s->nr * 8;
+	}
+	qsort_r(order, n, sizeof(*order), cmp_sample, c->rec.samples.data);
+	sort_events(c);
+	for (i = 0; st == PF_STOP_NONE && i < n; i++) {
+		const struct rawsample *s = (const void *)(c->rec.samples.data + order[i]);
 		const uint64_t *ips = (const uint64_t *)(s + 1);
 
-		off += sizeof(*s) + (size_t)s->nr * 8;
+		apply_events(c, s->time);
 		pf_buf_reset(&b);
 		format_sample(c, s, ips, evname, &b);
 		st = pf_script_sample(w, b.data, b.len);
 	}
+	free(order);
+	free(c->ev);
+	c->ev = NULL;
 	pf_buf_free(&b);
 	fin = pf_script_finish(w, "pf-record", c->rec.lost,
 	    c->rec.throttled, c->stop);
@@ -1116,7 +1158,6 @@ main(int argc, char **argv)
 		close(c.kallsyms_fd);
 		pf_sym_set_kallsyms(c.sym, c.ksyms);
 	}
-	apply_events(&c);
 	fin = emit(&c, w, hst);
 	if (opt.stats) {
 		struct pf_sym_stats ss;

@@ -210,6 +210,24 @@ mount_tmpfs() {
 	[ "$unknown" -eq 0 ] || fail "$unknown [vdso] frames left [unknown]"
 }
 
+@test "samples before an exec keep the old program's name and symbols" {
+	# rec-split runs 1 s, then execs rec-stall in the same process.
+	run -0 --separate-stderr pf-record -F 499 -d 10 -o "$BATS_TEST_TMPDIR/x.txt" -- \
+	    "$SPLIT" 1 -x "$WORKLOADS/rec-stall" 1
+	grep -q 'stop=target-exit' "$BATS_TEST_TMPDIR/x.txt"
+	# comm, then the first frame of each sample.
+	awk '/^#/ || /^$/ { next } /^[^\t]/ { comm = $1; first = 1; next }
+		first { print comm, $2, $3; first = 0 }' "$BATS_TEST_TMPDIR/x.txt" >"$BATS_TEST_TMPDIR/leaves"
+	local before after wrong
+	before=$(grep -Ec "^rec-split rec_(alpha|beta|gamma)\+0x[0-9a-f]+ \($SPLIT\)\$" "$BATS_TEST_TMPDIR/leaves" || true)
+	after=$(grep -Ec '^rec-stall __vdso_clock_gettime\+0x[0-9a-f]+ \(\[vdso\]\)$' "$BATS_TEST_TMPDIR/leaves" || true)
+	# A sample named from the wrong side of the exec.
+	wrong=$(grep -Ec "^rec-stall .*\($SPLIT\)\$|^rec-split .*(rec-stall|vdso)" "$BATS_TEST_TMPDIR/leaves" || true)
+	[ "$before" -gt 200 ] || fail "only $before rec-split samples named before the exec: $(sort "$BATS_TEST_TMPDIR/leaves" | uniq -c | sort -rn | head -5)"
+	[ "$after" -gt 100 ] || fail "only $after rec-stall samples named after it: $(sort "$BATS_TEST_TMPDIR/leaves" | uniq -c | sort -rn | head -5)"
+	[ "$wrong" -eq 0 ] || fail "$wrong samples named across the exec"
+}
+
 @test "the rate is capped at 999 Hz and at perf_event_max_sample_rate, with exit 2" {
 	run -2 --separate-stderr pf-record -F 1000 -d 1 -- true
 	assert_equal "${stderr_lines[0]}" "pf-record: -F 1000: above the ceiling of 999 Hz"

@@ -6,7 +6,9 @@
  * machine is doing.  Runs for SECONDS (default 5) of wall time; with -t N
  * the work runs in N threads started after 0.3 s (to test threads created
  * while a profiler is attached).  With -n ROUNDS it does exactly ROUNDS
- * rounds and exits (for overhead benchmarks).
+ * rounds and exits (for overhead benchmarks).  With -x PROG ARGS after
+ * SECONDS it then execs PROG in the same process (to test a profiler
+ * that follows an exec during its window).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -125,5 +127,10 @@ main(int argc, char **argv)
 		return 0;
 	}
 	work(&end);
+	if (argc > 3 && strcmp(argv[2], "-x") == 0) {
+		execv(argv[3], argv + 3);
+		perror(argv[3]);
+		return 127;
+	}
 	return 0;
 }
