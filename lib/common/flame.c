@@ -390,7 +390,12 @@ child(struct flame *f, uint32_t parent, uint32_t id, uint32_t tag)
 	f->nodes[parent].first_child = c;
 	if (!f->flamechart) {
 		f->child_tab[h] = (struct slot){ tag, c };
-		if ((uint64_t)f->nnodes * 2 > f->child_mask &&
+		/*
+		 * Up to 3/4 full: a probe compares tags, eight to a cache
+		 * line, so longer runs cost little, while the table is a
+		 * third of the memory of a big graph.
+		 */
+		if ((uint64_t)f->nnodes * 4 > (uint64_t)f->child_mask * 3 &&
 		    grow_children(f) == -1) {
 			/* The node stays findable by a full rebuild later. */
 			return NONE;
