@@ -55,6 +55,12 @@ struct slot {
 	uint32_t node;		/* 0: empty (the root is nobody's child) */
 };
 
+/* A slot of the name table: the hash beside the id, for the same reason. */
+struct name_slot {
+	uint32_t hash;
+	uint32_t id1;		/* id + 1; 0: empty */
+};
+
 struct flame {
 	int flamechart, reverse, diff;
 	struct node *nodes;
@@ -65,9 +71,9 @@ struct flame {
 	/* interned names */
 	struct pf_buf arena;
 	uint64_t *name_off;
-	uint32_t *name_len, *name_hash;
+	uint32_t *name_len;
 	uint32_t nnames, capnames;
-	uint32_t *name_tab;	/* id + 1; 0 is empty */
+	struct name_slot *name_tab;
 	uint32_t name_mask;
 	/* the previous stack, its path and path hashes, for prefix reuse */
 	struct pf_buf prev;
@@ -179,11 +185,10 @@ flame_new(int flamechart, int reverse)
 	f->capnames = 256;
 	f->name_off = malloc(f->capnames * sizeof(*f->name_off));
 	f->name_len = malloc(f->capnames * sizeof(*f->name_len));
-	f->name_hash = malloc(f->capnames * sizeof(*f->name_hash));
 	f->name_mask = 511;
 	f->name_tab = calloc(f->name_mask + 1, sizeof(*f->name_tab));
 	if (f->nodes == NULL || f->child_tab == NULL || f->name_off == NULL ||
-	    f->name_len == NULL || f->name_hash == NULL || f->name_tab == NULL ||
+	    f->name_len == NULL || f->name_tab == NULL ||
 	    pf_buf_reserve(&f->arena, 4096) == -1) {
 		flame_free(f);
 		errno = ENOMEM;
@@ -195,7 +200,7 @@ flame_new(int flamechart, int reverse)
 	pf_buf_puts(&f->arena, "all");
 	f->name_off[0] = 0;
 	f->name_len[0] = 3;
-	f->name_hash[0] = 0;	/* never in name_tab: a frame named "all" is its own */
+	/* "all" is never in name_tab: a frame named "all" is its own. */
 	f->nnames = 1;
 	return f;
 }
@@ -209,7 +214,6 @@ flame_free(struct flame *f)
 	free(f->child_tab);
 	free(f->name_off);
 	free(f->name_len);
-	free(f->name_hash);
 	free(f->name_tab);
 	free(f->prev_nodes);
 	free(f->prev_end);
@@ -241,9 +245,10 @@ name_ptr(const struct flame *f, uint32_t id)
 static int
 grow_names(struct flame *f)
 {
-	uint32_t ncap = f->capnames * 2, i;
+	uint32_t ncap = f->capnames * 2, i, h, mask;
 	uint64_t *off;
-	uint32_t *len, *hh, *tab, mask;
+	uint32_t *len;
+	struct name_slot *tab;
 
 	if (ncap < f->capnames) {
 		errno = ENOMEM;
@@ -255,19 +260,18 @@ grow_names(struct flame *f)
 	if ((len = realloc(f->name_len, ncap * sizeof(*len))) == NULL)
 		return -1;
 	f->name_len = len;
-	if ((hh = realloc(f->name_hash, ncap * sizeof(*hh))) == NULL)
-		return -1;
-	f->name_hash = hh;
 	f->capnames = ncap;
 	/* Keep the table at most half full. */
 	mask = f->name_mask * 2 + 1;
 	if ((tab = calloc((size_t)mask + 1, sizeof(*tab))) == NULL)
 		return -1;
-	for (i = 1; i < f->nnames; i++) {
-		uint32_t h = f->name_hash[i] & mask;
-		while (tab[h] != 0)
-			h = (h + 1) & mask;
-		tab[h] = i + 1;
+	for (i = 0; i <= f->name_mask; i++) {
+		if (f->name_tab[i].id1 == 0)
+			continue;
+		for (h = f->name_tab[i].hash & mask; tab[h].id1 != 0;
+		    h = (h + 1) & mask)
+			;
+		tab[h] = f->name_tab[i];
 	}
 	free(f->name_tab);
 	f->name_tab = tab;
@@ -288,27 +292,27 @@ intern(struct flame *f, const char *s, size_t n, uint32_t h)
 		errno = ENOMEM;
 		return NONE;
 	}
-	for (i = h & f->name_mask; f->name_tab[i] != 0;
+	for (i = h & f->name_mask; f->name_tab[i].id1 != 0;
 	    i = (i + 1) & f->name_mask) {
-		id = f->name_tab[i] - 1;
-		if (f->name_hash[id] == h && f->name_len[id] == n &&
-		    memcmp(name_ptr(f, id), s, n) == 0)
+		if (f->name_tab[i].hash != h)
+			continue;
+		id = f->name_tab[i].id1 - 1;
+		if (f->name_len[id] == n && memcmp(name_ptr(f, id), s, n) == 0)
 			return id;
 	}
 	if (f->nnames == f->capnames || f->nnames * 2 > f->name_mask) {
 		if (f->nnames >= NONE - 1 || grow_names(f) == -1)
 			return NONE;
-		for (i = h & f->name_mask; f->name_tab[i] != 0;
+		for (i = h & f->name_mask; f->name_tab[i].id1 != 0;
 		    i = (i + 1) & f->name_mask)
 			;
 	}
 	id = f->nnames;
 	f->name_off[id] = f->arena.len;
 	f->name_len[id] = (uint32_t)n;
-	f->name_hash[id] = h;
 	if (pf_buf_append(&f->arena, s, n) == -1)
 		return NONE;
-	f->name_tab[i] = id + 1;
+	f->name_tab[i] = (struct name_slot){ h, id + 1 };
 	f->nnames++;
 	return id;
 }
@@ -522,12 +526,15 @@ flame_add(struct flame *f, const char *stack, size_t len, int ncounts,
 	}
 	/*
 	 * Walk the rest, creating frames; an empty stack is the root alone.
-	 * A batch of frames is split, hashed and interned first, and the
-	 * child slots of its paths and the nodes in them are prefetched, so
-	 * the walk itself rarely waits for memory.
+	 * A batch of frames is split and hashed first; then, a pass each,
+	 * the name slots and child slots are fetched, the names' bytes,
+	 * the names interned, the nodes fetched, and only then the path
+	 * walked.  Each pass starts many independent cache misses that
+	 * overlap, where a frame-by-frame walk would wait for each in turn.
 	 */
 	while (len > 0 && pos <= len) {
-		uint32_t end[BATCH], id[BATCH], tag[BATCH];
+		uint32_t start[BATCH], end[BATCH], nh[BATCH], id[BATCH];
+		uint32_t tag[BATCH];
 		uint64_t ph[BATCH];
 		size_t nb, b, e;
 
@@ -535,17 +542,27 @@ flame_add(struct flame *f, const char *stack, size_t len, int ncounts,
 			uint64_t h = scan_frame(stack, len, pos, &e);
 
 			path = path_step(path, h);
+			start[nb] = (uint32_t)pos;
 			end[nb] = (uint32_t)e;
+			nh[nb] = (uint32_t)h;
 			ph[nb] = path;
 			tag[nb] = path_tag(path);
+			__builtin_prefetch(&f->name_tab[nh[nb] & f->name_mask]);
 			if (!f->flamechart)
 				__builtin_prefetch(&f->child_tab[tag[nb] &
 				    f->child_mask]);
-			if ((id[nb] = intern(f, stack + pos, e - pos,
-			    (uint32_t)h)) == NONE)
-				goto fail;
 			pos = e + 1;
 		}
+		for (b = 0; b < nb; b++) {
+			const struct name_slot *s =
+			    &f->name_tab[nh[b] & f->name_mask];
+			if (s->hash == nh[b] && s->id1 != 0)
+				__builtin_prefetch(name_ptr(f, s->id1 - 1));
+		}
+		for (b = 0; b < nb; b++)
+			if ((id[b] = intern(f, stack + start[b],
+			    end[b] - start[b], nh[b])) == NONE)
+				goto fail;
 		if (!f->flamechart) {
 			for (b = 0; b < nb; b++) {
 				const struct slot *s =
