@@ -2,11 +2,17 @@
  * flame: the frame trie and the SVG writer behind pf-svg.
  *
  * Nodes live in one array and refer to each other by 32-bit index; frame
- * names are interned once.  A hash of (parent, name) finds a child while
- * merging; a flame chart instead only looks at the parent's newest child.
- * Consecutive input lines usually share a long prefix (pf-fold sorts its
- * output), so the nodes of the previous line's path are remembered and the
- * shared frames cost a byte comparison instead of two hash look-ups.
+ * names are interned once.  A node is found while merging by a hash of
+ * its path (the names from the root down to it), not of (parent, name):
+ * a path hash depends only on the input bytes, so every frame of a stack
+ * can have its table slot fetched before the walk needs it, and the cache
+ * misses of a deep stack overlap instead of following one another.  The
+ * node found is then checked exactly (parent and name id), so a hash
+ * collision costs a probe, never a wrong merge.  A flame chart instead
+ * only looks at the parent's newest child.  Consecutive input lines
+ * usually share a long prefix (pf-fold sorts its output), so the nodes of
+ * the previous line's path are remembered and the shared frames cost a
+ * byte comparison instead of look-ups.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +30,12 @@
 #define NONE UINT32_MAX
 #define XPAD 10.0
 #define FLUSH_AT (256u << 10)
+/*
+ * Frames hashed and prefetched ahead of the walk: enough to cover a
+ * typical stack and keep many misses in flight, small enough for the
+ * stack.
+ */
+#define BATCH 32
 
 struct node {
 	uint32_t parent, name;
@@ -33,47 +45,147 @@ struct node {
 	int64_t delta;		/* inclusive C2 - C1, saturated */
 };
 
+/*
+ * A slot of the child table keeps 32 bits of the path hash beside the
+ * node, so a probe rejects other paths without reading their nodes; the
+ * same bits place the slot, so the table grows without reading nodes.
+ */
+struct slot {
+	uint32_t tag;
+	uint32_t node;		/* 0: empty (the root is nobody's child) */
+};
+
+/* A slot of the name table: the hash beside the id, for the same reason. */
+struct name_slot {
+	uint32_t hash;
+	uint32_t id1;		/* id + 1; 0: empty */
+};
+
 struct flame {
 	int flamechart, reverse, diff;
 	struct node *nodes;
 	uint32_t nnodes, capnodes;
-	/* (parent, name) -> node; 0 is empty (the root is nobody's child) */
-	uint32_t *child_tab;
+	/* path hash -> node */
+	struct slot *child_tab;
 	uint32_t child_mask;
 	/* interned names */
 	struct pf_buf arena;
 	uint64_t *name_off;
-	uint32_t *name_len, *name_hash;
+	uint32_t *name_len;
 	uint32_t nnames, capnames;
-	uint32_t *name_tab;	/* id + 1; 0 is empty */
+	struct name_slot *name_tab;
 	uint32_t name_mask;
-	/* the previous stack and its path, for prefix reuse */
+	/* the previous stack, its path and path hashes, for prefix reuse */
 	struct pf_buf prev;
 	uint32_t *prev_nodes, *prev_end;
+	uint64_t *prev_path;
 	size_t nprev, capprev;
 	struct pf_buf rev;	/* scratch for --reverse */
 };
 
-static uint32_t
-hash32(const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	uint32_t h = 2166136261u;
-	size_t i;
+#define ONES8 0x0101010101010101ull
+#define HIGH8 0x8080808080808080ull
+#define PATH_SEED 0x243f6a8885a308d3ull
 
-	for (i = 0; i < n; i++) {
-		h ^= s[i];
-		h *= 16777619u;
-	}
+/* 8 bytes, the first in the low bits whatever the host's byte order. */
+static inline uint64_t
+load8(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, sizeof(w));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
+static inline uint64_t
+fmix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
 	return h;
 }
 
-static uint32_t
-mix2(uint32_t a, uint32_t b)
+static inline uint64_t
+hstep(uint64_t h, uint64_t w)
 {
-	uint64_t x = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull;
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
 
-	return (uint32_t)(x >> 32) ^ (uint32_t)x;
+/*
+ * Find the end of the frame starting at s[pos] (the next ';', or len) and
+ * hash its bytes, eight at a time: one pass does the split and the hash.
+ * The hash depends only on the frame's bytes, never on where it lies, so
+ * a name hashes the same in every stack.
+ */
+static inline uint64_t
+scan_frame(const char *s, size_t len, size_t pos, size_t *endp)
+{
+	uint64_t h = 0, w = 0, z;
+	size_t i = pos;
+	unsigned b;
+
+	for (; len - i >= 8; i += 8) {
+		w = load8(s + i);
+		z = w ^ (ONES8 * ';');
+		z = (z - ONES8) & ~z & HIGH8;	/* high bit of each ';' byte */
+		if (z != 0) {
+			/* The lowest flag is exact: borrows only run upwards. */
+			b = (unsigned)__builtin_ctzll(z) >> 3;
+			if (b > 0)
+				h = hstep(h, w & (~0ull >> (64 - 8 * b)));
+			i += b;
+			goto done;
+		}
+		h = hstep(h, w);
+	}
+	/* The last few bytes, packed as the word path packs them. */
+	for (w = 0, b = 0; i < len && s[i] != ';'; i++, b++)
+		w |= (uint64_t)(unsigned char)s[i] << (8 * b);
+	if (b > 0)
+		h = hstep(h, w);
+done:
+	*endp = i;
+	return fmix64(h ^ (i - pos));
+}
+
+/*
+ * The length of the common prefix of a and b, n bytes at most, compared
+ * eight at a time: on sorted input this runs over most of every line.
+ */
+static size_t
+common_prefix(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	uint64_t x;
+
+	for (; n - i >= 8; i += 8) {
+		if ((x = load8(a + i) ^ load8(b + i)) != 0)
+			return i + ((unsigned)__builtin_ctzll(x) >> 3);
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* The hash of a path one frame longer than the path hashed p. */
+static inline uint64_t
+path_step(uint64_t p, uint64_t name_hash)
+{
+	return fmix64(p ^ name_hash);
+}
+
+/* The bits of a path hash that tag and place a child slot. */
+static inline uint32_t
+path_tag(uint64_t p)
+{
+	return (uint32_t)(p >> 32);
 }
 
 struct flame *
@@ -92,11 +204,10 @@ flame_new(int flamechart, int reverse)
 	f->capnames = 256;
 	f->name_off = malloc(f->capnames * sizeof(*f->name_off));
 	f->name_len = malloc(f->capnames * sizeof(*f->name_len));
-	f->name_hash = malloc(f->capnames * sizeof(*f->name_hash));
 	f->name_mask = 511;
 	f->name_tab = calloc(f->name_mask + 1, sizeof(*f->name_tab));
 	if (f->nodes == NULL || f->child_tab == NULL || f->name_off == NULL ||
-	    f->name_len == NULL || f->name_hash == NULL || f->name_tab == NULL ||
+	    f->name_len == NULL || f->name_tab == NULL ||
 	    pf_buf_reserve(&f->arena, 4096) == -1) {
 		flame_free(f);
 		errno = ENOMEM;
@@ -108,7 +219,7 @@ flame_new(int flamechart, int reverse)
 	pf_buf_puts(&f->arena, "all");
 	f->name_off[0] = 0;
 	f->name_len[0] = 3;
-	f->name_hash[0] = 0;	/* never in name_tab: a frame named "all" is its own */
+	/* "all" is never in name_tab: a frame named "all" is its own. */
 	f->nnames = 1;
 	return f;
 }
@@ -122,10 +233,10 @@ flame_free(struct flame *f)
 	free(f->child_tab);
 	free(f->name_off);
 	free(f->name_len);
-	free(f->name_hash);
 	free(f->name_tab);
 	free(f->prev_nodes);
 	free(f->prev_end);
+	free(f->prev_path);
 	pf_buf_free(&f->arena);
 	pf_buf_free(&f->prev);
 	pf_buf_free(&f->rev);
@@ -153,9 +264,10 @@ name_ptr(const struct flame *f, uint32_t id)
 static int
 grow_names(struct flame *f)
 {
-	uint32_t ncap = f->capnames * 2, i;
+	uint32_t ncap = f->capnames * 2, i, h, mask;
 	uint64_t *off;
-	uint32_t *len, *hh, *tab, mask;
+	uint32_t *len;
+	struct name_slot *tab;
 
 	if (ncap < f->capnames) {
 		errno = ENOMEM;
@@ -167,19 +279,18 @@ grow_names(struct flame *f)
 	if ((len = realloc(f->name_len, ncap * sizeof(*len))) == NULL)
 		return -1;
 	f->name_len = len;
-	if ((hh = realloc(f->name_hash, ncap * sizeof(*hh))) == NULL)
-		return -1;
-	f->name_hash = hh;
 	f->capnames = ncap;
 	/* Keep the table at most half full. */
 	mask = f->name_mask * 2 + 1;
 	if ((tab = calloc((size_t)mask + 1, sizeof(*tab))) == NULL)
 		return -1;
-	for (i = 1; i < f->nnames; i++) {
-		uint32_t h = f->name_hash[i] & mask;
-		while (tab[h] != 0)
-			h = (h + 1) & mask;
-		tab[h] = i + 1;
+	for (i = 0; i <= f->name_mask; i++) {
+		if (f->name_tab[i].id1 == 0)
+			continue;
+		for (h = f->name_tab[i].hash & mask; tab[h].id1 != 0;
+		    h = (h + 1) & mask)
+			;
+		tab[h] = f->name_tab[i];
 	}
 	free(f->name_tab);
 	f->name_tab = tab;
@@ -187,37 +298,40 @@ grow_names(struct flame *f)
 	return 0;
 }
 
-/* The id of name s (n bytes), interning it.  NONE on ENOMEM. */
+/*
+ * The id of name s (n bytes, hashed h by scan_frame), interning it.  NONE
+ * on ENOMEM.
+ */
 static uint32_t
-intern(struct flame *f, const char *s, size_t n)
+intern(struct flame *f, const char *s, size_t n, uint32_t h)
 {
-	uint32_t h = hash32(s, n), i, id;
+	uint32_t i, id;
 
 	if (n > UINT32_MAX) {
 		errno = ENOMEM;
 		return NONE;
 	}
-	for (i = h & f->name_mask; f->name_tab[i] != 0;
+	for (i = h & f->name_mask; f->name_tab[i].id1 != 0;
 	    i = (i + 1) & f->name_mask) {
-		id = f->name_tab[i] - 1;
-		if (f->name_hash[id] == h && f->name_len[id] == n &&
-		    memcmp(name_ptr(f, id), s, n) == 0)
+		if (f->name_tab[i].hash != h)
+			continue;
+		id = f->name_tab[i].id1 - 1;
+		if (f->name_len[id] == n && memcmp(name_ptr(f, id), s, n) == 0)
 			return id;
 	}
 	if (f->nnames == f->capnames || f->nnames * 2 > f->name_mask) {
 		if (f->nnames >= NONE - 1 || grow_names(f) == -1)
 			return NONE;
-		for (i = h & f->name_mask; f->name_tab[i] != 0;
+		for (i = h & f->name_mask; f->name_tab[i].id1 != 0;
 		    i = (i + 1) & f->name_mask)
 			;
 	}
 	id = f->nnames;
 	f->name_off[id] = f->arena.len;
 	f->name_len[id] = (uint32_t)n;
-	f->name_hash[id] = h;
 	if (pf_buf_append(&f->arena, s, n) == -1)
 		return NONE;
-	f->name_tab[i] = id + 1;
+	f->name_tab[i] = (struct name_slot){ h, id + 1 };
 	f->nnames++;
 	return id;
 }
@@ -225,15 +339,19 @@ intern(struct flame *f, const char *s, size_t n)
 static int
 grow_children(struct flame *f)
 {
-	uint32_t mask = f->child_mask * 2 + 1, *tab, i;
+	uint32_t mask = f->child_mask * 2 + 1, i, h;
+	struct slot *tab;
 
 	if ((tab = calloc((size_t)mask + 1, sizeof(*tab))) == NULL)
 		return -1;
-	for (i = 1; i < f->nnodes; i++) {
-		uint32_t h = mix2(f->nodes[i].parent, f->nodes[i].name) & mask;
-		while (tab[h] != 0)
-			h = (h + 1) & mask;
-		tab[h] = i;
+	/* The tags place the slots: no node is read. */
+	for (i = 0; i <= f->child_mask; i++) {
+		if (f->child_tab[i].node == 0)
+			continue;
+		for (h = f->child_tab[i].tag & mask; tab[h].node != 0;
+		    h = (h + 1) & mask)
+			;
+		tab[h] = f->child_tab[i];
 	}
 	free(f->child_tab);
 	f->child_tab = tab;
@@ -241,9 +359,12 @@ grow_children(struct flame *f)
 	return 0;
 }
 
-/* The child of parent named id, created (with zero counts) if missing. */
+/*
+ * The child of parent named id, whose path hashes to tag, created (with
+ * zero counts) if missing.
+ */
 static uint32_t
-child(struct flame *f, uint32_t parent, uint32_t id)
+child(struct flame *f, uint32_t parent, uint32_t id, uint32_t tag)
 {
 	uint32_t h = 0, c;
 	struct node *n;
@@ -256,15 +377,14 @@ child(struct flame *f, uint32_t parent, uint32_t id)
 		/*
 		 * A parent without children (most often one created a
 		 * moment ago on this same stack) needs no look-up, only a free
-		 * slot: this skips the node reads that miss the cache.
+		 * slot.
 		 */
 		int empty = f->nodes[parent].first_child == NONE;
 
-		for (h = mix2(parent, id) & f->child_mask; f->child_tab[h] != 0;
+		for (h = tag & f->child_mask; (c = f->child_tab[h].node) != 0;
 		    h = (h + 1) & f->child_mask) {
-			if (empty)
+			if (empty || f->child_tab[h].tag != tag)
 				continue;
-			c = f->child_tab[h];
 			if (f->nodes[c].parent == parent && f->nodes[c].name == id)
 				return c;
 		}
@@ -292,8 +412,13 @@ child(struct flame *f, uint32_t parent, uint32_t id)
 	n->delta = 0;
 	f->nodes[parent].first_child = c;
 	if (!f->flamechart) {
-		f->child_tab[h] = c;
-		if ((uint64_t)f->nnodes * 2 > f->child_mask &&
+		f->child_tab[h] = (struct slot){ tag, c };
+		/*
+		 * Up to 3/4 full: a probe compares tags, eight to a cache
+		 * line, so longer runs cost little, while the table is a
+		 * third of the memory of a big graph.
+		 */
+		if ((uint64_t)f->nnodes * 4 > (uint64_t)f->child_mask * 3 &&
 		    grow_children(f) == -1) {
 			/* The node stays findable by a full rebuild later. */
 			return NONE;
@@ -347,11 +472,13 @@ reverse_frames(struct flame *f, const char *s, size_t len)
 }
 
 static int
-remember(struct flame *f, size_t depth, uint32_t node, size_t end)
+remember(struct flame *f, size_t depth, uint32_t node, size_t end,
+    uint64_t path)
 {
 	if (depth >= f->capprev) {
 		size_t ncap = f->capprev ? f->capprev * 2 : 64;
 		uint32_t *a, *b;
+		uint64_t *p;
 
 		if ((a = realloc(f->prev_nodes, ncap * sizeof(*a))) == NULL)
 			return -1;
@@ -359,10 +486,14 @@ remember(struct flame *f, size_t depth, uint32_t node, size_t end)
 		if ((b = realloc(f->prev_end, ncap * sizeof(*b))) == NULL)
 			return -1;
 		f->prev_end = b;
+		if ((p = realloc(f->prev_path, ncap * sizeof(*p))) == NULL)
+			return -1;
+		f->prev_path = p;
 		f->capprev = ncap;
 	}
 	f->prev_nodes[depth] = node;
 	f->prev_end[depth] = (uint32_t)end;
+	f->prev_path[depth] = path;
 	return 0;
 }
 
@@ -372,6 +503,7 @@ flame_add(struct flame *f, const char *stack, size_t len, int ncounts,
 {
 	size_t common = 0, depth = 0, pos = 0, k, shared = 0;
 	uint32_t cur = 0;
+	uint64_t path = PATH_SEED;
 	int64_t d = ncounts == 2 ? sat_delta(c1, c2) : 0;
 
 	if (f->nodes[0].value + c2 < c2) {
@@ -392,9 +524,8 @@ flame_add(struct flame *f, const char *stack, size_t len, int ncounts,
 		return -1;
 	}
 	/* Frames shared with the previous stack keep their nodes. */
-	while (common < len && common < f->prev.len &&
-	    stack[common] == f->prev.data[common])
-		common++;
+	common = common_prefix(stack, f->prev.data,
+	    len < f->prev.len ? len : f->prev.len);
 	/*
 	 * Frame k is shared when its bytes match and the current stack has a
 	 * frame boundary where the previous one's frame k ended.
@@ -409,22 +540,62 @@ flame_add(struct flame *f, const char *stack, size_t len, int ncounts,
 		cur = f->prev_nodes[shared - 1];
 		depth = shared;
 		pos = f->prev_end[shared - 1] + 1;
+		path = f->prev_path[shared - 1];
 	}
-	/* Walk the rest, creating frames; an empty stack is the root alone. */
+	/*
+	 * Walk the rest, creating frames; an empty stack is the root alone.
+	 * A batch of frames is split and hashed first; then, a pass each,
+	 * the name slots and child slots are fetched, the names' bytes,
+	 * the names interned, the nodes fetched, and only then the path
+	 * walked.  Each pass starts many independent cache misses that
+	 * overlap, where a frame-by-frame walk would wait for each in turn.
+	 */
 	while (len > 0 && pos <= len) {
-		size_t e = pos;
-		uint32_t id;
+		uint32_t start[BATCH], end[BATCH], nh[BATCH], id[BATCH];
+		uint32_t tag[BATCH];
+		uint64_t ph[BATCH];
+		size_t nb, b, e;
 
-		while (e < len && stack[e] != ';')
-			e++;
-		if ((id = intern(f, stack + pos, e - pos)) == NONE)
-			goto fail;
-		if ((cur = child(f, cur, id)) == NONE)
-			goto fail;
-		if (remember(f, depth, cur, e) == -1)
-			goto fail;
-		depth++;
-		pos = e + 1;
+		for (nb = 0; nb < BATCH && pos <= len; nb++) {
+			uint64_t h = scan_frame(stack, len, pos, &e);
+
+			path = path_step(path, h);
+			start[nb] = (uint32_t)pos;
+			end[nb] = (uint32_t)e;
+			nh[nb] = (uint32_t)h;
+			ph[nb] = path;
+			tag[nb] = path_tag(path);
+			__builtin_prefetch(&f->name_tab[nh[nb] & f->name_mask]);
+			if (!f->flamechart)
+				__builtin_prefetch(&f->child_tab[tag[nb] &
+				    f->child_mask]);
+			pos = e + 1;
+		}
+		for (b = 0; b < nb; b++) {
+			const struct name_slot *s =
+			    &f->name_tab[nh[b] & f->name_mask];
+			if (s->hash == nh[b] && s->id1 != 0)
+				__builtin_prefetch(name_ptr(f, s->id1 - 1));
+		}
+		for (b = 0; b < nb; b++)
+			if ((id[b] = intern(f, stack + start[b],
+			    end[b] - start[b], nh[b])) == NONE)
+				goto fail;
+		if (!f->flamechart) {
+			for (b = 0; b < nb; b++) {
+				const struct slot *s =
+				    &f->child_tab[tag[b] & f->child_mask];
+				if (s->tag == tag[b])
+					__builtin_prefetch(&f->nodes[s->node], 1);
+			}
+		}
+		for (b = 0; b < nb; b++) {
+			if ((cur = child(f, cur, id[b], tag[b])) == NONE)
+				goto fail;
+			if (remember(f, depth, cur, end[b], ph[b]) == -1)
+				goto fail;
+			depth++;
+		}
 	}
 	f->nprev = depth;
 	pf_buf_reset(&f->prev);

@@ -73,20 +73,40 @@ entity(unsigned char c, int flags)
 	}
 }
 
+/*
+ * Which bytes end a plain ASCII run, by what they are, so that the loop
+ * over a run is one table look-up a byte: everything that is not printable
+ * ASCII, the markup characters, and the quotes (in attributes).  It must
+ * agree with entity().
+ */
+#define STOP_ALWAYS	0x1
+#define STOP_MARKUP	0x2
+#define STOP_QUOTE	0x4
+static const unsigned char stop[256] = {
+	[0x00 ... 0x1f] = STOP_ALWAYS,
+	['&'] = STOP_MARKUP, ['<'] = STOP_MARKUP, ['>'] = STOP_MARKUP,
+	['"'] = STOP_QUOTE, ['\''] = STOP_QUOTE,
+	[0x7f ... 0xff] = STOP_ALWAYS,
+};
+
 int
 xmlesc_append(struct pf_buf *b, const char *s, size_t len, int flags)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, run = 0, n;
 	unsigned cp;
-	const char *ent;
+	unsigned char mask = STOP_ALWAYS;
+
+	if ((flags & XMLESC_RAW) == 0)
+		mask |= (flags & XMLESC_ATTR) ? STOP_MARKUP | STOP_QUOTE :
+		    STOP_MARKUP;
 
 	if (pf_buf_reserve(b, len) == -1)
 		return -1;
 	while (i < len) {
 		unsigned char c = p[i];
 
-		if (c >= 0x20 && c < 0x7f && (ent = entity(c, flags)) == NULL) {
+		if ((stop[c] & mask) == 0) {
 			i++;
 			continue;
 		}
