@@ -110,6 +110,28 @@ const cases = {
 			check(a3.w === 1180 && a3.shown && !a3.cls.includes("parent") && b3.w === 708,
 				"clicking a dimmed ancestor zooms to it", JSON.stringify([a3, b3]));
 		});
+		// Coordinates are written rounded to 0.1 px; zoomed 92 times, a
+		// neighbour's rounded edge would cover 4 px of the view's edge.
+		let lines = [];
+		for (let i = 0; i < 300; i++)
+			lines.push(`main;s${i % 10};t${i % 100};u${i}_a;u${i}_b ${1 + (i % 7)}`);
+		await withPage(async (page) => {
+			await page.goto("file://" + render(lines.join("\n") + "\n"));
+			await frame(page, "t13").locator("rect").click();
+			const edges = await page.evaluate(() => {
+				const who = (x, y) => {
+					const e = document.elementFromPoint(x, y), g = e && e.closest("#frames > *");
+					return g ? g.querySelector("title").textContent.split(" ")[0] : null;
+				};
+				const r = [...document.querySelectorAll("#frames > *")]
+					.find((g) => g.querySelector("title").textContent.startsWith("t13 ("))
+					.querySelector("rect").getBoundingClientRect();
+				const y = (r.top + r.bottom) / 2;
+				return [who(10.5, y), who(1189.5, y), who(1189.5, y - 16), who(1189.5, y - 32)];
+			});
+			check(edges.join(",") === "t13,t13,u213_a,u213_b",
+				"no neighbour shows at the edges of a 92x zoom", edges.join(","));
+		});
 	},
 
 	async search() {
