@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "outfile.h"
+#include "privs.h"
 
 int
 pf_open_output(const char *path, int force)
@@ -40,4 +42,32 @@ fail:
 		errno = e;
 	}
 	return -1;
+}
+
+int
+pf_output_floor(int fd, uint64_t bytes, double percent, uint64_t *min_free,
+    uint64_t *avail)
+{
+	struct statvfs sv;
+	struct stat st;
+
+	*min_free = 0;
+	*avail = 0;
+	if (fstat(fd, &st) == -1)
+		return -1;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	if (fstatvfs(fd, &sv) == -1)
+		return -1;
+	*avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	*min_free = pf_min_free((uint64_t)sv.f_blocks * sv.f_frsize, bytes, percent);
+	return 1;
+}
+
+bool
+pf_output_below(int fd, uint64_t min_free)
+{
+	struct statvfs sv;
+
+	return fstatvfs(fd, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < min_free;
 }

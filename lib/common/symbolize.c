@@ -3,6 +3,7 @@
  * handles, with one cache of (file, file address) -> (name, offset).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "demangle.h"
+#include "parse.h"
 #include "jitmap.h"
 #include "procmaps.h"
 #include "symbolize.h"
@@ -748,4 +750,23 @@ void
 pf_sym_set_kallsyms(struct pf_symbolizer *s, const struct pf_kallsyms *k)
 {
 	s->k = k;
+}
+
+int
+pf_sym_load_all(struct pf_symbolizer *s, const char *proc_root)
+{
+	DIR *d = opendir(proc_root);
+	struct dirent *de;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		uint64_t pid;
+
+		if (pf_parse_u64(de->d_name, 1, INT_MAX, &pid) == -1)
+			continue;
+		(void)pf_sym_load_proc(s, proc_root, (pid_t)pid, false);
+	}
+	closedir(d);
+	return 0;
 }

@@ -67,6 +67,13 @@ int pf_sym_add_map(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t 
 int pf_sym_load_proc(struct pf_symbolizer *s, const char *proc_root, pid_t pid,
     bool open_files);
 
+/*
+ * pf_sym_load_proc (without open_files) for every process under
+ * proc_root, for a system-wide recording.  0, or -1 with errno when
+ * proc_root cannot be read.
+ */
+int pf_sym_load_all(struct pf_symbolizer *s, const char *proc_root);
+
 /* A new process child forked from parent: it starts with parent's maps. */
 int pf_sym_fork(struct pf_symbolizer *s, pid_t parent, pid_t child);
 

@@ -56,3 +56,21 @@ teardown() {
 	run -0 "$TRIAGE" -h
 	assert_line --partial "usage: pf-triage"
 }
+
+@test "a mostly sleeping PID also gets an off-CPU profile, as pf-classify recommends" {
+	require_root
+	require_perf_events
+	"$WORKLOADS/cls-sleeper" 10 30 &
+	WPID=$!
+	sleep 0.3
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 1 -i 1 -n -o ev
+	assert_line "class OFF_CPU"
+	assert_line "suggested pf-offcpu -p $WPID"
+	assert_line "offcpu-flamegraph ev/offcpu.svg"
+	grep -q '^pf-precheck -p '"$WPID"' -o ev --mode offcpu$' ev/commands.log
+	grep -q '^pf-offcpu -p '"$WPID"' -d 1 -o ev/offcpu.perf$' ev/commands.log
+	grep -qE '^# pf-offcpu: samples=[1-9][0-9]* .*stop=duration' ev/offcpu.perf
+	grep -q 'clock_nanosleep\|nanosleep' ev/offcpu.folded
+	xmllint --noout ev/offcpu.svg
+}

@@ -1,0 +1,257 @@
+#!/usr/bin/env bats
+# pf-offcpu: really records bundled workloads through context-switch events
+# and checks blocked-time shares and totals, preemption, every safety cap,
+# privileges and the stream's format.
+
+load test_helper
+
+OFF="$WORKLOADS/off-split"
+SPIN="$WORKLOADS/rec-split"
+
+setup() {
+	require_perf_events
+	[ -x "$OFF" ] || fail "$OFF not built: run make"
+	BGPID= BG2=
+}
+
+teardown() {
+	if [ -n "${BGPID:-}" ]; then kill $BGPID 2>/dev/null || true; fi
+	if [ -n "${BG2:-}" ]; then kill $BG2 2>/dev/null || true; fi
+}
+
+# valid_stream FILE: header first, whole offcpu-time samples, the trailer
+# last with bytes= equal to the file size; prints the trailer's stop= word.
+valid_stream() {
+	local size
+	size=$(stat -c %s "$1")
+	awk -v size="$size" '
+	NR == 1 { if ($0 !~ /^# pf-offcpu 1 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ event=offcpu-time unit=ns callgraph=fp preempted=(included|excluded) min-block=[0-9]+us max-block=[0-9a-z]+ kernel-symbols=(yes|no) start=[0-9T:-]+Z$/) bad("header: " $0); next }
+	/^# pf-offcpu: samples=/ { trailer = $0; tline = NR; next }
+	/^# pf-offcpu/ { if (insample || nsamples) bad("comment inside the stream: " $0); next }
+	/^$/ { if (!insample) bad("blank line outside a sample"); insample = 0; next }
+	/^\t/ { if (!insample) bad("frame outside a sample"); if ($0 !~ /^\t *[0-9a-f]+ .+ \(.+\)$/) bad("frame: " $0); next }
+	{ if (insample) bad("sample not ended"); if ($0 !~ /^.+ +[0-9]+\/[0-9]+ +\[[0-9][0-9][0-9]\] +[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]: +[0-9]+ offcpu-time: $/) bad("sample header: " $0); insample = 1; nsamples++ }
+	function bad(m) { print "line " NR ": " m; err = 1; exit 1 }
+	END {
+		if (err) exit 1
+		if (insample) { print "last sample not ended"; exit 1 }
+		if (tline != NR) { print "trailer not last"; exit 1 }
+		if (trailer !~ / samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ stop=[a-z-]+ bytes=[0-9]+$/) { print "trailer: " trailer; exit 1 }
+		split(trailer, t, "bytes="); if (t[2] + 0 != size) { print "bytes=" t[2] " but size " size; exit 1 }
+		split(trailer, s, "samples="); if (s[2] + 0 != nsamples) { print "samples " nsamples " but trailer " trailer; exit 1 }
+		split(trailer, r, "stop="); sub(/ .*/, "", r[2]); print r[2]
+	}' "$1"
+}
+
+# blocked FOLDED FUNC: nanoseconds of the stacks through FUNC ("" = all).
+blocked() {
+	awk -v f="$2" '{ n = $NF; if (f == "" || index($0, ";" f ";")) s += n } END { printf "%.0f\n", s }' "$1"
+}
+
+# within A B TOL: |A - B| <= TOL
+within() {
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
+}
+
+# assert_split STREAM THREADS LO HI: off_alpha/off_beta 60/40 within 7
+# points, and their total blocked time between LO and HI seconds.
+assert_split() {
+	pf-fold "$1" > "$BATS_TEST_TMPDIR/folded" || fail "pf-fold failed"
+	local a b tot
+	a=$(blocked "$BATS_TEST_TMPDIR/folded" off_alpha)
+	b=$(blocked "$BATS_TEST_TMPDIR/folded" off_beta)
+	tot=$((a + b))
+	[ "$tot" -gt 0 ] || fail "no off_alpha/off_beta time: $(cat "$BATS_TEST_TMPDIR/folded")"
+	within "$(awk -v a="$a" -v t="$tot" 'BEGIN { print 100 * a / t }')" 60 7 ||
+		fail "off_alpha $a ns of $tot: designed 60%"
+	within "$(awk -v b="$b" -v t="$tot" 'BEGIN { print 100 * b / t }')" 40 7 ||
+		fail "off_beta $b ns of $tot: designed 40%"
+	awk -v t="$tot" -v lo="$3" -v hi="$4" 'BEGIN { exit !(t >= lo * 1e9 && t <= hi * 1e9) }' ||
+		fail "total blocked ${tot} ns, want between $3 s and $4 s"
+}
+
+@test "a command's blocked time splits 60/40 across named functions and sums to its run time (-- CMD)" {
+	run -0 --separate-stderr pf-offcpu -d 10 -o "$BATS_TEST_TMPDIR/s.txt" -- "$OFF" 2
+	run -0 valid_stream "$BATS_TEST_TMPDIR/s.txt"
+	assert_output target-exit
+	# One thread, 2 s of wall time almost all asleep: 2 s less at most one
+	# 30 ms block cut at either end, and the little CPU time in between.
+	assert_split "$BATS_TEST_TMPDIR/s.txt" 1 1.85 2.05
+	grep -q "target=cmd:off-split event=offcpu-time " "$BATS_TEST_TMPDIR/s.txt"
+	# Stacks start in the scheduler, named from kallsyms.
+	grep -q 'schedule+0x[0-9a-f]* (\[kernel.kallsyms\])' "$BATS_TEST_TMPDIR/s.txt"
+}
+
+@test "threads started after attaching show the designed split and about window x threads (-p)" {
+	"$OFF" -t 2 4 & BGPID=$!
+	sleep 0.1
+	run -0 --separate-stderr pf-offcpu -p "$BGPID" -d 2 -o "$BATS_TEST_TMPDIR/p.txt"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/p.txt"
+	assert_output duration
+	# Two workers, each alive for the window less the 0.1 s before they
+	# start, less one block cut at each end: 2 x (2 - 0.1 - 0.06) s, with
+	# 10% for scheduling around the window's edges.
+	assert_split "$BATS_TEST_TMPDIR/p.txt" 2 3.3 4.0
+	run -0 sh -c "awk '/ offcpu-time: \$/{split(\$2, id, \"/\"); print id[2]}' '$BATS_TEST_TMPDIR/p.txt' | sort -u | grep -vx $BGPID | wc -l"
+	[ "$output" -eq 2 ] || fail "worker threads seen: $output, want 2"
+}
+
+@test "a CPU-bound spinner has no off-CPU time; preempted by a rival on its CPU it shows with --include-preempted" {
+	require_cmd taskset
+	taskset -c 0 "$SPIN" 6 & BGPID=$!
+	taskset -c 0 "$SPIN" 6 & BG2=$!
+	sleep 0.2
+	run -0 --separate-stderr pf-offcpu --stats -p "$BGPID" -d 1 -o "$BATS_TEST_TMPDIR/a.txt"
+	pf-fold "$BATS_TEST_TMPDIR/a.txt" > "$BATS_TEST_TMPDIR/a.folded"
+	local t
+	t=$(blocked "$BATS_TEST_TMPDIR/a.folded" "")
+	[ "$t" -lt 50000000 ] || fail "spinner blocked ${t} ns by default"
+	[[ "$stderr" == *" preempted "[1-9]* ]] || fail "no preemption counted: $stderr"
+	run -0 --separate-stderr pf-offcpu --include-preempted -p "$BGPID" -d 1 -o "$BATS_TEST_TMPDIR/b.txt"
+	grep -q ' preempted=included ' "$BATS_TEST_TMPDIR/b.txt"
+	pf-fold "$BATS_TEST_TMPDIR/b.txt" > "$BATS_TEST_TMPDIR/b.folded"
+	t=$(blocked "$BATS_TEST_TMPDIR/b.folded" "")
+	# Sharing one CPU with a rival, it waits about half the window.
+	[ "$t" -gt 200000000 ] || fail "preempted time ${t} ns"
+}
+
+@test "--min-block drops short blocks and --max-block long ones" {
+	run -0 --separate-stderr pf-offcpu --min-block 25000 -o "$BATS_TEST_TMPDIR/m.txt" -- "$OFF" 1
+	grep -q ' min-block=25000us ' "$BATS_TEST_TMPDIR/m.txt"
+	pf-fold "$BATS_TEST_TMPDIR/m.txt" > "$BATS_TEST_TMPDIR/m.folded"
+	[ "$(blocked "$BATS_TEST_TMPDIR/m.folded" off_alpha)" -gt 0 ] || fail "30 ms blocks dropped"
+	[ "$(blocked "$BATS_TEST_TMPDIR/m.folded" off_beta)" -eq 0 ] || fail "20 ms blocks kept"
+	run -0 --separate-stderr pf-offcpu --max-block 25000 -o "$BATS_TEST_TMPDIR/x.txt" -- "$OFF" 1
+	pf-fold "$BATS_TEST_TMPDIR/x.txt" > "$BATS_TEST_TMPDIR/x.folded"
+	[ "$(blocked "$BATS_TEST_TMPDIR/x.folded" off_alpha)" -eq 0 ] || fail "30 ms blocks kept"
+	[ "$(blocked "$BATS_TEST_TMPDIR/x.folded" off_beta)" -gt 0 ] || fail "20 ms blocks dropped"
+	run -2 --separate-stderr pf-offcpu --min-block 10 --max-block 5 -- true
+	assert_equal "${stderr_lines[0]}" "pf-offcpu: --min-block is above --max-block"
+}
+
+@test "more switches per second than --rate-cap stop the recording (stop=rate-cap, exit 1)" {
+	run -1 --separate-stderr pf-offcpu --rate-cap 1000 -d 10 -o "$BATS_TEST_TMPDIR/r.txt" -- "$OFF" -s 5
+	[[ "$stderr" == *"rate cap"* ]] || fail "stderr: $stderr"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/r.txt"
+	assert_output rate-cap
+	grep -q ' rate-cap=1000/s ' "$BATS_TEST_TMPDIR/r.txt"
+	run -2 --separate-stderr pf-offcpu --rate-cap 50001 -- true
+	assert_equal "${stderr_lines[0]}" "pf-offcpu: --rate-cap 50001: above the ceiling of 50000 switches/s"
+}
+
+@test "the duration defaults to 10 s and is capped at 60 s, refused above with exit 2" {
+	run -2 --separate-stderr pf-offcpu -d 61 -- true
+	assert_equal "${stderr_lines[0]}" "pf-offcpu: -d: 61s is above the ceiling of 60s"
+	run -0 --separate-stderr pf-offcpu -o "$BATS_TEST_TMPDIR/d.txt" -- true
+	grep -q '^# pf-offcpu: caps duration=10s ' "$BATS_TEST_TMPDIR/d.txt"
+	run -0 --separate-stderr pf-offcpu -d 1 -o "$BATS_TEST_TMPDIR/d1.txt" -- "$OFF" 3
+	run -0 valid_stream "$BATS_TEST_TMPDIR/d1.txt"
+	assert_output duration
+}
+
+@test "the size cap stops before the output would exceed it, at a sample boundary, exit 1" {
+	run -1 --separate-stderr pf-offcpu -d 5 --max-size 8K -o "$BATS_TEST_TMPDIR/z.txt" -- "$OFF" 2
+	[[ "$stderr" == *"size cap"* ]] || fail "stderr: $stderr"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/z.txt"
+	assert_output size-cap
+	local size
+	size=$(stat -c %s "$BATS_TEST_TMPDIR/z.txt")
+	[ "$size" -le 8192 ] || fail "size $size > 8192"
+	[ "$size" -gt 5000 ] || fail "size $size: stopped far too early"
+}
+
+@test "while recording, pf-offcpu holds no capability and no_new_privs is set" {
+	require_root
+	pf-offcpu -d 3 -o "$BATS_TEST_TMPDIR/c.txt" -- "$OFF" 4 2>/dev/null & BGPID=$!
+	sleep 1
+	run -0 grep -E '^(CapEff|CapPrm|NoNewPrivs):' /proc/$BGPID/status
+	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
+	assert_line --regexp '^CapPrm:[[:space:]]+0000000000000000$'
+	assert_line --regexp '^NoNewPrivs:[[:space:]]+1$'
+	wait "$BGPID"
+	BGPID=
+}
+
+@test "as nobody: exit 3 naming CAP_PERFMON and perf_event_paranoid" {
+	require_root
+	require_cmd setpriv
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] || skip "paranoid < 2 allows kernel stacks"
+	run -3 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		--inh-caps=-all --bounding-set=-all "$PF_BIN_DIR/pf-offcpu" -d 1 -- "$OFF" 1
+	[[ "$stderr" == *"CAP_PERFMON"*"kernel.perf_event_paranoid <= 1"* ]] || fail "stderr: $stderr"
+	[ -z "$output" ]
+}
+
+@test "SIGINT stops the recording and writes what was collected (stop=signal, exit 0)" {
+	pf-offcpu -d 20 -o "$BATS_TEST_TMPDIR/i.txt" -- "$OFF" 25 2>/dev/null & BGPID=$!
+	sleep 1
+	kill -INT "$BGPID"
+	local rc=0
+	wait "$BGPID" || rc=$?
+	[ "$rc" -eq 0 ] || fail "exit $rc after SIGINT"
+	BGPID=
+	run -0 valid_stream "$BATS_TEST_TMPDIR/i.txt"
+	assert_output signal
+	[ "$(grep -c ' offcpu-time: $' "$BATS_TEST_TMPDIR/i.txt")" -gt 5 ]
+}
+
+@test "a process's exit ends the recording early (stop=target-exit)" {
+	"$OFF" 1 & BGPID=$!
+	sleep 0.1
+	run -0 --separate-stderr pf-offcpu -d 30 -p "$BGPID" -o "$BATS_TEST_TMPDIR/e.txt"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/e.txt"
+	assert_output target-exit
+	BGPID=
+}
+
+@test "--proc is refused as not in this release, with exit 2" {
+	run -2 --separate-stderr pf-offcpu --proc -p 1
+	[[ "${stderr_lines[0]}" == "pf-offcpu: --proc: the /proc sampling fallback is not in this release" ]] ||
+		fail "stderr: $stderr"
+}
+
+@test "bad command lines exit 2 with the reason and the synopsis" {
+	local args want
+	while IFS='|' read -r args want; do
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr pf-offcpu $args
+		[[ "${stderr_lines[0]}" == "pf-offcpu: $want"* ]] || fail "$args: '${stderr_lines[0]}', want '$want'"
+		[[ "$stderr" == *"usage: pf-offcpu"* ]] || fail "$args: no synopsis"
+		[ -z "$output" ] || fail "$args: wrote to stdout"
+	done <<-'EOF'
+	-d 0 -- true|-d: invalid duration '0'
+	--min-block x -- true|--min-block: invalid microseconds 'x'
+	--max-block 0 -- true|--max-block: invalid microseconds '0'
+	--rate-cap 0 -- true|--rate-cap: invalid rate '0'
+	--max-size 1K -- true|--max-size 1024: below the minimum of 4K
+	--max-size 2G -- true|--max-size 2147483648: above the ceiling of 1G
+	-p 12,x|-p: invalid pid 'x'
+	-d 1|give exactly one target
+	-a -p 1|give exactly one target
+	EOF
+}
+
+@test "a pid that does not exist and a command that cannot run exit 3" {
+	run -3 --separate-stderr pf-offcpu -d 1 -p 999999999
+	[[ "$stderr" == *"999999999"* ]] || fail "stderr: $stderr"
+	run -3 --separate-stderr pf-offcpu -d 1 -- /nonexistent/cmd
+	[[ "$stderr" == *"/nonexistent/cmd: No such file or directory"* ]] || fail "stderr: $stderr"
+}
+
+@test "the output file is created 0600 and never replaced without --force" {
+	run -0 --separate-stderr pf-offcpu -d 1 -o "$BATS_TEST_TMPDIR/o.txt" -- true
+	[ "$(stat -c %a "$BATS_TEST_TMPDIR/o.txt")" = 600 ]
+	run -3 --separate-stderr pf-offcpu -d 1 -o "$BATS_TEST_TMPDIR/o.txt" -- true
+	[[ "$stderr" == *"o.txt: File exists"* ]] || fail "stderr: $stderr"
+	run -0 --separate-stderr pf-offcpu -d 1 --force -o "$BATS_TEST_TMPDIR/o.txt" -- true
+}
+
+@test "system-wide as root sees blocked time of more than one process, never the idle task" {
+	require_root
+	"$OFF" 3 & BGPID=$!
+	run -0 --separate-stderr pf-offcpu -a -d 1 -o "$BATS_TEST_TMPDIR/all.txt"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/all.txt"
+	run -0 sh -c "awk '/ offcpu-time: \$/{split(\$2, id, \"/\"); print id[1]}' '$BATS_TEST_TMPDIR/all.txt' | sort -u | wc -l"
+	[ "$output" -gt 1 ] || fail "processes: $output"
+	! grep -q '^swapper ' "$BATS_TEST_TMPDIR/all.txt" || fail "idle task in the output"
+}
