@@ -40,6 +40,7 @@
 #include "script.h"
 #include "symbolize.h"
 #include "target.h"
+#include "window.h"
 
 #define DUR_DEFAULT	10
 #define DUR_CEILING	60
@@ -134,15 +135,6 @@ struct ctx {
 	uint64_t paired, preempted, filtered, unpaired, idle;
 };
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static const char kernel_needed[] =
     "off-CPU stacks start in the kernel scheduler: needs CAP_PERFMON "
     "(or CAP_SYS_ADMIN) or kernel.perf_event_paranoid <= 1";
@@ -184,74 +176,11 @@ parse_pids(const char *s, struct pf_target *t)
 	pf_usage_error(synopsis, "-p: no pid given");
 }
 
-static void
-progress(struct ctx *c, uint64_t elapsed, bool last)
-{
-	fprintf(stderr, "\rpf-offcpu: %.1fs of %.0fs, %llu switches%s",
-	    (double)elapsed / 1e9, (double)opt.duration_ns / 1e9,
-	    (unsigned long long)c->rec.nsamples, last ? "\033[K\n" : "\033[K");
-}
-
 /*
  * The window: drain, watch the clock, the targets, signals and caps.  The
  * rate cap counts switch-outs in consecutive one-second intervals and
  * stops as soon as one interval holds more than the cap.
  */
-static void
-window(struct ctx *c)
-{
-	bool tty = opt.progress && isatty(2);
-	uint64_t t0 = now_ns(), last_disk = t0, last_prog = 0, t;
-	uint64_t rate_t = t0, rate_n = 0;
-
-	for (;;) {
-		pf_perf_poll(c->perf, 100);
-		if (pf_perf_drain(c->perf, pf_rawrec_on_record, &c->rec) == -1)
-			pf_die(PF_EXIT_FAIL, "raw records");
-		t = now_ns();
-		if (got_signal) {
-			c->stop = PF_STOP_SIGNAL;
-			break;
-		}
-		if (c->rec.over) {
-			c->stop = PF_STOP_SIZE_CAP;
-			break;
-		}
-		if (c->rec.nsamples - rate_n > opt.rate_cap) {
-			c->stop = PF_STOP_RATE_CAP;
-			break;
-		}
-		if (t - rate_t >= 1000000000ULL) {
-			rate_t = t;
-			rate_n = c->rec.nsamples;
-		}
-		if (t - t0 >= opt.duration_ns) {
-			c->stop = PF_STOP_DURATION;
-			break;
-		}
-		if (pf_target_gone(&c->t)) {
-			c->stop = PF_STOP_TARGET_EXIT;
-			break;
-		}
-		if (c->floor_applies && t - last_disk >= 1000000000ULL) {
-			last_disk = t;
-			if (pf_output_below(c->out_fd, c->min_free)) {
-				c->stop = PF_STOP_DISK_FLOOR;
-				break;
-			}
-		}
-		if (tty && t - last_prog >= 250000000ULL) {
-			last_prog = t;
-			progress(c, t - t0, false);
-		}
-	}
-	pf_perf_disable(c->perf);
-	if (pf_perf_drain(c->perf, pf_rawrec_on_record, &c->rec) == -1)
-		pf_die(PF_EXIT_FAIL, "raw records");
-	if (tty)
-		progress(c, now_ns() - t0, true);
-}
-
 /* ------------------------------------------------------------------ */
 /*
  * Pairing.  Every switch-out sample and every switch record goes into one
@@ -764,8 +693,18 @@ main(int argc, char **argv)
 	} else if (pf_perf_enable(c.perf) == -1)
 		pf_die(PF_EXIT_FAIL, "enabling perf events");
 
-	window(&c);
-	t_end = now_ns();
+	{
+		struct pf_window win = {
+			.perf = c.perf, .rec = &c.rec, .target = &c.t,
+			.duration_ns = opt.duration_ns, .rate_cap = opt.rate_cap,
+			.floor = c.floor_applies, .out_fd = c.out_fd, .min_free = c.min_free,
+			.signal = &got_signal, .progress = opt.progress,
+			.tool = "pf-offcpu", .unit = "switches",
+		};
+
+		c.stop = pf_window_run(&win);
+	}
+	t_end = pf_now_ns();
 	pf_target_kill(&c.t);
 
 	if (c.kallsyms_fd != -1) {
@@ -781,7 +720,7 @@ main(int argc, char **argv)
 		pf_warnx("stats: window-end-to-last-byte %.3fs switch-outs %llu switches %llu "
 		    "blocks %llu preempted %llu filtered %llu unpaired %llu idle %llu "
 		    "raw-bytes %zu lookups %llu cache-hits %llu",
-		    (double)(now_ns() - t_end) / 1e9, (unsigned long long)c.rec.nsamples,
+		    (double)(pf_now_ns() - t_end) / 1e9, (unsigned long long)c.rec.nsamples,
 		    (unsigned long long)c.rec.nswitches, (unsigned long long)c.paired,
 		    (unsigned long long)c.preempted, (unsigned long long)c.filtered,
 		    (unsigned long long)c.unpaired, (unsigned long long)c.idle,

@@ -41,6 +41,7 @@
 #include "script.h"
 #include "symbolize.h"
 #include "target.h"
+#include "window.h"
 
 #define FREQ_CEILING	999
 #define DUR_CEILING	120
@@ -127,15 +128,6 @@ struct ctx {
 	uint64_t dur_ns;
 };
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* A refused perf_event_open named by what would allow it. */
 static void __attribute__((noreturn))
 perf_denied(struct ctx *c, pid_t pid, int e)
@@ -205,61 +197,6 @@ decide_kernel(struct ctx *c)
 		return;
 	}
 	c->kernel = true;
-}
-
-static void
-progress(struct ctx *c, uint64_t elapsed, bool last)
-{
-	fprintf(stderr, "\rpf-record: %.1fs of %.0fs, %llu samples%s",
-	    (double)elapsed / 1e9, (double)c->dur_ns / 1e9,
-	    (unsigned long long)c->rec.nsamples, last ? "\033[K\n" : "\033[K");
-}
-
-/* The sampling window: drain, watch the clock, the targets, signals and caps. */
-static void
-window(struct ctx *c)
-{
-	bool tty = opt.progress && isatty(2);
-	uint64_t t0 = now_ns(), last_disk = t0, last_prog = 0, t;
-
-	for (;;) {
-		pf_perf_poll(c->perf, 100);
-		if (pf_perf_drain(c->perf, pf_rawrec_on_record, &c->rec) == -1)
-			pf_die(PF_EXIT_FAIL, "raw records");
-		t = now_ns();
-		if (got_signal) {
-			c->stop = PF_STOP_SIGNAL;
-			break;
-		}
-		if (c->rec.over) {
-			c->stop = PF_STOP_SIZE_CAP;
-			break;
-		}
-		if (t - t0 >= c->dur_ns) {
-			c->stop = PF_STOP_DURATION;
-			break;
-		}
-		if (pf_target_gone(&c->t)) {
-			c->stop = PF_STOP_TARGET_EXIT;
-			break;
-		}
-		if (c->floor_applies && t - last_disk >= 1000000000ULL) {
-			last_disk = t;
-			if (pf_output_below(c->out_fd, c->min_free)) {
-				c->stop = PF_STOP_DISK_FLOOR;
-				break;
-			}
-		}
-		if (tty && t - last_prog >= 250000000ULL) {
-			last_prog = t;
-			progress(c, t - t0, false);
-		}
-	}
-	pf_perf_disable(c->perf);
-	if (pf_perf_drain(c->perf, pf_rawrec_on_record, &c->rec) == -1)
-		pf_die(PF_EXIT_FAIL, "raw records");
-	if (tty)
-		progress(c, now_ns() - t0, true);
 }
 
 static void
@@ -586,8 +523,18 @@ main(int argc, char **argv)
 	} else if (pf_perf_enable(c.perf) == -1)
 		pf_die(PF_EXIT_FAIL, "enabling perf events");
 
-	window(&c);
-	t_end = now_ns();
+	{
+		struct pf_window win = {
+			.perf = c.perf, .rec = &c.rec, .target = &c.t,
+			.duration_ns = c.dur_ns, .rate_cap = 0,
+			.floor = c.floor_applies, .out_fd = c.out_fd, .min_free = c.min_free,
+			.signal = &got_signal, .progress = opt.progress,
+			.tool = "pf-record", .unit = "samples",
+		};
+
+		c.stop = pf_window_run(&win);
+	}
+	t_end = pf_now_ns();
 	pf_target_kill(&c.t);
 
 	/* Symbolize after the window: nothing heavy ran while sampling. */
@@ -603,7 +550,7 @@ main(int argc, char **argv)
 		pf_sym_stats(c.sym, &ss);
 		pf_warnx("stats: window-end-to-last-byte %.3fs samples %llu raw-bytes %zu "
 		    "files %llu files-failed %llu lookups %llu cache-hits %llu",
-		    (double)(now_ns() - t_end) / 1e9, (unsigned long long)c.rec.nsamples,
+		    (double)(pf_now_ns() - t_end) / 1e9, (unsigned long long)c.rec.nsamples,
 		    c.rec.samples.len + c.rec.events.len, (unsigned long long)ss.files,
 		    (unsigned long long)ss.files_failed, (unsigned long long)ss.lookups,
 		    (unsigned long long)ss.cache_hits);

@@ -1,0 +1,43 @@
+/*
+ * window: the sampling window pf-record and pf-offcpu both run.  It only
+ * drains the rings into raw records (symbols come after it) and watches
+ * the caps, the clock, the targets and signals.
+ */
+#ifndef PF_WINDOW_H
+#define PF_WINDOW_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "perfring.h"
+#include "rawrec.h"
+#include "script.h"
+#include "target.h"
+
+struct pf_window {
+	struct pf_perf *perf;
+	struct pf_rawrec *rec;
+	struct pf_target *target;
+	uint64_t duration_ns;
+	uint64_t rate_cap;		/* samples per second; 0: none */
+	bool floor;			/* keep min_free bytes free under out_fd */
+	int out_fd;
+	uint64_t min_free;
+	const volatile sig_atomic_t *signal;	/* set by the tool's handler */
+	bool progress;			/* a progress line, when stderr is a terminal */
+	const char *tool, *unit;	/* "pf-record", "samples" */
+};
+
+/*
+ * Run the window until the first stop: a signal, the size cap, the rate
+ * cap, the duration, the targets' exit or the disk floor.  The events are
+ * disabled and the rings drained once more before it returns the reason.
+ * Dies on ENOMEM.
+ */
+enum pf_stop pf_window_run(const struct pf_window *w);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t pf_now_ns(void);
+
+#endif
