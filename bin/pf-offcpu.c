@@ -586,7 +586,7 @@ main(int argc, char **argv)
 	struct pf_script *w;
 	struct rlimit rl;
 	uint64_t t_end;
-	size_t i;
+	pid_t failed;
 
 	parse_options(argc, argv);
 	/* libdwfl must never reach the network. */
@@ -655,30 +655,8 @@ main(int argc, char **argv)
 	c.rec.cap_bytes = opt.max_size;
 	c.rec.keep_switches = true;
 
-	if (opt.all) {
-		if (pf_perf_open_task(c.perf, -1) == -1)
-			perf_denied(&c, -1, errno);
-		(void)pf_sym_load_all(c.sym, "/proc");
-	} else if (opt.cmd) {
-		if (pf_perf_open_task(c.perf, c.t.child) == -1) {
-			int e = errno;
-			pid_t child = c.t.child;
-
-			pf_target_abandon(&c.t);
-			perf_denied(&c, child, e);
-		}
-	} else {
-		for (i = 0; i < c.t.npids; i++)
-			if (pf_target_open_process(c.perf, c.t.pids[i]) == -1)
-				perf_denied(&c, c.t.pids[i], errno);
-		/* After the events: a mapping made in between is in both, not neither. */
-		for (i = 0; i < c.t.npids; i++) {
-			if (pf_sym_load_proc(c.sym, "/proc", c.t.pids[i], true) == -1 &&
-			    errno != ENOENT)
-				pf_warn("pid %d: maps (symbols will be missing)", (int)c.t.pids[i]);
-			pf_comms_read_proc(&c.comms, c.t.pids[i]);
-		}
-	}
+	if (pf_target_attach(&c.t, opt.all, c.perf, c.sym, &c.comms, &failed) == -1)
+		perf_denied(&c, failed, errno);
 
 	if (pf_drop_privileges() == -1)
 		pf_die(PF_EXIT_FAIL, "dropping privileges");

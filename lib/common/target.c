@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "msg.h"
 #include "parse.h"
 #include "target.h"
 
@@ -208,6 +209,43 @@ pf_target_open_process(struct pf_perf *p, pid_t pid)
 		closedir(d);
 		if (added == 0)
 			return 0;
+	}
+	return 0;
+}
+
+int
+pf_target_attach(struct pf_target *t, bool all, struct pf_perf *perf,
+    struct pf_symbolizer *sym, struct pf_comms *comms, pid_t *failed)
+{
+	size_t i;
+	int e;
+
+	if (all) {
+		*failed = -1;
+		if (pf_perf_open_task(perf, -1) == -1)
+			return -1;
+		(void)pf_sym_load_all(sym, "/proc");
+		return 0;
+	}
+	if (t->child > 0) {
+		*failed = t->child;
+		if (pf_perf_open_task(perf, t->child) == -1) {
+			e = errno;
+			pf_target_abandon(t);
+			errno = e;
+			return -1;
+		}
+		return 0;
+	}
+	for (i = 0; i < t->npids; i++) {
+		*failed = t->pids[i];
+		if (pf_target_open_process(perf, t->pids[i]) == -1)
+			return -1;
+	}
+	for (i = 0; i < t->npids; i++) {
+		if (pf_sym_load_proc(sym, "/proc", t->pids[i], true) == -1 && errno != ENOENT)
+			pf_warn("pid %d: maps (symbols will be missing)", (int)t->pids[i]);
+		pf_comms_read_proc(comms, t->pids[i]);
 	}
 	return 0;
 }

@@ -12,6 +12,8 @@
 #include <sys/types.h>
 
 #include "perfring.h"
+#include "rawrec.h"
+#include "symbolize.h"
 
 #define PF_TARGET_MAX_PIDS 64
 
@@ -62,5 +64,16 @@ void pf_target_kill(struct pf_target *t);
  * exist, else pf_perf_open_task's.
  */
 int pf_target_open_process(struct pf_perf *p, pid_t pid);
+
+/*
+ * Open the events on what t names: every CPU (all), the held child, or
+ * each pid's threads; then read the pids' mappings into sym and their
+ * thread names into comms, after the events, so a mapping made in between
+ * is in both, not neither.  0, or -1 with errno and *failed set to the pid
+ * whose events were refused (-1 for system-wide); a refused child has been
+ * abandoned.
+ */
+int pf_target_attach(struct pf_target *t, bool all, struct pf_perf *perf,
+    struct pf_symbolizer *sym, struct pf_comms *comms, pid_t *failed);
 
 #endif
