@@ -556,26 +556,6 @@ parse_options(int argc, char **argv)
 		    (unsigned long long)opt.max_size);
 }
 
-/* Where the output lands and whether the disk floor holds there. */
-static void
-check_floor(struct ctx *c)
-{
-	uint64_t avail;
-	int r = pf_output_floor(c->out_fd, opt.min_free_bytes, opt.min_free_pct,
-	    &c->min_free, &avail);
-
-	if (r == -1)
-		pf_die(PF_EXIT_FAIL, "%s", opt.output ? opt.output : "stdout");
-	c->floor_applies = r == 1 && c->min_free > 0;
-	if (c->floor_applies && avail < c->min_free) {
-		if (opt.output && !opt.force)
-			unlink(opt.output);
-		pf_diex(PF_EXIT_FINDING, "%s: %llu bytes free, below the floor of %llu "
-		    "(--min-free): not starting", opt.output ? opt.output : "stdout",
-		    (unsigned long long)avail, (unsigned long long)c->min_free);
-	}
-}
-
 int
 main(int argc, char **argv)
 {
@@ -618,7 +598,9 @@ main(int argc, char **argv)
 	c.out_fd = STDOUT_FILENO;
 	if (opt.output && (c.out_fd = pf_open_output(opt.output, opt.force)) == -1)
 		pf_die(PF_EXIT_FAIL, "%s", opt.output);
-	check_floor(&c);
+	/* Where the output lands and whether the disk floor holds there. */
+	c.floor_applies = pf_output_floor_or_die(c.out_fd, opt.output, opt.force,
+	    opt.min_free_bytes, opt.min_free_pct, &c.min_free);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
