@@ -50,7 +50,4 @@ void stackmap_foreach(const struct stackmap *m,
 
 void stackmap_free(struct stackmap *m);
 
-/* The hash function used, exposed for other tables (64-bit). */
-uint64_t pf_hash(const void *p, size_t len);
-
 #endif
