@@ -17,6 +17,7 @@ setup() {
 teardown() {
 	if [ -n "${BGPID:-}" ]; then kill $BGPID 2>/dev/null || true; fi
 	if [ -n "${BG2:-}" ]; then kill $BG2 2>/dev/null || true; fi
+	user_dir_cleanup
 }
 
 # valid_stream FILE: header first, whole offcpu-time samples, the trailer
@@ -176,8 +177,10 @@ assert_split() {
 	require_root
 	require_cmd setpriv
 	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] || skip "paranoid < 2 allows kernel stacks"
+	user_dir
 	run -3 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		--inh-caps=-all --bounding-set=-all "$PF_BIN_DIR/pf-offcpu" -d 1 -- "$OFF" 1
+		--inh-caps=-all --bounding-set=-all "$USER_DIR/bin/pf-offcpu" -d 1 -- \
+		"$USER_DIR/workloads/off-split" 1
 	[[ "$stderr" == *"CAP_PERFMON"*"kernel.perf_event_paranoid <= 1"* ]] || fail "stderr: $stderr"
 	[ -z "$output" ]
 }

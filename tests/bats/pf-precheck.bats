@@ -7,9 +7,12 @@
 load test_helper
 
 setup() {
-	# nobody must read the fixtures: bats' own tmpdir is private.
-	FXD=$(mktemp -d /tmp/pf-precheck-bats.XXXXXX)
-	chmod 755 "$FXD"
+	# nobody must read the fixtures and run the tool: bats' own tmpdir
+	# is private, and so may be this checkout.
+	user_dir --data
+	FXD=$USER_DIR/fx
+	mkdir -m 755 "$FXD"
+	PATH="$USER_DIR/bin:$PATH"
 	MNT=
 	KIDS=
 }
@@ -18,7 +21,7 @@ teardown() {
 	local p
 	for p in $KIDS; do kill "$p" 2>/dev/null || true; done
 	[ -z "$MNT" ] || umount "$MNT" 2>/dev/null || true
-	rm -rf "$FXD"
+	user_dir_cleanup
 	rm -f "/tmp/perf-${JAVA_PID:-none}.map"
 }
 
@@ -39,10 +42,6 @@ mkproc() {
 	EOF
 	printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' >"$d/pressure/io"
 	chmod -R a+rX "$d"
-}
-
-as_nobody() {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
 }
 
 # level CHECK: the ok/warn/fail word of CHECK's line in $output.

@@ -16,6 +16,7 @@ setup() {
 teardown() {
 	if [ -n "${BGPID:-}" ]; then kill $BGPID 2>/dev/null || true; fi
 	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT"; fi
+	user_dir_cleanup
 	if [ -n "${SAVED_RATE:-}" ]; then
 		echo "$SAVED_RATE" > /proc/sys/kernel/perf_event_max_sample_rate
 	fi
@@ -330,8 +331,10 @@ mount_tmpfs() {
 	require_root
 	require_cmd setpriv
 	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] || skip "paranoid < 2 allows kernel stacks"
+	user_dir
 	run -0 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		--inh-caps=-all --bounding-set=-all "$PF_BIN_DIR/pf-record" -F 199 -d 1 -- "$SPLIT" 2
+		--inh-caps=-all --bounding-set=-all "$USER_DIR/bin/pf-record" -F 199 -d 1 -- \
+		"$USER_DIR/workloads/rec-split" 2
 	assert_line --index 0 --regexp ' kernel-stacks=no '
 	assert_line --index 1 --regexp '^# pf-record: kernel frames excluded: kernel\.perf_event_paranoid=[0-9]+ and no CAP_PERFMON or CAP_SYS_ADMIN'
 	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/n.txt"
@@ -343,14 +346,15 @@ mount_tmpfs() {
 @test "as nobody on root's process: exit 3 naming the missing capability" {
 	require_root
 	require_cmd setpriv
+	user_dir
 	start_split 5
 	run -3 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		--inh-caps=-all --bounding-set=-all "$PF_BIN_DIR/pf-record" -d 1 -p "$BGPID"
+		--inh-caps=-all --bounding-set=-all "$USER_DIR/bin/pf-record" -d 1 -p "$BGPID"
 	[[ "$stderr" == *"pid $BGPID"*"CAP_PERFMON"* ]] || fail "stderr: $stderr"
 	[ -z "$output" ]
 	# System-wide as nobody: refused, naming the capability and the sysctl.
 	run -3 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		--inh-caps=-all --bounding-set=-all "$PF_BIN_DIR/pf-record" -d 1 -a
+		--inh-caps=-all --bounding-set=-all "$USER_DIR/bin/pf-record" -d 1 -a
 	[[ "$stderr" == *"CAP_PERFMON"*"kernel.perf_event_paranoid"* ]] || fail "stderr: $stderr"
 }
 
@@ -523,13 +527,15 @@ mount_tmpfs() {
 	require_root
 	require_cmd setpriv prlimit
 	local S="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all"
+	user_dir
+	local R=$USER_DIR/bin/pf-record W=$USER_DIR/workloads/rec-split
 	# The first recording takes nobody's whole perf_event_mlock_kb allowance;
 	# the second must fit its rings in a 64 KiB RLIMIT_MEMLOCK.
 	# shellcheck disable=SC2086
-	prlimit --memlock=65536:65536 $S "$PF_BIN_DIR/pf-record" -d 3 -- "$SPLIT" 4 >/dev/null 2>&1 & BGPID=$!
+	prlimit --memlock=65536:65536 $S "$R" -d 3 -- "$W" 4 >/dev/null 2>&1 & BGPID=$!
 	sleep 0.7
 	# shellcheck disable=SC2086
-	run -0 --separate-stderr prlimit --memlock=65536:65536 $S "$PF_BIN_DIR/pf-record" -d 1 -- "$SPLIT" 2
+	run -0 --separate-stderr prlimit --memlock=65536:65536 $S "$R" -d 1 -- "$W" 2
 	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/ml.txt"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/ml.txt"
 	assert_output duration

@@ -51,6 +51,49 @@ require_perf_events() {
 		skip "perf events not available: /proc/sys/kernel/perf_event_paranoid missing"
 }
 
+# user_dir: make USER_DIR, a fresh 0755 directory under /tmp that another
+# user (nobody) can traverse, holding copies of what such a user must open
+# or exec: the tools in $USER_DIR/bin and the workloads in
+# $USER_DIR/workloads.  This checkout may sit under /root or any 0700
+# directory, which nobody cannot reach.  Tests put their own data under
+# USER_DIR too.  Skips, saying why, when nobody cannot execute anything
+# there (/tmp mounted noexec), unless given --data (the caller only needs
+# nobody to read there, or checks exec itself).  The directory is removed
+# by user_dir_cleanup, which every suite using it calls from its teardown.
+user_dir() {
+	local f
+	require_cmd setpriv
+	USER_DIR=$(mktemp -d /tmp/pf-user.XXXXXX) || fail "mktemp -d /tmp/pf-user.XXXXXX failed"
+	chmod 755 "$USER_DIR"
+	mkdir -m 755 "$USER_DIR/bin" "$USER_DIR/workloads"
+	for f in "$PF_BIN_DIR"/pf-* "$WORKLOADS"/*; do
+		[ -f "$f" ] && [ -x "$f" ] || continue
+		case $f in
+		"$PF_BIN_DIR"/*) cp "$f" "$USER_DIR/bin/" ;;
+		*) cp "$f" "$USER_DIR/workloads/" ;;
+		esac
+	done
+	chmod -R a+rX "$USER_DIR"
+	# The exec must be nobody's own: setpriv itself still has root's
+	# capabilities when it execs its command.
+	[ "${1:-}" = --data ] ||
+		as_nobody /bin/sh -c '"$1" --version' sh "$USER_DIR/bin/pf-record" >/dev/null 2>&1 ||
+		skip "nobody cannot execute files in $USER_DIR (is /tmp mounted noexec?)"
+}
+
+# user_dir_cleanup: remove USER_DIR if user_dir made one.
+user_dir_cleanup() {
+	if [ -n "${USER_DIR:-}" ]; then
+		rm -rf "$USER_DIR"
+		USER_DIR=
+	fi
+}
+
+# as_nobody CMD...: run CMD as nobody:nogroup, without supplementary groups.
+as_nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+}
+
 # require_cmd CMD...: skip naming the first missing command.
 require_cmd() {
 	local c
