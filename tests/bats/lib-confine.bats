@@ -1,0 +1,56 @@
+#!/usr/bin/env bats
+# lib/common/confine applied to a small driver (tests/unit/test-confine.c):
+# the seccomp filter refuses what a recorder never needs after setup, and
+# Landlock leaves it reading only beneath the allow-list.  The recorders'
+# own confinement is checked in pf-record.bats and pf-offcpu.bats.
+
+load test_helper
+
+confine() {
+	local bin="${PF_UNIT_DIR:-$PF_ROOT/build/unit}/test-confine"
+	[ -x "$bin" ] || fail "unit driver not built: $bin (run make units)"
+	run --separate-stderr "$bin" "$@"
+}
+
+@test "seccomp refuses exec, fork, sockets, ptrace and namespaces with EPERM; reads still work" {
+	confine seccomp
+	[ "$status" -eq 0 ] || fail "status $status: $stderr"
+	assert_equal "$output" "getpid ok
+read-proc ok
+socket errno=EPERM
+ptrace errno=EPERM
+fork errno=EPERM
+unshare errno=EPERM
+execve errno=EPERM"
+}
+
+@test "a sanitizer build keeps ptrace for LeakSanitizer and nothing else" {
+	confine seccomp ptrace
+	[ "$status" -eq 0 ] || fail "status $status: $stderr"
+	assert_line "ptrace ok"
+	assert_line "execve errno=EPERM"
+	assert_line "socket errno=EPERM"
+}
+
+@test "Landlock: /etc/shadow and /etc/passwd cannot be opened, /proc and /usr can, nothing is created" {
+	require_root
+	[ -r /etc/shadow ] || skip "no readable /etc/shadow here"
+	confine landlock /etc/shadow /etc/passwd /proc/self/status /proc/self/maps /usr/bin/env
+	if [ "$status" -eq 3 ]; then
+		[[ "$stderr" == *"Function not implemented"* || "$stderr" == *"not supported"* ]] ||
+			fail "landlock failed: $stderr"
+		skip "this kernel has no Landlock: $stderr"
+	fi
+	[ "$status" -eq 0 ] || fail "status $status: $stderr"
+	assert_line --regexp '^abi [1-9][0-9]*$'
+	assert_line "/etc/shadow errno=EACCES"
+	assert_line "/etc/passwd errno=EACCES"
+	assert_line "/proc/self/status ok"
+	assert_line "/proc/self/maps ok"
+	assert_line "/usr/bin/env ok"
+	assert_line "create-in-tmp errno=EACCES"
+	[ ! -e /tmp/pf-confine-test-never ] || fail "a file was created"
+	# Unconfined, the same driver process reads /etc/shadow: the refusal
+	# above is Landlock's, not the file mode's.
+	run -0 cat /etc/shadow
+}
