@@ -286,9 +286,30 @@ read_input(struct state *st, struct perfscript *ps, const char *path)
 }
 
 /*
+ * c * num / den, truncated, in *out; -1 when c * num does not fit in 128
+ * bits or the result does not fit in 64.  (c <= den holds for a count and
+ * its total, but the totals themselves may pass 2^64.)
+ */
+static int
+scale_count(uint64_t c, unsigned __int128 num, unsigned __int128 den, uint64_t *out)
+{
+	unsigned __int128 r;
+
+	if (c != 0 && num > ~(unsigned __int128)0 / c)
+		return -1;
+	r = (unsigned __int128)c * num / den;
+	if (r > UINT64_MAX)
+		return -1;
+	*out = (uint64_t)r;
+	return 0;
+}
+
+/*
  * Write the map sorted byte-wise: "stack C" or "stack C1 C2".  With
  * --normalize, C1 is scaled by total(C2)/total(C1) and truncated, as
- * difffolded.pl -n does; an empty BEFORE has nothing to scale.
+ * difffolded.pl -n does; an empty BEFORE has nothing to scale.  Counts
+ * too large to scale exactly are refused before anything is written,
+ * never wrapped.
  */
 static void
 print_map(const struct stackmap *m, int two, int scale)
@@ -307,13 +328,23 @@ print_map(const struct stackmap *m, int two, int scale)
 		}
 		if (t1 == 0)
 			scale = 0;
+		for (i = 0; scale && i < n; i++) {
+			uint64_t c0;
+
+			if (scale_count(v[i]->count[0], t2, t1, &c0) == -1)
+				pf_diex(PF_EXIT_FAIL, "--normalize: counts too large to scale "
+				    "exactly: %.*s has %llu of a BEFORE total %.6Lg, AFTER total %.6Lg",
+				    (int)(v[i]->len < 200 ? v[i]->len : 200), v[i]->key,
+				    (unsigned long long)v[i]->count[0], (long double)t1,
+				    (long double)t2);
+		}
 	}
 	for (i = 0; i < n; i++) {
 		uint64_t c0 = v[i]->count[0];
 		int k;
 
 		if (scale)
-			c0 = (uint64_t)(((unsigned __int128)c0 * t2) / t1);
+			(void)scale_count(c0, t2, t1, &c0);	/* checked above */
 		if (two)
 			k = snprintf(num, sizeof(num), " %llu %llu\n",
 			    (unsigned long long)c0, (unsigned long long)v[i]->count[1]);

@@ -338,6 +338,21 @@ main;new 0 6
 main;work;0x... 6 4"
 }
 
+@test "--diff --normalize refuses counts it cannot scale exactly instead of wrapping (exit 3)" {
+	printf 'a 18446744073709551615\nb 1\n' >"$BATS_TEST_TMPDIR/b.folded"
+	printf 'a 18446744073709551615\nb 18446744073709551615\n' >"$BATS_TEST_TMPDIR/a.folded"
+	run -3 --separate-stderr pf-fold --diff --normalize "$BATS_TEST_TMPDIR/b.folded" "$BATS_TEST_TMPDIR/a.folded"
+	[ -z "$output" ] || fail "wrote: $output"
+	[[ "$stderr" == "pf-fold: --normalize: counts too large to scale exactly: a has 18446744073709551615 of"* ]] ||
+		fail "stderr: $stderr"
+	# Large totals that still fit are scaled exactly: 2^63 * (2^64-1) / 2^64.
+	printf 'a 9223372036854775808\nb 9223372036854775808\n' >"$BATS_TEST_TMPDIR/b2.folded"
+	printf 'a 18446744073709551615\n' >"$BATS_TEST_TMPDIR/a2.folded"
+	run -0 pf-fold --diff --normalize "$BATS_TEST_TMPDIR/b2.folded" "$BATS_TEST_TMPDIR/a2.folded"
+	assert_output "a 9223372036854775807 18446744073709551615
+b 9223372036854775807 0"
+}
+
 @test "--diff reads AFTER from stdin when it is -" {
 	fold --diff "$F/before.folded" - <"$F/after.folded"
 	[ "$status" -eq 0 ]
