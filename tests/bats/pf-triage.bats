@@ -220,3 +220,17 @@ wait_for() {
 		[ ! -e ev ] || fail "$args: ran anyway"
 	done
 }
+
+@test "the scripts are shellcheck-clean, and every disabled check says why" {
+	require_cmd shellcheck
+	local s line
+	cd "$PF_ROOT"
+	run shellcheck -s sh scripts/pf-triage scripts/pf-bundle scripts/demo scripts/install-deps
+	[ "$status" -eq 0 ] || fail "$output"
+	for s in scripts/pf-triage scripts/pf-bundle scripts/demo scripts/install-deps; do
+		run grep -n 'shellcheck disable=' "$s"
+		for line in "${lines[@]}"; do
+			[[ "$line" =~ disable=SC[0-9,SC]+\ \#\ .+ ]] || fail "$s: no reason: $line"
+		done
+	done
+}
