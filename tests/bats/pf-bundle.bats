@@ -55,3 +55,104 @@ setup() {
 	run -2 --separate-stderr "$BUNDLE"
 	[[ "$stderr" == *"usage: pf-bundle"* ]]
 }
+
+# unpack TARBALL: extract into $BATS_TEST_TMPDIR/x and cd into the bundle.
+unpack() {
+	rm -rf "$BATS_TEST_TMPDIR/x"
+	mkdir "$BATS_TEST_TMPDIR/x"
+	tar -C "$BATS_TEST_TMPDIR/x" -xzf "$1"
+	cd "$BATS_TEST_TMPDIR"/x/pf-bundle-*
+}
+
+@test "a symlink planted at the old partial name, or at any name the bundle writes, is never followed" {
+	printf 'root-owned\n' > "$BATS_TEST_TMPDIR/victim"
+	mkdir "$BATS_TEST_TMPDIR/shared" "$BATS_TEST_TMPDIR/tmp"
+	chmod 1777 "$BATS_TEST_TMPDIR/shared"
+	# exec keeps the pid, so the planted name is the one pf-bundle's $$ gives.
+	run -0 --separate-stderr env TMPDIR="$BATS_TEST_TMPDIR/tmp" sh -c '
+		ln -s "$1/victim" "$1/shared/b.tgz.partial.$$"
+		exec "$2" -o "$1/shared/b.tgz" "$1/ev"' sh "$BATS_TEST_TMPDIR" "$BUNDLE"
+	[ "$(cat "$BATS_TEST_TMPDIR/victim")" = root-owned ]
+	[ -f "$BATS_TEST_TMPDIR/shared/b.tgz" ] && [ ! -L "$BATS_TEST_TMPDIR/shared/b.tgz" ]
+	run -0 tar -tzf "$BATS_TEST_TMPDIR/shared/b.tgz"
+	# Nothing else is left beside the output and the planted link, or in TMPDIR.
+	[ "$(ls -A "$BATS_TEST_TMPDIR/shared" | wc -l)" -eq 2 ]
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/tmp")" ]
+	# The bundle's own MANIFEST and SHA256SUMS cannot be brought in as links.
+	ln -s "$BATS_TEST_TMPDIR/victim" "$BATS_TEST_TMPDIR/MANIFEST"
+	ln -s "$BATS_TEST_TMPDIR/victim" "$BATS_TEST_TMPDIR/SHA256SUMS"
+	for f in MANIFEST SHA256SUMS; do
+		run -2 --separate-stderr "$BUNDLE" -o "$BATS_TEST_TMPDIR/m.tgz" \
+		    "$BATS_TEST_TMPDIR/ev" "$BATS_TEST_TMPDIR/$f"
+		[[ "$stderr" == *"$f is the bundle's own file"* ]]
+		[ "$(cat "$BATS_TEST_TMPDIR/victim")" = root-owned ]
+		[ ! -e "$BATS_TEST_TMPDIR/m.tgz" ]
+	done
+}
+
+@test "names with a space and a quote go through to the tarball and its MANIFEST" {
+	mkdir -p "$BATS_TEST_TMPDIR/inc 42/it's here"
+	printf 'one\n' > "$BATS_TEST_TMPDIR/inc 42/it's here/a \"b\" c"
+	printf 'pf-fold '\''inc 42/cpu.perf'\''\n' > "$BATS_TEST_TMPDIR/inc 42/commands.log"
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr "$BUNDLE" -o "inc 42's.tar.gz" "inc 42"
+	assert_output "inc 42's.tar.gz"
+	unpack "$BATS_TEST_TMPDIR/inc 42's.tar.gz"
+	run -0 sha256sum -c SHA256SUMS
+	assert_line "./inc 42/it's here/a \"b\" c: OK"
+	assert_line "./MANIFEST: OK"
+	run -0 cat MANIFEST
+	assert_line "inputs inc 42"
+	assert_line "command pf-fold 'inc 42/cpu.perf'"
+	assert_line "file 4 ./inc 42/it's here/a \"b\" c"
+}
+
+@test "a newline or control character in a name is refused with exit 2 before anything is written" {
+	local nl
+	nl=$(printf 'a\nb')
+	mkdir "$BATS_TEST_TMPDIR/$nl"
+	run -2 --separate-stderr "$BUNDLE" -o "$BATS_TEST_TMPDIR/b.tgz" "$BATS_TEST_TMPDIR/$nl"
+	[[ "${stderr_lines[0]}" == "pf-bundle: $BATS_TEST_TMPDIR/a?b: a newline or control character in the name" ]]
+	[[ "${stderr_lines[1]}" == "usage: pf-bundle"* ]]
+	# Inside an input directory too, and in the output name.
+	printf 'x' > "$BATS_TEST_TMPDIR/ev/sub/$(printf 'tab\there')"
+	run -2 --separate-stderr "$BUNDLE" -o "$BATS_TEST_TMPDIR/b.tgz" "$BATS_TEST_TMPDIR/ev"
+	[[ "$stderr" == *"ev/sub/tab?here: a newline or control character in a name inside"* ]]
+	rm "$BATS_TEST_TMPDIR/ev/sub/$(printf 'tab\there')"
+	run -2 --separate-stderr "$BUNDLE" -o "$BATS_TEST_TMPDIR/$nl.tgz" "$BATS_TEST_TMPDIR/ev"
+	[ ! -e "$BATS_TEST_TMPDIR/b.tgz" ] && [ ! -e "$BATS_TEST_TMPDIR/$nl.tgz" ]
+}
+
+@test "two inputs with the same name are refused rather than merged" {
+	mkdir -p "$BATS_TEST_TMPDIR/other/ev"
+	run -2 --separate-stderr "$BUNDLE" -o "$BATS_TEST_TMPDIR/b.tgz" \
+	    "$BATS_TEST_TMPDIR/ev" "$BATS_TEST_TMPDIR/other/ev"
+	[[ "$stderr" == *"two inputs named ev"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/b.tgz" ]
+}
+
+@test "-h and --help print the usage to stdout, --version the version of pf.h" {
+	local flag want
+	for flag in -h --help; do
+		run -0 --separate-stderr "$BUNDLE" "$flag"
+		assert_line --index 0 "usage: pf-bundle [-f] [-o OUT.tar.gz] PATH..."
+		assert_line --partial -- "--version"
+		[ -z "$stderr" ]
+	done
+	want=$(sed -n 's/^#define PF_VERSION "\(.*\)"$/\1/p' "$PF_ROOT/lib/common/pf.h")
+	[ -n "$want" ]
+	run -0 --separate-stderr "$BUNDLE" --version
+	assert_output "pf-bundle $want"
+}
+
+@test "misuse is one line saying why, then the synopsis, on stderr, exit 2" {
+	local args
+	for args in "--no-such-option" "-x ev" "-o" "" "-f"; do
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr "$BUNDLE" $args
+		[ -z "$output" ]
+		[ "${#stderr_lines[@]}" -eq 2 ] || fail "$args: $stderr"
+		[[ "${stderr_lines[0]}" == "pf-bundle: "* ]]
+		[ "${stderr_lines[1]}" = "usage: pf-bundle [-f] [-o OUT.tar.gz] PATH..." ]
+	done
+}

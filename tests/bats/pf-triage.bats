@@ -74,3 +74,163 @@ teardown() {
 	grep -q 'clock_nanosleep\|nanosleep' ev/offcpu.folded
 	xmllint --noout ev/offcpu.svg
 }
+
+# check_bundle TARBALL: tar lists it and its SHA256SUMS verify.
+check_bundle() {
+	run -0 tar -tzf "$1"
+	assert_line --regexp '^pf-bundle-[^/]*/MANIFEST$'
+	rm -rf "$BATS_TEST_TMPDIR/x"
+	mkdir "$BATS_TEST_TMPDIR/x"
+	tar -C "$BATS_TEST_TMPDIR/x" -xzf "$1"
+	(cd "$BATS_TEST_TMPDIR"/x/pf-bundle-* && sha256sum -c --quiet SHA256SUMS)
+}
+
+# triage_bg ARGS...: start pf-triage in the background in the test's
+# directory, output to out/err, its pid in TPID.
+triage_bg() {
+	"$TRIAGE" "$@" > out 2> err &
+	TPID=$!
+}
+
+# wait_for PATTERN FILE: until FILE has a line matching PATTERN (20 s at most).
+wait_for() {
+	local i
+	for i in $(seq 200); do
+		grep -q -- "$1" "$2" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "no '$1' in $2: $(cat "$2")"
+}
+
+@test "SIGHUP or SIGTERM mid-run stops the running step and still leaves a valid bundle" {
+	local sig rc start
+	sleep 120 &
+	WPID=$!
+	cd "$BATS_TEST_TMPDIR"
+	for sig in HUP TERM; do
+		rm -rf ev ev.tar.gz x
+		# A 30 s classification: only a stopped step ends the run in time.
+		triage_bg -p "$WPID" -d 1 -i 30 -o ev
+		wait_for '^== classify' out
+		sleep 0.3
+		start=$SECONDS
+		kill -"$sig" "$TPID"
+		rc=0
+		wait "$TPID" || rc=$?
+		[ "$rc" -eq 1 ] || fail "SIG$sig: status $rc: $(cat err)"
+		[ $((SECONDS - start)) -lt 15 ] || fail "SIG$sig: the classification was not stopped"
+		grep -qx "interrupted SIG$sig during classify; later steps not run" out
+		grep -qx "bundle ev.tar.gz" out
+		[ ! -e ev/cpu.perf ]
+		check_bundle ev.tar.gz
+		grep -qx "interrupted SIG$sig during classify; later steps not run" x/pf-bundle-*/ev/summary.txt
+		grep -qx "command pf-classify -p $WPID -i 30" x/pf-bundle-*/MANIFEST
+	done
+}
+
+@test "SIGHUP during the recording keeps the recording (stop=signal) and bundles it" {
+	require_root
+	require_perf_events
+	"$WORKLOADS/rec-split" 60 &
+	WPID=$!
+	sleep 0.3
+	cd "$BATS_TEST_TMPDIR"
+	PATH="$PF_BIN_DIR:$PATH" triage_bg -p "$WPID" -d 30 -i 1 -o ev
+	wait_for '^== record' out
+	sleep 1.5
+	kill -HUP "$TPID"
+	rc=0
+	wait "$TPID" || rc=$?
+	[ "$rc" -eq 1 ] || fail "status $rc: $(cat err)"
+	grep -qx "interrupted SIGHUP during record; later steps not run" out
+	grep -qE '^# pf-record: samples=[0-9]+ .*stop=signal' ev/cpu.perf
+	check_bundle ev.tar.gz
+	cmp ev/cpu.perf x/pf-bundle-*/ev/cpu.perf
+}
+
+@test "evidence names with a space or a quote go through triage, bundle and MANIFEST" {
+	local d
+	sleep 60 &
+	WPID=$!
+	cd "$BATS_TEST_TMPDIR"
+	for d in "inc 42" "it's"; do
+		run --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 1 -i 1 -o "$d"
+		[ "$status" -le 1 ] || fail "$d: status $status: $stderr"
+		assert_line "bundle $d.tar.gz"
+		check_bundle "$d.tar.gz"
+		grep -qx "inputs $d" x/pf-bundle-*/MANIFEST
+		grep -qx "command pf-classify -p $WPID -i 1" x/pf-bundle-*/MANIFEST
+		grep -qxF "file $(wc -c < "$d/commands.log") ./$d/commands.log" x/pf-bundle-*/MANIFEST
+	done
+	# commands.log quotes such names, so its lines can be run again.
+	grep -qxF "pf-precheck -p $WPID -o 'it'\\''s' --mode oncpu" "it's/commands.log"
+	grep -qxF "pf-precheck -p $WPID -o 'inc 42' --mode oncpu" "inc 42/commands.log"
+}
+
+@test "a newline in the evidence name is refused with exit 2 before anything runs" {
+	mkdir "$BATS_TEST_TMPDIR/w"
+	cd "$BATS_TEST_TMPDIR/w"
+	run -2 --separate-stderr "$TRIAGE" -p 1 -o "$(printf 'inc\n42')"
+	[ "${stderr_lines[0]}" = "pf-triage: -o: inc?42: a newline or control character in the name" ]
+	[[ "${stderr_lines[1]}" == "usage: pf-triage "* ]]
+	[ -z "$(ls -A)" ]
+}
+
+@test "a symlink planted at the evidence directory or the bundle is never followed" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'root-owned\n' > victim
+	mkdir elsewhere
+	ln -s elsewhere ev
+	run -3 --separate-stderr "$TRIAGE" -p 1 -d 1 -i 1 -o ev
+	[ -z "$(ls -A elsewhere)" ]
+	ln -s victim ev2.tar.gz
+	sleep 60 &
+	WPID=$!
+	run -3 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 1 -i 1 -o ev2
+	[[ "$stderr" == *"ev2.tar.gz: File exists"* ]]
+	[ "$(cat victim)" = root-owned ]
+	[ -L ev2.tar.gz ]
+}
+
+@test "-h and --help print the usage to stdout, --version the version of pf.h" {
+	local flag want
+	for flag in -h --help; do
+		run -0 --separate-stderr "$TRIAGE" "$flag"
+		assert_line --index 0 "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID]"
+		assert_line --partial -- "--version"
+		[ -z "$stderr" ]
+	done
+	want=$(sed -n 's/^#define PF_VERSION "\(.*\)"$/\1/p' "$PF_ROOT/lib/common/pf.h")
+	[ -n "$want" ]
+	run -0 --separate-stderr "$TRIAGE" --version
+	assert_output "pf-triage $want"
+}
+
+@test "misuse is one line saying why, then the synopsis, on stderr, exit 2, before anything runs" {
+	local args
+	cd "$BATS_TEST_TMPDIR"
+	for args in "--no-such-option" "-x" "-p" "-p abc" "-p 0" "-d 0" "-d 31" "-p 1 -d 121" \
+	    "-i 61" "-i 1s" "extra"; do
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr "$TRIAGE" $args -o ev
+		[ -z "$output" ] || fail "$args: wrote to stdout: $output"
+		[ "${#stderr_lines[@]}" -eq 2 ] || fail "$args: $stderr"
+		[[ "${stderr_lines[0]}" == "pf-triage: "* ]]
+		[ "${stderr_lines[1]}" = "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID]" ]
+		[ ! -e ev ] || fail "$args: ran anyway"
+	done
+}
+
+@test "the scripts are shellcheck-clean, and every disabled check says why" {
+	require_cmd shellcheck
+	local s line
+	cd "$PF_ROOT"
+	run shellcheck -s sh scripts/pf-triage scripts/pf-bundle scripts/demo scripts/install-deps
+	[ "$status" -eq 0 ] || fail "$output"
+	for s in scripts/pf-triage scripts/pf-bundle scripts/demo scripts/install-deps; do
+		run grep -n 'shellcheck disable=' "$s"
+		for line in "${lines[@]}"; do
+			[[ "$line" =~ disable=SC[0-9,SC]+\ \#\ .+ ]] || fail "$s: no reason: $line"
+		done
+	done
+}
