@@ -52,7 +52,7 @@ input=$D/input.txt
 src_bytes=$(wc -c <"$src")
 copies=$(( (100 * 1024 * 1024 + src_bytes - 1) / src_bytes ))
 if [ ! -f "$input" ] || [ "$(wc -c <"$input")" -lt $((100 * 1024 * 1024)) ] ||
-    [ "$src" -nt "$input" ]; then
+    [ -n "$(find "$src" -newer "$input")" ]; then
 	awk -v n="$copies" '
 		{ line[NR] = $0 }
 		END {

@@ -70,7 +70,7 @@ have_time=0
 run() {	# label file [options...]
 	label=$1 file=$2
 	shift 2
-	best= worst= cbest= rss_max=0 i=0
+	best='' worst='' cbest='' rss_max=0 i=0
 	while [ $i -lt "$runs" ]; do
 		if [ $have_time -eq 1 ]; then
 			/usr/bin/time -f '%e %M %U %S' -o "$dir/pf-svg.time" "$bin" "$@" "$file" >"$dir/pf-svg.out"
