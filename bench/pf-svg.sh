@@ -23,7 +23,7 @@ mkdir -p "$dir"
 # distinct, counts 1-200.  Each stack keeps a prefix of the one before (as
 # sorted pf-fold output does).  "leaf" walks diverge a few frames from
 # the leaf, mostly (about 3.5 new frames per stack; real perf profiles in
-# ../shared/conformance have about 1.6); "harsh" walks diverge anywhere
+# the conformance data of PF_SHARED_DIR have about 1.6); "harsh" walks diverge anywhere
 # (about 10 new frames per stack: a worst case for the frame tree).
 gen() {	# walk out
 	[ -s "$2" ] && return 0

@@ -8,7 +8,7 @@
  * /proc/vmstat, the process and each of its threads, the cgroup's
  * cpu.stat), samples thread states (or the run/blocked counts in system
  * mode) at 10 Hz during the interval, takes a second snapshot and
- * applies the ordered decision table of research/classify.md §5.
+ * applies the ordered decision table of doc/classification.md.
  * Threads are matched by tid and starttime, so a recycled tid never
  * produces a negative or huge delta.  With --replay the snapshots and
  * samples come from a recorded directory instead (tests/capture-proc.sh
@@ -560,7 +560,7 @@ classify_system(const struct snap *a, const struct snap *b, const struct samples
 	return PF_EXIT_OK;
 }
 
-/* The PID-mode figures of research/classify.md §2.1. */
+/* The PID-mode figures (doc/classification.md). */
 struct pidfig {
 	double usr, system, guest, cpu, wait;	/* pidstat columns, % of one CPU */
 	double cs, ncs, kb_rd, kb_wr, majflt, minflt;

@@ -190,3 +190,38 @@ needs_arg_option() {
 		done
 	done
 }
+
+@test "no tracked file points at a document the repository does not hold" {
+	git -C "$PF_ROOT" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout: no list of tracked files"
+	local hits ref bad=()
+	# Design notes, style and design documents kept outside the tree.
+	hits=$(git -C "$PF_ROOT" grep -nIE -e 'research/[A-Za-z0-9_-]+\.md' \
+		-e '(^|[^A-Za-z0-9_])(STYLE|DESIGN)\.md') || true
+	[ -z "$hits" ] || bad+=("outside documents named:" "$hits")
+	# Every page of doc/ that a file names must exist.
+	while IFS= read -r ref; do
+		[ -n "$ref" ] || continue
+		[ -f "$PF_ROOT/$ref" ] || bad+=("$ref is named but does not exist")
+	done <<<"$(git -C "$PF_ROOT" grep -ohIE -e '(^|[^/A-Za-z0-9_.-])doc/[A-Za-z0-9_-]+\.md' |
+		sed 's/^[^d]*//' | sort -u)"
+	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
+}
+
+@test "every tool and lib/common module has its line in doc/modules.md, and no other" {
+	local m f name bad=()
+	m="$PF_ROOT/doc/modules.md"
+	[ -f "$m" ] || fail "doc/modules.md is missing"
+	for f in "$PF_ROOT"/bin/pf-*.c "$PF_ROOT"/lib/common/*.c; do
+		name=${f#"$PF_ROOT"/}
+		name=${name%.c}
+		grep -qF -- "- \`$name\` — " "$m" || bad+=("$name: no line in doc/modules.md")
+	done
+	# shellcheck disable=SC2016 # the backquotes are the page's, not the shell's
+	for name in $(grep -oE -- '^- `(bin|lib/common)/[^`]+`' "$m" | tr -d '`' | cut -c3-); do
+		case $name in
+		*.h) [ -f "$PF_ROOT/$name" ] ;;
+		*) [ -f "$PF_ROOT/$name.c" ] ;;
+		esac || bad+=("doc/modules.md names $name, which is gone")
+	done
+	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
+}

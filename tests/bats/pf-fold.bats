@@ -2,7 +2,7 @@
 # pf-fold: stackcollapse-perf.pl's rules, the deliberate improvements and
 # the extras, each proved on small hand-written fixtures
 # (tests/bats/fixtures/fold/).  pf-fold-conformance.bats checks the same
-# rules against the Perl script's own outputs when ../shared is present.
+# rules against the Perl script's own outputs when PF_SHARED_DIR has them.
 
 load test_helper
 
