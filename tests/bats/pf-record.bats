@@ -442,7 +442,9 @@ mount_tmpfs() {
 	"$SYSCALL" 4 & local b=$!
 	BGPID="$a $b"
 	sleep 0.2
-	run -0 --separate-stderr pf-record -a -F 99 -d 2 -o "$BATS_TEST_TMPDIR/a.txt"
+	run --separate-stderr pf-record -a -F 99 -d 2 -o "$BATS_TEST_TMPDIR/a.txt"
+	[ "$status" -eq 0 ] ||
+		fail "status $status: $stderr; $(tail -n 1 "$BATS_TEST_TMPDIR/a.txt" 2>/dev/null)"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/a.txt"
 	assert_output duration
 	grep -q ' target=all ' "$BATS_TEST_TMPDIR/a.txt"
