@@ -37,7 +37,7 @@ PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lcap)
 
 WARN    := -Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes \
-	   -Wstrict-prototypes -Wvla -Wwrite-strings
+	   -Wstrict-prototypes -Wvla -Wwrite-strings -Wcast-qual
 OPT     ?= -O2 -g
 CFLAGS  ?= $(OPT)
 override CFLAGS += -std=gnu11 $(WARN) -Ilib/common $(PKG_CFLAGS) -MMD -MP \
@@ -55,16 +55,23 @@ override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 .SECONDARY:
-.PHONY: fuzz-deps units all deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
+.PHONY: fuzz-deps units all deps test-deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
 
-all: deps $(BINS) workloads
+# Building never installs anything: `make deps` (or `make check` and
+# `make demo`, which set up a fresh machine) does.
+all: $(BINS) workloads
 
 # Installs missing Debian packages as root, otherwise says which (and fails).
 deps:
 	@scripts/install-deps
 
+test-deps:
+	@scripts/install-deps --test
+
 help:
 	@echo "targets: all check demo bench fuzz lint install uninstall clean"
+	@echo "         deps (build packages) test-deps (test packages); only these,"
+	@echo "         check, demo, lint and fuzz run scripts/install-deps"
 	@echo "vars: DEVELOPER=1 (-Werror) SANITIZE=address,undefined PREFIX DESTDIR"
 	@echo "      FUZZ_SECONDS=N (per harness, default 60)"
 
@@ -96,13 +103,17 @@ units: $(UNITS)
 $(sort build/lib build/bin build/workloads $(B)/lib $(B)/bin $(B)/unit $(OUTBIN)):
 	mkdir -p $@
 
-# PF_BIN_DIR tells the tests which binaries to run (build-san/tools for a
-# sanitized build).  BATS_FLAGS may add e.g. --formatter tap.
-check: all units
-	@scripts/install-deps --test
+# check and demo start from nothing on a fresh machine: the packages first,
+# then a second make, which sees pkg-config's flags only once the -dev
+# packages are there.  PF_BIN_DIR tells the tests which binaries to run
+# (build-san/tools for a sanitized build).  BATS_FLAGS may add e.g.
+# --formatter tap.
+check: test-deps
+	@$(MAKE) --no-print-directory all units
 	PF_BIN_DIR=$(CURDIR)/$(OUTBIN) PF_UNIT_DIR=$(CURDIR)/$(B)/unit $(BATS) $(BATS_FLAGS) tests/bats
 
-demo: all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@sh scripts/demo
 
 bench: all
@@ -136,11 +147,16 @@ fuzz: fuzz-build
 		grep -E 'stat::number_of_executed_units|Done' build/fuzz/$$n.log | tail -n 2; \
 	done
 
-lint: $(MANPAGES)
-	@scripts/install-deps --test
-	@set -e; for m in $(MANPAGES); do mandoc -Tlint -W warning $$m; done
-	@for s in scripts/* .ci/run; do sh -n $$s || exit 1; done
-	@echo "lint: ok"
+# Shell: every script, the CI driver, the benchmarks and the test suites
+# (tests/bats/.shellcheckrc says what bats hides from shellcheck).
+SHELLSRC := $(wildcard scripts/* bench/run bench/*.sh tests/*.sh tests/browser/*.sh) .ci/run
+BATSSRC  := $(wildcard tests/bats/*.bats) tests/bats/test_helper.bash
+
+lint: $(MANPAGES) | test-deps
+	@rc=0; for m in $(MANPAGES); do mandoc -Tlint -W warning $$m || rc=1; done; \
+	shellcheck $(SHELLSRC) || rc=1; \
+	shellcheck --shell=bats $(BATSSRC) || rc=1; \
+	[ $$rc -eq 0 ] && echo "lint: ok"
 
 install: all
 	install -d $(DESTDIR)$(BINDIR)

@@ -20,8 +20,8 @@ cost() {
 run_case() {	# run_case LABEL ARGS...
 	label=$1
 	shift
-	best= worst=
-	for i in 1 2 3; do
+	best='' worst=''
+	for _ in 1 2 3; do
 		r=$(cost "$B" -i "$IV" "$@")
 		pct=$(echo "$r" | awk '{ printf "%.3f", 100 * $1 / $2 }')
 		best=$(awk -v a="$best" -v b="$pct" 'BEGIN { print (a == "" || b < a) ? b : a }')

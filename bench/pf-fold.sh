@@ -2,10 +2,11 @@
 # bench/pf-fold.sh: pf-fold throughput and memory.
 #
 # Generates (under build/bench, never committed) a perf-script input of at
-# least 100 MB by repeating the conformance captures of ../shared with the
+# least 100 MB by repeating the conformance captures of PF_SHARED_DIR
+# (default: the shared directory beside the checkout) with the
 # comm of every copy renamed (so each copy adds its own unique stacks) and
 # every event called cpu-clock (so the default first-event filter keeps all
-# samples).  Without ../shared it repeats our own fixtures instead and says
+# samples).  Without them it repeats our own fixtures instead and says
 # so.  Prints the throughput (best and spread of several runs) and the peak
 # RSS for that input and for the same input read four times over (same
 # unique stacks, 4x the bytes): streaming means the second RSS is about the
@@ -25,7 +26,7 @@ mkdir -p "$D"
 # One copy of the source captures, event names unified.
 src=$D/source.txt
 if [ -d "$CONF" ]; then echo "source: $CONF (conformance captures)"; else
-	echo "source: tests/bats/fixtures/fold/*.perf (../shared is absent: our own fixtures)"
+	echo "source: tests/bats/fixtures/fold/*.perf (no conformance captures at $CONF: our own fixtures)"
 fi
 if [ -d "$CONF" ]; then
 	for f in "$CONF"/*; do
@@ -52,7 +53,7 @@ input=$D/input.txt
 src_bytes=$(wc -c <"$src")
 copies=$(( (100 * 1024 * 1024 + src_bytes - 1) / src_bytes ))
 if [ ! -f "$input" ] || [ "$(wc -c <"$input")" -lt $((100 * 1024 * 1024)) ] ||
-    [ "$src" -nt "$input" ]; then
+    [ -n "$(find "$src" -newer "$input")" ]; then
 	awk -v n="$copies" '
 		{ line[NR] = $0 }
 		END {

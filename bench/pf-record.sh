@@ -52,7 +52,7 @@ lost() {	# prints the lost share of one rec-stall line
 slowdown() {	# label hz target recorder-command...
 	label=$1 hz=$2 t=$3
 	shift 3
-	r=$(for i in $(seq "$PAIRS"); do
+	r=$(for _ in $(seq "$PAIRS"); do
 		a=$($STALL "$SECS" | lost)
 		s=$("$@" $STALL "$SECS" 2>/dev/null | grep '^elapsed_ns' | lost)
 		echo "$a $s" | awk '{ printf "%.4f %.4f %.4f\n", 100 * ((1 - $1) / (1 - $2) - 1), 100 * $1, 100 * $2 }'
@@ -83,7 +83,7 @@ fi
 FIXED_PAIRS=${FIXED_PAIRS:-30}
 FIXED_ROUNDS=${FIXED_ROUNDS:-1500}	# ~0.9 s of CPU
 for hz in 99 999; do
-	for i in $(seq "$FIXED_PAIRS"); do
+	for _ in $(seq "$FIXED_PAIRS"); do
 		a=$($W -n "$FIXED_ROUNDS" | awk '{ print $2 }')
 		s=$($REC -F "$hz" -d 60 --no-progress --min-free 0 -o "$OUT/s$hz.txt" --force -- \
 		    $W -n "$FIXED_ROUNDS" 2>/dev/null | awk '{ print $2 }')
@@ -100,10 +100,8 @@ done
 # pf-record's own CPU and the tail after the window, ~3000 samples.
 $W -t 2 30 & wp=$!
 sleep 0.3
-own=$(for i in $(seq "$RUNS"); do
-	s=$(date +%s%N)
+own=$(for _ in $(seq "$RUNS"); do
 	/usr/bin/time -f "%U %S" -o "$OUT/t" $REC -p "$wp" -F 999 -d 3 --no-progress --stats --min-free 0 -o "$OUT/own.txt" --force 2>"$OUT/stats"
-	e=$(date +%s%N)
 	n=$(grep -c ' cpu-clock' "$OUT/own.txt")
 	# pf-record measures the window end to its last byte itself (--stats).
 	tail=$(awk '/stats:/ { for (i = 1; i < NF; i++) if ($i == "window-end-to-last-byte") print $(i + 1) + 0 }' "$OUT/stats")
@@ -118,7 +116,7 @@ pfbest=$(echo "$own" | awk '{ print $1 }' | best_spread)
 if command -v perf >/dev/null 2>&1; then
 	$W -t 2 30 & wp=$!
 	sleep 0.3
-	pc=$(for i in $(seq "$RUNS"); do
+	pc=$(for _ in $(seq "$RUNS"); do
 		/usr/bin/time -f "%U %S" -o "$OUT/t1" perf record -q -F 999 -g -p "$wp" -o "$OUT/perf.data" -- sleep 3 >/dev/null 2>&1
 		/usr/bin/time -f "%U %S" -o "$OUT/t2" perf script -i "$OUT/perf.data" > "$OUT/perf.txt" 2>/dev/null
 		cat "$OUT/t1" "$OUT/t2" | awk '{ s += $1 + $2 } END { print s }'

@@ -23,7 +23,7 @@ mkdir -p "$dir"
 # distinct, counts 1-200.  Each stack keeps a prefix of the one before (as
 # sorted pf-fold output does).  "leaf" walks diverge a few frames from
 # the leaf, mostly (about 3.5 new frames per stack; real perf profiles in
-# ../shared/conformance have about 1.6); "harsh" walks diverge anywhere
+# the conformance data of PF_SHARED_DIR have about 1.6); "harsh" walks diverge anywhere
 # (about 10 new frames per stack: a worst case for the frame tree).
 gen() {	# walk out
 	[ -s "$2" ] && return 0
@@ -70,7 +70,7 @@ have_time=0
 run() {	# label file [options...]
 	label=$1 file=$2
 	shift 2
-	best= worst= cbest= rss_max=0 i=0
+	best='' worst='' cbest='' rss_max=0 i=0
 	while [ $i -lt "$runs" ]; do
 		if [ $have_time -eq 1 ]; then
 			/usr/bin/time -f '%e %M %U %S' -o "$dir/pf-svg.time" "$bin" "$@" "$file" >"$dir/pf-svg.out"

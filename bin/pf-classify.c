@@ -8,7 +8,7 @@
  * /proc/vmstat, the process and each of its threads, the cgroup's
  * cpu.stat), samples thread states (or the run/blocked counts in system
  * mode) at 10 Hz during the interval, takes a second snapshot and
- * applies the ordered decision table of research/classify.md §5.
+ * applies the ordered decision table of doc/classification.md.
  * Threads are matched by tid and starttime, so a recycled tid never
  * produces a negative or huge delta.  With --replay the snapshots and
  * samples come from a recorded directory instead (tests/capture-proc.sh
@@ -560,7 +560,7 @@ classify_system(const struct snap *a, const struct snap *b, const struct samples
 	return PF_EXIT_OK;
 }
 
-/* The PID-mode figures of research/classify.md §2.1. */
+/* The PID-mode figures (doc/classification.md). */
 struct pidfig {
 	double usr, system, guest, cpu, wait;	/* pidstat columns, % of one CPU */
 	double cs, ncs, kb_rd, kb_wr, majflt, minflt;
@@ -935,16 +935,18 @@ replay_samples(struct samples *sm)
 int
 main(int argc, char **argv)
 {
+	enum { OPT_PROC_ROOT = 256, OPT_REPLAY, OPT_SYS_ROOT, OPT_VERSION };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "pid", required_argument, NULL, 'p' },
-		{ "proc-root", required_argument, NULL, 'P' },
-		{ "replay", required_argument, NULL, 'R' },
-		{ "sys-root", required_argument, NULL, 'S' },
-		{ "version", no_argument, NULL, 'V' },
+		{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
+		{ "replay", required_argument, NULL, OPT_REPLAY },
+		{ "sys-root", required_argument, NULL, OPT_SYS_ROOT },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char shortopts[] = ":hi:p:";
 	char proc0[PATH_MAX], proc1[PATH_MAX], sys1[PATH_MAX];
 	const char *p0, *p1, *s1;
 	struct snap a, b;
@@ -956,7 +958,8 @@ main(int argc, char **argv)
 	long hz, delay = 0;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "hi:p:", longopts, NULL)) != -1) {
+	opterr = 0;	/* one line of our own, from pf_usage_getopt */
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage();
@@ -966,7 +969,7 @@ main(int argc, char **argv)
 			    60000000000ULL, &opt.interval_ns) == -1)
 				pf_usage_error(synopsis, "-i %s: want 1 to 60 seconds", optarg);
 			break;
-		case 'P':
+		case OPT_PROC_ROOT:
 			opt.proc_root = optarg;
 			break;
 		case 'p':
@@ -974,20 +977,20 @@ main(int argc, char **argv)
 				pf_usage_error(synopsis, "-p %s: not a process id", optarg);
 			opt.pid = (int)v;
 			break;
-		case 'R':
+		case OPT_REPLAY:
 			opt.replay = optarg;
 			break;
-		case 'S':
+		case OPT_SYS_ROOT:
 			opt.sys_root = optarg;
 			break;
-		case 'V':
+		case OPT_VERSION:
 			pf_print_version();
 		default:
-			pf_usage_error(synopsis, "unknown option");
+			pf_usage_getopt(synopsis, shortopts, c, argv);
 		}
 	}
 	if (optind != argc)
-		pf_usage_error(synopsis, "unexpected argument: %s", argv[optind]);
+		pf_usage_error(synopsis, "%s: unexpected argument", argv[optind]);
 
 	hz = sysconf(_SC_CLK_TCK);
 	if (hz <= 0)

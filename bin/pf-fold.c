@@ -380,15 +380,17 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
-	static char *stdin_only[] = { (char *)"-", NULL };
+	static const char shortopts[] = ":h";
+	static char dash[] = "-";
+	static char *stdin_only[] = { dash, NULL };
 	struct state st = { 0 };
 	struct perfscript *ps = NULL;
 	char **inputs;
 	int c, i, ninputs;
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	opterr = 0;	/* one line of our own, from pf_usage_getopt */
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage();
@@ -446,12 +448,8 @@ main(int argc, char *argv[])
 			break;
 		case OPT_VERSION:
 			pf_print_version();
-		case ':':
-			pf_usage_error(synopsis, "%s: needs an argument", argv[optind - 1]);
 		default:
-			if (optopt != 0 && optopt < 256)
-				pf_usage_error(synopsis, "-%c: unknown option", optopt);
-			pf_usage_error(synopsis, "%s: unknown option", argv[optind - 1]);
+			pf_usage_getopt(synopsis, shortopts, c, argv);
 		}
 	}
 	inputs = argv + optind;

@@ -754,13 +754,15 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char shortopts[] = ":ho:p:";
 	struct env e;
 	struct stat st;
 	uint64_t v;
 	size_t i;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "ho:p:", longopts, NULL)) != -1) {
+	opterr = 0;	/* one line of our own, from pf_usage_getopt */
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage();
@@ -800,11 +802,11 @@ main(int argc, char **argv)
 		case OPT_VERSION:
 			pf_print_version();
 		default:
-			pf_usage_error(synopsis, "unknown option");
+			pf_usage_getopt(synopsis, shortopts, c, argv);
 		}
 	}
 	if (optind != argc)
-		pf_usage_error(synopsis, "unexpected argument: %s", argv[optind]);
+		pf_usage_error(synopsis, "%s: unexpected argument", argv[optind]);
 	if (opt.pid != 0 && opt.mode == MODE_SYSTEM)
 		pf_usage_error(synopsis, "--mode system samples every process: drop -p");
 	opt.fixture = strcmp(opt.proc_root, "/proc") != 0 || strcmp(opt.sys_root, "/sys") != 0;

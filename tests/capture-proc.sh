@@ -49,7 +49,7 @@ cgdirs() {	# cgdirs ROOT: the PID's cgroup files, v1 cpu and v2
 	v2=$(awk -F: '$1 == "0" {print $3; exit}' /proc/"$pid"/cgroup 2>/dev/null) || true
 	for m in cpu cpu,cpuacct; do
 		d=/sys/fs/cgroup/$m
-		[ -d "$d" ] && [ -n "$v1" ] || continue
+		if [ ! -d "$d" ] || [ -z "$v1" ]; then continue; fi
 		p=$v1
 		while :; do
 			for f in cpu.stat cpu.cfs_quota_us cpu.cfs_period_us; do

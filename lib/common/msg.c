@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,31 @@ pf_usage_error(const char *synopsis, const char *fmt, ...)
 	va_end(ap);
 	fputs(synopsis, stderr);
 	exit(PF_EXIT_USAGE);
+}
+
+void
+pf_usage_getopt(const char *synopsis, const char *shortopts, int c,
+    char *const argv[])
+{
+	/* getopt_long has stepped past a long option, so it is argv[optind - 1]. */
+	const char *arg = optind > 0 ? argv[optind - 1] : "?";
+
+	if (c == ':') {
+		if (strncmp(arg, "--", 2) == 0)
+			pf_usage_error(synopsis, "%s: needs an argument", arg);
+		pf_usage_error(synopsis, "-%c: needs an argument", optopt);
+	}
+	/* optopt is 0 for a long option that matched none or several. */
+	if (optopt == 0)
+		pf_usage_error(synopsis, "%s: unknown or ambiguous option", arg);
+	/*
+	 * A known short option never gets here, so optopt naming one (or a
+	 * long-only value) means its long form was given "=value".
+	 */
+	if (optopt >= 256 || (optopt != ':' && optopt != '+' &&
+	    strchr(shortopts, optopt) != NULL))
+		pf_usage_error(synopsis, "%s: takes no argument", arg);
+	pf_usage_error(synopsis, "-%c: unknown option", optopt);
 }
 
 void

@@ -28,6 +28,17 @@ void pf_die(int code, const char *fmt, ...)
 void pf_usage_error(const char *synopsis, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
+/*
+ * The getopt_long misuse cases in the house words, through pf_usage_error:
+ * call it for the '?' and ':' that getopt_long returned (c), with the
+ * tool's short-option string.  getopt's own messages must be off (opterr =
+ * 0, and shortopts starting with ':', after any '+') so that exactly one
+ * line says why.  It tells an unknown option, an ambiguous abbreviation, a
+ * missing argument and an argument given to an option that takes none apart.
+ */
+void pf_usage_getopt(const char *synopsis, const char *shortopts, int c,
+    char *const argv[]) __attribute__((noreturn));
+
 /* Print "prog version" to stdout and exit 0 (--version). */
 void pf_print_version(void) __attribute__((noreturn));
 

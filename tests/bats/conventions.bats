@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Conventions every pf tool keeps (STYLE.md): -h/--help, --version, exit 2
+# Conventions every pf tool keeps (doc/style.md): -h/--help, --version, exit 2
 # with one line and the synopsis on misuse, exit 3 on a missing input, and
 # every long option of --help documented in the tool's man page.
 
@@ -33,36 +33,115 @@ man_page() {
 	[ "$n" -gt 0 ] || fail "no tools found under bin/"
 }
 
-@test "-h and --help print the usage to stdout and exit 0" {
-	local t
-	for t in $(pf_tools); do
-		for flag in -h --help; do
-			run --separate-stderr "$t" "$flag"
-			[ "$status" -eq 0 ] || fail "$t $flag: status $status"
-			[[ "$output" == *"usage: $t"* ]] || fail "$t $flag: no 'usage: $t' on stdout"
-			[ -z "$stderr" ] || fail "$t $flag: wrote to stderr: $stderr"
+# cli_tools: every command a user runs: the tools of bin/ and the runbook
+# scripts installed beside them.
+cli_tools() {
+	pf_tools
+	echo pf-triage
+	echo pf-bundle
+}
+
+# cli_path TOOL: where this checkout's TOOL is.
+cli_path() {
+	case $1 in
+	pf-triage|pf-bundle) echo "$PF_ROOT/scripts/$1" ;;
+	*) echo "$PF_BIN_DIR/$1" ;;
+	esac
+}
+
+# help_problems TOOL TEXT: what TEXT, TOOL's --help, lacks, one per line:
+# the synopsis, a blank line, then one line per option the synopsis names.
+help_problems() {
+	local t=$1 text=$2 synopsis options opt
+	synopsis=$(printf '%s\n' "$text" | sed '/^$/q')
+	options=$(printf '%s\n' "$text" | sed '1,/^$/d')
+	[ -n "$options" ] || { echo "no blank line then option lines after the synopsis"; return; }
+	for opt in $(printf '%s\n' "$synopsis" | grep -oE -- '(^|[[ |])--?[A-Za-z][A-Za-z0-9-]*' |
+	    grep -oE -- '--?[A-Za-z][A-Za-z0-9-]*' | sort -u); do
+		printf '%s\n' "$options" | grep -qE -- "^ +(-[A-Za-z0-9], )?$opt([ ,=]|\$)" ||
+			echo "$opt is in the synopsis but has no line of its own"
+	done
+}
+
+# The usage convention (doc/style.md), one row per invocation:
+# ARGS | status | what stdout holds | what stderr holds.
+@test "every tool and script keeps the --help, --version and misuse convention" {
+	local t row args want out err bad=()
+	local -a rows=(
+		"--help|0|usage|empty"
+		"-h|0|usage|empty"
+		"--version|0|version|empty"
+		"--no-such-option|2|empty|why+synopsis"
+	)
+	for t in $(cli_tools); do
+		for row in "${rows[@]}"; do
+			IFS='|' read -r args want out err <<<"$row"
+			# shellcheck disable=SC2086 # ARGS may be several words
+			run --separate-stderr "$(cli_path "$t")" $args
+			[ "$status" -eq "$want" ] || bad+=("$t $args: status $status, want $want")
+			case $out in
+			usage)
+				[[ "${lines[0]:-}" == "usage: $t"* ]] ||
+					bad+=("$t $args: stdout does not start with 'usage: $t'")
+				while read -r p; do
+					[ -z "$p" ] || bad+=("$t $args: $p")
+				done <<<"$(help_problems "$t" "$output")" ;;
+			version)
+				[[ "$output" =~ ^$t\ [0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+					bad+=("$t $args: stdout '$output', want '$t VERSION'") ;;
+			empty)
+				[ -z "$output" ] || bad+=("$t $args: wrote to stdout: ${lines[0]}") ;;
+			esac
+			case $err in
+			empty)
+				[ -z "$stderr" ] || bad+=("$t $args: wrote to stderr: ${stderr_lines[0]}") ;;
+			why+synopsis)
+				[[ "${stderr_lines[0]:-}" == "$t: "* ]] ||
+					bad+=("$t $args: stderr's first line '${stderr_lines[0]:-}', want '$t: why'")
+				[[ "${stderr_lines[1]:-}" == "usage: $t"* ]] ||
+					bad+=("$t $args: the synopsis does not follow the one line on stderr") ;;
+			esac
 		done
 	done
+	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
 }
 
-@test "--version prints the name and version and exits 0" {
-	local t
-	for t in $(pf_tools); do
-		run --separate-stderr "$t" --version
-		[ "$status" -eq 0 ] || fail "$t --version: status $status"
-		[[ "$output" =~ ^$t\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "$t --version: '$output'"
-	done
+# needs_arg_option TOOL: one of TOOL's options that takes a value.
+needs_arg_option() {
+	case $1 in
+	pf-fold) echo --time ;;
+	pf-precheck|pf-classify) echo --pid ;;
+	pf-record|pf-offcpu) echo --duration ;;
+	pf-svg) echo --title ;;
+	*) return 1 ;;
+	esac
 }
 
-@test "an unknown option exits 2 with a reason and the synopsis on stderr" {
-	local t
+# The words of lib/common/msg.c's pf_usage_getopt, so that every tool says
+# the same thing about the same mistake.
+@test "every tool words getopt misuse alike: unknown, ambiguous, missing or unwanted argument" {
+	local t row args want opt bad=()
 	for t in $(pf_tools); do
-		run --separate-stderr "$t" --no-such-option
-		[ "$status" -eq 2 ] || fail "$t: status $status, want 2"
-		[ -z "$output" ] || fail "$t: wrote to stdout on misuse"
-		[[ "${stderr_lines[0]}" == "$t: "* ]] || fail "$t: first line '${stderr_lines[0]}'"
-		[[ "$stderr" == *"usage: $t"* ]] || fail "$t: no synopsis on stderr"
+		opt=$(needs_arg_option "$t") || { bad+=("$t: add it to needs_arg_option"); continue; }
+		local -a rows=(
+			"-Q|$t: -Q: unknown option"
+			"--no-such-option|$t: --no-such-option: unknown or ambiguous option"
+			"--version=1|$t: --version=1: takes no argument"
+			"--help=x|$t: --help=x: takes no argument"
+			"$opt|$t: $opt: needs an argument"
+		)
+		for row in "${rows[@]}"; do
+			IFS='|' read -r args want <<<"$row"
+			# shellcheck disable=SC2086 # ARGS may be several words
+			run --separate-stderr "$t" $args
+			[ "$status" -eq 2 ] || bad+=("$t $args: status $status, want 2")
+			[ "${stderr_lines[0]:-}" = "$want" ] ||
+				bad+=("$t $args: '${stderr_lines[0]:-}', want '$want'")
+			[ "${#stderr_lines[@]}" -ge 2 ] && [[ "${stderr_lines[1]}" == "usage: $t"* ]] ||
+				bad+=("$t $args: no synopsis after the one line")
+		done
 	done
+	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
 }
 
 @test "a missing input file exits 3 naming the file" {
@@ -110,4 +189,39 @@ man_page() {
 			esac
 		done
 	done
+}
+
+@test "no tracked file points at a document the repository does not hold" {
+	git -C "$PF_ROOT" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout: no list of tracked files"
+	local hits ref bad=()
+	# Design notes, style and design documents kept outside the tree.
+	hits=$(git -C "$PF_ROOT" grep -nIE -e 'research/[A-Za-z0-9_-]+\.md' \
+		-e '(^|[^A-Za-z0-9_])(STYLE|DESIGN)\.md') || true
+	[ -z "$hits" ] || bad+=("outside documents named:" "$hits")
+	# Every page of doc/ that a file names must exist.
+	while IFS= read -r ref; do
+		[ -n "$ref" ] || continue
+		[ -f "$PF_ROOT/$ref" ] || bad+=("$ref is named but does not exist")
+	done <<<"$(git -C "$PF_ROOT" grep -ohIE -e '(^|[^/A-Za-z0-9_.-])doc/[A-Za-z0-9_-]+\.md' |
+		sed 's/^[^d]*//' | sort -u)"
+	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
+}
+
+@test "every tool and lib/common module has its line in doc/modules.md, and no other" {
+	local m f name bad=()
+	m="$PF_ROOT/doc/modules.md"
+	[ -f "$m" ] || fail "doc/modules.md is missing"
+	for f in "$PF_ROOT"/bin/pf-*.c "$PF_ROOT"/lib/common/*.c; do
+		name=${f#"$PF_ROOT"/}
+		name=${name%.c}
+		grep -qF -- "- \`$name\` — " "$m" || bad+=("$name: no line in doc/modules.md")
+	done
+	# shellcheck disable=SC2016 # the backquotes are the page's, not the shell's
+	for name in $(grep -oE -- '^- `(bin|lib/common)/[^`]+`' "$m" | tr -d '`' | cut -c3-); do
+		case $name in
+		*.h) [ -f "$PF_ROOT/$name" ] ;;
+		*) [ -f "$PF_ROOT/$name.c" ] ;;
+		esac || bad+=("doc/modules.md names $name, which is gone")
+	done
+	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
 }

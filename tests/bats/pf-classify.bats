@@ -283,6 +283,7 @@ live() {
 	else
 		skip "no writable cgroup cpu controller (v1 /sys/fs/cgroup/cpu or v2 cpu.max)"
 	fi
+	# shellcheck disable=SC2016 # $$, $1 and $2 are the inner shell's
 	live STARVED_THROTTLED sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" 1 6' sh "$cg" "$WORKLOADS/cls-spin" ||
 		{ rmdir "$cg"; false; }
 	sleep 0.2

@@ -49,7 +49,7 @@ input_for() {
 }
 
 @test "the conformance inputs fold without a malformed-line warning" {
-	local f name out
+	local f name
 	for f in "$CONF"/input/*; do
 		name=${f##*/}
 		name=${name%.gz}

@@ -2,7 +2,7 @@
 # pf-fold: stackcollapse-perf.pl's rules, the deliberate improvements and
 # the extras, each proved on small hand-written fixtures
 # (tests/bats/fixtures/fold/).  pf-fold-conformance.bats checks the same
-# rules against the Perl script's own outputs when ../shared is present.
+# rules against the Perl script's own outputs when PF_SHARED_DIR has them.
 
 load test_helper
 
@@ -458,6 +458,7 @@ a;c 2"
 
 @test "a write error on stdout exits 3" {
 	[ -w /dev/full ] || skip "/dev/full not available"
+	# shellcheck disable=SC2016 # $1 is the inner shell's
 	run --separate-stderr sh -c 'pf-fold "$1" >/dev/full' sh "$F/basic.perf"
 	[ "$status" -eq 3 ]
 	[[ "$stderr" == "pf-fold: stdout"* ]]
@@ -549,7 +550,7 @@ a;c 2"
 	require_perf_events
 	local d=$BATS_TEST_TMPDIR g want got
 	for g in -g ""; do
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086,SC2016 # $g splits; $i is the inner shell's
 		perf record -q -F 499 $g -o "$d/p.data" -- \
 		    sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i + 1)); done' \
 		    >/dev/null 2>&1 || skip "perf record cannot sample here"

@@ -11,7 +11,7 @@ SPIN="$WORKLOADS/rec-split"
 setup() {
 	require_perf_events
 	[ -x "$OFF" ] || fail "$OFF not built: run make"
-	BGPID= BG2=
+	BGPID='' BG2=''
 }
 
 teardown() {

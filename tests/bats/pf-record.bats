@@ -440,11 +440,20 @@ mount_tmpfs() {
 
 @test "system-wide recording as root samples more than one process" {
 	require_root
-	start_split 3
-	run -0 --separate-stderr pf-record -a -F 99 -d 1 -o "$BATS_TEST_TMPDIR/a.txt"
+	# Two distinct busy processes, neither named to pf-record: both must
+	# show up, each under its own pid.
+	"$SPLIT" 4 & local a=$!
+	"$SYSCALL" 4 & local b=$!
+	BGPID="$a $b"
+	sleep 0.2
+	run --separate-stderr pf-record -a -F 99 -d 2 -o "$BATS_TEST_TMPDIR/a.txt"
+	[ "$status" -eq 0 ] ||
+		fail "status $status: $stderr; $(tail -n 1 "$BATS_TEST_TMPDIR/a.txt" 2>/dev/null)"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/a.txt"
 	assert_output duration
 	grep -q ' target=all ' "$BATS_TEST_TMPDIR/a.txt"
+	grep -q "^rec-split  *$a/" "$BATS_TEST_TMPDIR/a.txt" || fail "no sample of rec-split ($a): $(grep ^rec- "$BATS_TEST_TMPDIR/a.txt" | cut -c1-30 | sort | uniq -c)"
+	grep -q "^rec-syscall  *$b/" "$BATS_TEST_TMPDIR/a.txt" || fail "no sample of rec-syscall ($b)"
 	grep -q 'rec_alpha+0x' "$BATS_TEST_TMPDIR/a.txt" || fail "the running workload was not symbolized"
 }
 

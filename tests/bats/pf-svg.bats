@@ -6,7 +6,7 @@
 load test_helper
 
 setup() {
-	cd "$BATS_TEST_TMPDIR"
+	cd "$BATS_TEST_TMPDIR" || return
 }
 
 # geom NAME FILE: "x y width height" of the frame whose tooltip starts "NAME (".
@@ -315,7 +315,7 @@ xml_ok() {
 	require_cmd xmllint
 	local input
 	for input in '' '# only a comment\n' '\n\n' 'no count here\n'; do
-		printf "$input" >in.folded
+		printf '%b' "$input" >in.folded
 		run -3 --separate-stderr pf-svg in.folded
 		[[ "$stderr" == *"pf-svg: no stack counts found in the input"* ]] || fail "stderr: $stderr"
 		printf '%s\n' "$output" >out.svg

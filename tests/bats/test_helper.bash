@@ -1,13 +1,20 @@
 # test_helper.bash: loaded by every pf suite.  Hermetic: the tools come from
-bats_require_minimum_version 1.5.0
 # this checkout (PF_BIN_DIR, set by `make check`, or ./bin), the locale is
 # C, and each test works in its own BATS_TEST_TMPDIR.
+bats_require_minimum_version 1.5.0
 
+# The suites that load this file use these; shellcheck reads each alone.
 PF_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 PF_BIN_DIR="${PF_BIN_DIR:-$PF_ROOT/bin}"
+# shellcheck disable=SC2034
 FIXTURES="$PF_ROOT/tests/bats/fixtures"
+# shellcheck disable=SC2034
 WORKLOADS="$PF_ROOT/build/workloads"
-# Conformance data from another project: read in place, never copied in.
+# Conformance data from another project, read in place and never copied
+# in: PF_SHARED_DIR names the directory that holds
+# conformance/stackcollapse-perf (default: a shared/ beside the checkout).
+# The suites that need it skip, saying so, when it is absent.
+# shellcheck disable=SC2034
 SHARED_DIR="${PF_SHARED_DIR:-$PF_ROOT/../shared}"
 
 load_bats_libs() {
