@@ -38,7 +38,8 @@ report(const char *what, int rc)
 static int
 try_exec(void)
 {
-	char *argv[] = { (char *)"/bin/true", NULL };
+	static char prog[] = "/bin/true";
+	char *argv[] = { prog, NULL };
 
 	return execve(argv[0], argv, environ);
 }
