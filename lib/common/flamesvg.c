@@ -362,54 +362,75 @@ fixed(char *q, double v, int dec)
 	return q;
 }
 
-static void
-put_frame(struct out *o, const struct flame *f, const struct flame_opts *fo,
-    const struct flame_placed *p, double timemax, double wpt, double height,
-    double ypad1, double ypad2, int64_t maxd)
-{
-	const struct flame_node *n = &f->nodes[p->node];
-	const char *raw = flame_name(f, n->name);
-	size_t rawlen = flame_name_len(f, n->name);
-	char ann = p->node == 0 ? 0 : flame_annotation(raw, rawlen);
-	size_t dlen = ann ? rawlen - 4 : rawlen;
-	const struct flame_nameattr *na = NULL;
-	unsigned char rgb[3];
-	double x1, x2, y1, y2;
+/* What drawing any frame needs, worked out once per render. */
+struct scene {
+	const struct flame *f;
+	const struct flame_opts *fo;
+	double timemax;		/* the count of the full width */
+	double wpt;		/* px per count */
+	double height, ypad1, ypad2;
+	int64_t maxd;		/* the largest change, for diff colours */
+};
+
+/* One frame as its element is written. */
+struct frame {
+	const struct flame_node *n;
+	uint32_t id;		/* the node's index: 0 is the root */
+	uint64_t start;
+	const char *raw;	/* its name, the annotation cut off */
+	size_t len;
+	char ann;
+	const struct flame_nameattr *na;	/* NULL: none */
 	int link;
-	size_t label_at, text_at;
+	double x1, x2, y1, y2;
+};
 
-	x1 = XPAD + (double)p->start * wpt;
-	x2 = XPAD + (double)(p->start + n->value) * wpt;
+static void
+frame_init(struct frame *fr, const struct scene *sc,
+    const struct flame_placed *p)
+{
+	const struct flame *f = sc->f;
+	const struct flame_opts *fo = sc->fo;
+	size_t rawlen;
+
+	fr->n = &f->nodes[p->node];
+	fr->id = p->node;
+	fr->start = p->start;
+	fr->raw = flame_name(f, fr->n->name);
+	rawlen = flame_name_len(f, fr->n->name);
+	fr->ann = p->node == 0 ? 0 : flame_annotation(fr->raw, rawlen);
+	fr->len = fr->ann ? rawlen - 4 : rawlen;
+	fr->na = fo->nameattr != NULL ?
+	    fo->nameattr(fo->hook_arg, fr->raw, fr->len) : NULL;
+	fr->link = fr->na != NULL && fr->na->href != NULL;
+	fr->x1 = XPAD + (double)p->start * sc->wpt;
+	fr->x2 = XPAD + (double)(p->start + fr->n->value) * sc->wpt;
 	if (!fo->inverted) {
-		y1 = height - ypad2 - (p->depth + 1) * fo->frameheight + 1;
-		y2 = height - ypad2 - p->depth * fo->frameheight;
+		fr->y1 = sc->height - sc->ypad2 -
+		    (p->depth + 1) * fo->frameheight + 1;
+		fr->y2 = sc->height - sc->ypad2 - p->depth * fo->frameheight;
 	} else {
-		y1 = ypad1 + p->depth * fo->frameheight;
-		y2 = ypad1 + (p->depth + 1) * fo->frameheight - 1;
+		fr->y1 = sc->ypad1 + p->depth * fo->frameheight;
+		fr->y2 = sc->ypad1 + (p->depth + 1) * fo->frameheight - 1;
 	}
-	if (fo->nameattr != NULL)
-		na = fo->nameattr(fo->hook_arg, raw, dlen);
-	link = na != NULL && na->href != NULL;
+}
 
-	/* The clean name, once: tooltip, label and data-name use it. */
-	pf_buf_reset(&o->tmp);
-	if (xmlesc_append(&o->tmp, raw, dlen, XMLESC_RAW) == -1) {
+/* "<g" or "<a", with the frame's data and --nameattr's attributes. */
+static void
+put_open(struct out *o, const struct frame *fr)
+{
+	const struct flame_nameattr *na = fr->na;
+	char b[96], *q = b;
+
+	oputs(o, fr->link ? "<a" : "<g");
+	q = cat(q, " data-s=\"");
+	q = u64(q, fr->start);
+	q = cat(q, "\" data-n=\"");
+	q = u64(q, fr->n->value);
+	*q++ = '"';
+	if (pf_buf_append(&o->b, b, (size_t)(q - b)) == -1)
 		o->err = ENOMEM;
-		return;
-	}
-
-	oputs(o, link ? "<a" : "<g");
-	{
-		char b[96], *q = b;
-
-		q = cat(q, " data-s=\"");
-		q = u64(q, p->start);
-		q = cat(q, "\" data-n=\"");
-		q = u64(q, n->value);
-		*q++ = '"';
-		if (pf_buf_append(&o->b, b, (size_t)(q - b)) == -1)
-			o->err = ENOMEM;
-	}
+	/* The script searches names; a custom title would hide this one. */
 	if (na != NULL && na->title != NULL) {
 		oputs(o, " data-name=\"");
 		oesc(o, o->tmp.data, o->tmp.len, XMLESC_ATTR);
@@ -417,7 +438,7 @@ put_frame(struct out *o, const struct flame *f, const struct flame_opts *fo,
 	}
 	if (na != NULL && na->gattrs != NULL)
 		oputs(o, na->gattrs);
-	if (link) {
+	if (fr->link) {
 		oputs(o, " xlink:href=\"");
 		oesc_str(o, na->href, XMLESC_ATTR);
 		oputs(o, "\" target=\"");
@@ -426,82 +447,127 @@ put_frame(struct out *o, const struct flame *f, const struct flame_opts *fo,
 		if (na->aattrs != NULL)
 			oputs(o, na->aattrs);
 	}
-	oputs(o, "><title>");
-	if (na != NULL && na->title != NULL) {
-		oesc_str(o, na->title, 0);
-	} else {
-		oesc(o, o->tmp.data, o->tmp.len, 0);
-		oputs(o, " (");
-		put_count(o, n->value, fo->factor);
-		oputs(o, " ");
-		oesc_str(o, fo->countname, 0);
-		oputs(o, ", ");
-		if (p->node == 0 && (double)n->value == timemax)
-			oputs(o, "100");
-		else
-			put_pct(o, (double)n->value, timemax);
-		oputs(o, "%");
-		if (f->diff) {
-			int64_t d = fo->negate ? -n->delta : n->delta;
-			oputs(o, "; ");
-			if (d > 0)
-				oputs(o, "+");
-			put_pct(o, (double)d, timemax);
-			oputs(o, "%");
-		}
-		oputs(o, ")");
+	oputs(o, ">");
+}
+
+/* The tooltip: "name (count countname, pct%[; change%])" or --nameattr's. */
+static void
+put_title(struct out *o, const struct scene *sc, const struct frame *fr)
+{
+	const struct flame_opts *fo = sc->fo;
+	uint64_t value = fr->n->value;
+
+	oputs(o, "<title>");
+	if (fr->na != NULL && fr->na->title != NULL) {
+		oesc_str(o, fr->na->title, 0);
+		oputs(o, "</title>");
+		return;
 	}
-	oputs(o, "</title>");
-	if (f->diff)
-		flame_diff_color(n->delta, maxd, fo->negate, rgb);
+	oesc(o, o->tmp.data, o->tmp.len, 0);
+	oputs(o, " (");
+	put_count(o, value, fo->factor);
+	oputs(o, " ");
+	oesc_str(o, fo->countname, 0);
+	oputs(o, ", ");
+	if (fr->id == 0 && (double)value == sc->timemax)
+		oputs(o, "100");
 	else
-		flame_frame_color(fo, raw, dlen, ann, rgb);
-	if (fo->color != NULL && !f->diff)
-		fo->color(fo->hook_arg, raw, dlen, rgb);
-	{
-		char b[320], *q = b;
-
-		q = cat(q, "<rect x=\"");
-		q = fixed(q, x1, 1);
-		q = cat(q, "\" y=\"");
-		q = fixed(q, y1, 1);
-		q = cat(q, "\" width=\"");
-		q = fixed(q, x2 - x1, 1);
-		q = cat(q, "\" height=\"");
-		q = fixed(q, y2 - y1, 1);
-		q = cat(q, "\" fill=\"rgb(");
-		q = u64(q, rgb[0]);
-		*q++ = ',';
-		q = u64(q, rgb[1]);
-		*q++ = ',';
-		q = u64(q, rgb[2]);
-		q = cat(q, ")\" rx=\"2\" ry=\"2\"/>");
-		if (pf_buf_append(&o->b, b, (size_t)(q - b)) == -1)
-			o->err = ENOMEM;
+		put_pct(o, (double)value, sc->timemax);
+	oputs(o, "%");
+	if (sc->f->diff) {
+		int64_t d = fo->negate ? -fr->n->delta : fr->n->delta;
+		oputs(o, "; ");
+		if (d > 0)
+			oputs(o, "+");
+		put_pct(o, (double)d, sc->timemax);
+		oputs(o, "%");
 	}
-	/* No text element when no label fits: the script adds one on zoom. */
-	label_at = o->b.len;
-	{
-		char b[128], *q = b;
+	oputs(o, ")</title>");
+}
 
-		q = cat(q, "<text x=\"");
-		q = fixed(q, x1 + 3, 2);
-		q = cat(q, "\" y=\"");
-		q = fixed(q, 3 + (y1 + y2) / 2, 2);
-		q = cat(q, "\">");
-		if (pf_buf_append(&o->b, b, (size_t)(q - b)) == -1)
-			o->err = ENOMEM;
+static void
+frame_fill(const struct scene *sc, const struct frame *fr,
+    unsigned char rgb[3])
+{
+	const struct flame_opts *fo = sc->fo;
+
+	if (sc->f->diff) {
+		flame_diff_color(fr->n->delta, sc->maxd, fo->negate, rgb);
+		return;
 	}
+	flame_frame_color(fo, fr->raw, fr->len, fr->ann, rgb);
+	if (fo->color != NULL)
+		fo->color(fo->hook_arg, fr->raw, fr->len, rgb);
+}
+
+static void
+put_rect(struct out *o, const struct frame *fr, const unsigned char rgb[3])
+{
+	char b[320], *q = b;
+
+	q = cat(q, "<rect x=\"");
+	q = fixed(q, fr->x1, 1);
+	q = cat(q, "\" y=\"");
+	q = fixed(q, fr->y1, 1);
+	q = cat(q, "\" width=\"");
+	q = fixed(q, fr->x2 - fr->x1, 1);
+	q = cat(q, "\" height=\"");
+	q = fixed(q, fr->y2 - fr->y1, 1);
+	q = cat(q, "\" fill=\"rgb(");
+	q = u64(q, rgb[0]);
+	*q++ = ',';
+	q = u64(q, rgb[1]);
+	*q++ = ',';
+	q = u64(q, rgb[2]);
+	q = cat(q, ")\" rx=\"2\" ry=\"2\"/>");
+	if (pf_buf_append(&o->b, b, (size_t)(q - b)) == -1)
+		o->err = ENOMEM;
+}
+
+/* The label, or no text element when none fits: the script adds one on zoom. */
+static void
+put_text(struct out *o, const struct scene *sc, const struct frame *fr)
+{
+	size_t label_at = o->b.len, text_at;
+	char b[128], *q = b;
+
+	q = cat(q, "<text x=\"");
+	q = fixed(q, fr->x1 + 3, 2);
+	q = cat(q, "\" y=\"");
+	q = fixed(q, 3 + (fr->y1 + fr->y2) / 2, 2);
+	q = cat(q, "\">");
+	if (pf_buf_append(&o->b, b, (size_t)(q - b)) == -1)
+		o->err = ENOMEM;
 	text_at = o->b.len;
-	put_label(o, o->tmp.data, o->tmp.len, x2 - x1,
-	    fo->fontsize * fo->fontwidth);
+	put_label(o, o->tmp.data, o->tmp.len, fr->x2 - fr->x1,
+	    sc->fo->fontsize * sc->fo->fontwidth);
 	if (o->b.len == text_at) {
 		o->b.len = label_at;
 		o->b.data[label_at] = '\0';
 	} else {
 		oputs(o, "</text>");
 	}
-	oputs(o, link ? "</a>\n" : "</g>\n");
+}
+
+static void
+put_frame(struct out *o, const struct scene *sc, const struct flame_placed *p)
+{
+	struct frame fr;
+	unsigned char rgb[3];
+
+	frame_init(&fr, sc, p);
+	/* The clean name, once: tooltip, label and data-name use it. */
+	pf_buf_reset(&o->tmp);
+	if (xmlesc_append(&o->tmp, fr.raw, fr.len, XMLESC_RAW) == -1) {
+		o->err = ENOMEM;
+		return;
+	}
+	put_open(o, &fr);
+	put_title(o, sc, &fr);
+	frame_fill(sc, &fr, rgb);
+	put_rect(o, &fr, rgb);
+	put_text(o, sc, &fr);
+	oputs(o, fr.link ? "</a>\n" : "</g>\n");
 }
 
 static int
@@ -520,28 +586,13 @@ finish(struct out *o)
 	return 0;
 }
 
-int
-flame_render(const struct flame *f, const struct flame_opts *fo,
-    flame_sink sink, void *ctx)
+/* The largest change of a placed frame: 1 at least, so it can divide. */
+static int64_t
+max_delta(const struct flame *f, const struct flame_placed *pl, size_t npl)
 {
-	struct out o = { .sink = sink, .ctx = ctx };
-	struct flame_placed *pl;
-	size_t npl, i;
-	uint32_t maxdepth;
-	double timemax, wpt, threshold, ypad1, ypad2, height;
 	int64_t maxd = 1;
-	const char *title;
+	size_t i;
 
-	timemax = (double)f->nodes[0].value;
-	if (fo->total > f->nodes[0].value)
-		timemax = (double)fo->total;
-	wpt = timemax > 0 ? (fo->width - 2 * XPAD) / timemax : 0;
-	if (fo->minwidth_pct)
-		threshold = timemax * fo->minwidth / 100.0;
-	else
-		threshold = wpt > 0 ? fo->minwidth / wpt : 0;
-	if ((pl = flame_layout(f, threshold, &npl, &maxdepth)) == NULL)
-		return -1;
 	for (i = 0; i < npl; i++) {
 		int64_t d = f->nodes[pl[i].node].delta;
 		if (d == INT64_MIN)
@@ -551,21 +602,47 @@ flame_render(const struct flame *f, const struct flame_opts *fo,
 		if (d > maxd)
 			maxd = d;
 	}
-	ypad1 = fo->fontsize * 3 + (fo->subtitle != NULL ? fo->fontsize * 2 : 0);
-	ypad2 = fo->fontsize * 2 + 10;
-	height = (maxdepth + 1) * fo->frameheight + ypad1 + ypad2;
-	title = fo->title != NULL ? fo->title : default_title(f, fo);
+	return maxd;
+}
 
-	put_header(&o, fo, height, f->flamechart ? "Flame chart" :
+int
+flame_render(const struct flame *f, const struct flame_opts *fo,
+    flame_sink sink, void *ctx)
+{
+	struct out o = { .sink = sink, .ctx = ctx };
+	struct scene sc = { .f = f, .fo = fo };
+	struct flame_placed *pl;
+	size_t npl, i;
+	uint32_t maxdepth;
+	double threshold;
+
+	sc.timemax = (double)f->nodes[0].value;
+	if (fo->total > f->nodes[0].value)
+		sc.timemax = (double)fo->total;
+	sc.wpt = sc.timemax > 0 ? (fo->width - 2 * XPAD) / sc.timemax : 0;
+	if (fo->minwidth_pct)
+		threshold = sc.timemax * fo->minwidth / 100.0;
+	else
+		threshold = sc.wpt > 0 ? fo->minwidth / sc.wpt : 0;
+	if ((pl = flame_layout(f, threshold, &npl, &maxdepth)) == NULL)
+		return -1;
+	sc.maxd = max_delta(f, pl, npl);
+	sc.ypad1 = fo->fontsize * 3 +
+	    (fo->subtitle != NULL ? fo->fontsize * 2 : 0);
+	sc.ypad2 = fo->fontsize * 2 + 10;
+	sc.height = (maxdepth + 1) * fo->frameheight + sc.ypad1 + sc.ypad2;
+
+	put_header(&o, fo, sc.height, f->flamechart ? "Flame chart" :
 	    fo->inverted ? "Icicle graph" : "Flame graph");
 	put_style(&o, fo);
-	put_controls(&o, fo, height, ypad2, title);
-	oprintf(&o, "<g clip-path=\"url(#view)\">\n<g id=\"frames\" data-xpad=\"%g\" data-fontsize=\"%g\" "
-	    "data-fontwidth=\"%g\" data-total=\"%.0f\">\n", XPAD, fo->fontsize,
-	    fo->fontwidth, timemax);
+	put_controls(&o, fo, sc.height, sc.ypad2,
+	    fo->title != NULL ? fo->title : default_title(f, fo));
+	oprintf(&o, "<g clip-path=\"url(#view)\">\n<g id=\"frames\" "
+	    "data-xpad=\"%g\" data-fontsize=\"%g\" data-fontwidth=\"%g\" "
+	    "data-total=\"%.0f\">\n", XPAD, fo->fontsize, fo->fontwidth,
+	    sc.timemax);
 	for (i = 0; i < npl && o.err == 0; i++) {
-		put_frame(&o, f, fo, &pl[i], timemax, wpt, height, ypad1, ypad2,
-		    maxd);
+		put_frame(&o, &sc, &pl[i]);
 		if (o.b.len >= FLUSH_AT)
 			out_flush(&o);
 	}
