@@ -101,6 +101,33 @@ static void
 usage(void)
 {
 	fputs(synopsis, stdout);
+	fputs("\n"
+	    "      --title TEXT       the heading (default by mode: Flame Graph, ...)\n"
+	    "      --subtitle TEXT    a second heading below the title\n"
+	    "      --width PX         image width (default 1200)\n"
+	    "      --height PX        height of each frame row (default 16)\n"
+	    "      --minwidth PX|N%   prune frames under PX px or N% of all (default 0.1 px)\n"
+	    "      --fonttype FONT    font family (default Verdana)\n"
+	    "      --fontsize N       text size in px (default 12)\n"
+	    "      --fontwidth F      character width, a fraction of the size (default 0.59)\n"
+	    "      --countname NAME   the unit in tooltips (default samples)\n"
+	    "      --nametype TEXT    the prefix of the details line (default Function:)\n"
+	    "      --colors PALETTE   hot mem io wakeup chain java js perl red green blue\n"
+	    "                         aqua yellow purple orange (default hot)\n"
+	    "      --bgcolors COLOR   background: yellow blue green grey or #rrggbb\n"
+	    "      --hash             colour by a hash weighing the first characters most\n"
+	    "      --cp               keep colours across graphs in ./palette.map\n"
+	    "      --reverse          reverse each stack before merging (merge from the leaf)\n"
+	    "      --inverted         an icicle graph: the root at the top\n"
+	    "      --flamechart       keep input order along x; merge only neighbours\n"
+	    "      --negate           swap a differential's colours and signs\n"
+	    "      --notes TEXT       TEXT in an XML comment at the top of the document\n"
+	    "      --total N          scale widths to N samples instead of the sum\n"
+	    "      --factor F         multiply the counts shown in tooltips by F\n"
+	    "      --nameattr FILE    tooltips, links and attributes by function name\n"
+	    "      --encoding ENC     the input's character encoding (default UTF-8)\n"
+	    "  -h, --help             this help\n"
+	    "      --version          print the version\n", stdout);
 	pf_exit_checked(PF_EXIT_OK);
 }
 
