@@ -604,11 +604,15 @@ struct reader {
 	uint64_t invalid;
 };
 
-/* Convert stack bytes from --encoding to UTF-8; bad bytes become U+FFFD. */
+/*
+ * Convert stack bytes from --encoding to UTF-8; bad bytes become U+FFFD.
+ * s is not const only because iconv(3) takes a char **: it is not
+ * written.
+ */
 static void
-convert(struct reader *rd, const char *s, size_t n)
+convert(struct reader *rd, char *s, size_t n)
 {
-	char *in = (char *)s;
+	char *in = s;
 	size_t left = n;
 
 	pf_buf_reset(&rd->conv);
@@ -669,7 +673,8 @@ read_input(struct reader *rd, int fd, const char *name)
 		stack = fl.stack;
 		slen = fl.stack_len;
 		if (rd->cd != (iconv_t)-1) {
-			convert(rd, stack, slen);
+			/* The stack lies in line, which is ours to pass on. */
+			convert(rd, line + (fl.stack - line), slen);
 			stack = rd->conv.data;
 			slen = rd->conv.len;
 		}
@@ -695,6 +700,175 @@ write_stdout(void *ctx, const void *p, size_t n)
 	return pf_write_all(STDOUT_FILENO, p, n);
 }
 
+/* One option (getopt_long's c and optarg) into opt. */
+static void
+set_option(int c, const char *arg, const char *given)
+{
+	switch (c) {
+	case 'h':
+		usage();
+		break;
+	case OPT_BGCOLORS:
+		bgcolors_arg(arg);
+		break;
+	case OPT_COLORS:
+		colors_arg(arg);
+		break;
+	case OPT_COUNTNAME:
+		opt.fo.countname = arg;
+		break;
+	case OPT_CP:
+		opt.cp = 1;
+		break;
+	case OPT_ENCODING:
+		encoding_arg(arg);
+		break;
+	case OPT_FACTOR:
+		opt.fo.factor = num_arg("factor", arg, 1e-9, 1e12);
+		break;
+	case OPT_FLAMECHART:
+		opt.flamechart = 1;
+		break;
+	case OPT_FONTSIZE:
+		opt.fo.fontsize = num_arg("fontsize", arg, 1, 1000);
+		break;
+	case OPT_FONTTYPE:
+		opt.fo.fonttype = arg;
+		break;
+	case OPT_FONTWIDTH:
+		opt.fo.fontwidth = num_arg("fontwidth", arg, 0.01, 10);
+		break;
+	case OPT_HASH:
+		opt.fo.hash = 1;
+		break;
+	case OPT_HEIGHT:
+		opt.fo.frameheight = (double)int_arg("height", arg, 2, 1000);
+		break;
+	case OPT_INVERTED:
+		opt.fo.inverted = 1;
+		break;
+	case OPT_MINWIDTH:
+		minwidth_arg(arg);
+		break;
+	case OPT_NAMEATTR:
+		opt.nameattr = arg;
+		break;
+	case OPT_NAMETYPE:
+		opt.fo.nametype = arg;
+		break;
+	case OPT_NEGATE:
+		opt.fo.negate = 1;
+		break;
+	case OPT_NOTES:
+		opt.fo.notes = arg;
+		break;
+	case OPT_REVERSE:
+		opt.reverse = 1;
+		break;
+	case OPT_SUBTITLE:
+		opt.fo.subtitle = arg;
+		break;
+	case OPT_TITLE:
+		opt.fo.title = arg;
+		break;
+	case OPT_TOTAL:
+		opt.fo.total = int_arg("total", arg, 1, UINT64_MAX);
+		break;
+	case OPT_VERSION:
+		pf_print_version();
+		break;
+	case OPT_WIDTH:
+		opt.fo.width = (double)int_arg("width", arg, 100, 1000000);
+		break;
+	default:
+		pf_usage_error(synopsis, "%s: unknown or ambiguous option, "
+		    "or a missing value", given);
+	}
+}
+
+/* The options into opt; returns the index of the first operand. */
+static int
+parse_options(int argc, char *argv[])
+{
+	int c;
+
+	flame_opts_init(&opt.fo);
+	opterr = 0;	/* one message, in the house format */
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+		set_option(c, optarg, argv[optind - 1]);
+	return optind;
+}
+
+/*
+ * The hooks flame_render calls for --nameattr and --cp, set in opt.fo;
+ * the palette map, to write back after rendering, in *cpmap.
+ */
+static void
+set_hooks(struct hooks *hooks, struct nameattrs *na, struct stackmap **cpmap)
+{
+	if (opt.nameattr != NULL) {
+		nameattr_read(opt.nameattr, na);
+		hooks->na = na;
+		opt.fo.nameattr = hook_nameattr;
+		opt.fo.hook_arg = hooks;
+	}
+	if (opt.cp) {
+		if ((*cpmap = stackmap_new()) == NULL)
+			pf_die(PF_EXIT_FAIL, "memory");
+		cp_read(*cpmap);
+		hooks->cp = *cpmap;
+		opt.fo.color = hook_color;
+		opt.fo.hook_arg = hooks;
+	}
+}
+
+/* Every file operand ("-" is stdin), or stdin when there is none. */
+static void
+read_inputs(struct reader *rd, int nfiles, char *files[])
+{
+	int i, fd;
+
+	if (nfiles == 0)
+		read_input(rd, STDIN_FILENO, "-");
+	for (i = 0; i < nfiles; i++) {
+		if (strcmp(files[i], "-") == 0) {
+			read_input(rd, STDIN_FILENO, "-");
+			continue;
+		}
+		if ((fd = open(files[i], O_RDONLY | O_CLOEXEC)) == -1)
+			pf_die(PF_EXIT_FAIL, "%s", files[i]);
+		read_input(rd, fd, files[i]);
+		close(fd);
+	}
+	if (rd->invalid > MAX_SHOWN_INVALID)
+		pf_warnx("ignored %llu invalid lines in all (the first %d shown)",
+		    (unsigned long long)rd->invalid, MAX_SHOWN_INVALID);
+}
+
+/*
+ * The graph to stdout.  Nothing to draw still gives a valid SVG that
+ * says so, and exits 3; a --total below the sum is dropped.
+ */
+static void
+render(const struct flame *f)
+{
+	if (flame_total(f) == 0) {
+		pf_warnx("no stack counts found in the input");
+		if (flame_render_empty(&opt.fo, "no stack counts found in the "
+		    "input of pf-svg", write_stdout, NULL) == -1)
+			pf_die(PF_EXIT_FAIL, "stdout");
+		pf_exit_checked(PF_EXIT_FAIL);
+	}
+	if (opt.fo.total != 0 && opt.fo.total < flame_total(f)) {
+		pf_warnx("--total %llu is below the sum of the counts (%llu); "
+		    "ignored", (unsigned long long)opt.fo.total,
+		    (unsigned long long)flame_total(f));
+		opt.fo.total = 0;
+	}
+	if (flame_render(f, &opt.fo, write_stdout, NULL) == -1)
+		pf_die(PF_EXIT_FAIL, "stdout");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -702,150 +876,17 @@ main(int argc, char *argv[])
 	struct stackmap *cpmap = NULL;
 	struct nameattrs na = { 0 };
 	struct hooks hooks = { 0 };
-	int c, i;
+	int first;
 
-	flame_opts_init(&opt.fo);
-	opterr = 0;	/* one message, in the house format */
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			usage();
-			break;
-		case OPT_BGCOLORS:
-			bgcolors_arg(optarg);
-			break;
-		case OPT_COLORS:
-			colors_arg(optarg);
-			break;
-		case OPT_COUNTNAME:
-			opt.fo.countname = optarg;
-			break;
-		case OPT_CP:
-			opt.cp = 1;
-			break;
-		case OPT_ENCODING:
-			encoding_arg(optarg);
-			break;
-		case OPT_FACTOR:
-			opt.fo.factor = num_arg("factor", optarg, 1e-9, 1e12);
-			break;
-		case OPT_FLAMECHART:
-			opt.flamechart = 1;
-			break;
-		case OPT_FONTSIZE:
-			opt.fo.fontsize = num_arg("fontsize", optarg, 1, 1000);
-			break;
-		case OPT_FONTTYPE:
-			opt.fo.fonttype = optarg;
-			break;
-		case OPT_FONTWIDTH:
-			opt.fo.fontwidth = num_arg("fontwidth", optarg, 0.01, 10);
-			break;
-		case OPT_HASH:
-			opt.fo.hash = 1;
-			break;
-		case OPT_HEIGHT:
-			opt.fo.frameheight = (double)int_arg("height", optarg, 2, 1000);
-			break;
-		case OPT_INVERTED:
-			opt.fo.inverted = 1;
-			break;
-		case OPT_MINWIDTH:
-			minwidth_arg(optarg);
-			break;
-		case OPT_NAMEATTR:
-			opt.nameattr = optarg;
-			break;
-		case OPT_NAMETYPE:
-			opt.fo.nametype = optarg;
-			break;
-		case OPT_NEGATE:
-			opt.fo.negate = 1;
-			break;
-		case OPT_NOTES:
-			opt.fo.notes = optarg;
-			break;
-		case OPT_REVERSE:
-			opt.reverse = 1;
-			break;
-		case OPT_SUBTITLE:
-			opt.fo.subtitle = optarg;
-			break;
-		case OPT_TITLE:
-			opt.fo.title = optarg;
-			break;
-		case OPT_TOTAL:
-			opt.fo.total = int_arg("total", optarg, 1, UINT64_MAX);
-			break;
-		case OPT_VERSION:
-			pf_print_version();
-			break;
-		case OPT_WIDTH:
-			opt.fo.width = (double)int_arg("width", optarg, 100, 1000000);
-			break;
-		default:
-			pf_usage_error(synopsis, "%s: unknown or ambiguous option, "
-			    "or a missing value", argv[optind - 1]);
-		}
-	}
-	argc -= optind;
-	argv += optind;
-
+	first = parse_options(argc, argv);
 	if (opt.encoding != NULL && !is_utf8_name(opt.encoding) &&
 	    (rd.cd = iconv_open("UTF-8", opt.encoding)) == (iconv_t)-1)
 		pf_die(PF_EXIT_USAGE, "--encoding: %s", opt.encoding);
 	if ((rd.f = flame_new(opt.flamechart, opt.reverse)) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
-	if (opt.nameattr != NULL) {
-		nameattr_read(opt.nameattr, &na);
-		hooks.na = &na;
-		opt.fo.nameattr = hook_nameattr;
-		opt.fo.hook_arg = &hooks;
-	}
-	if (opt.cp) {
-		if ((cpmap = stackmap_new()) == NULL)
-			pf_die(PF_EXIT_FAIL, "memory");
-		cp_read(cpmap);
-		hooks.cp = cpmap;
-		opt.fo.color = hook_color;
-		opt.fo.hook_arg = &hooks;
-	}
-
-	if (argc == 0) {
-		read_input(&rd, STDIN_FILENO, "-");
-	} else {
-		for (i = 0; i < argc; i++) {
-			int fd;
-
-			if (strcmp(argv[i], "-") == 0) {
-				read_input(&rd, STDIN_FILENO, "-");
-				continue;
-			}
-			if ((fd = open(argv[i], O_RDONLY | O_CLOEXEC)) == -1)
-				pf_die(PF_EXIT_FAIL, "%s", argv[i]);
-			read_input(&rd, fd, argv[i]);
-			close(fd);
-		}
-	}
-	if (rd.invalid > MAX_SHOWN_INVALID)
-		pf_warnx("ignored %llu invalid lines in all (the first %d shown)",
-		    (unsigned long long)rd.invalid, MAX_SHOWN_INVALID);
-
-	if (flame_total(rd.f) == 0) {
-		pf_warnx("no stack counts found in the input");
-		if (flame_render_empty(&opt.fo, "no stack counts found in the "
-		    "input of pf-svg", write_stdout, NULL) == -1)
-			pf_die(PF_EXIT_FAIL, "stdout");
-		pf_exit_checked(PF_EXIT_FAIL);
-	}
-	if (opt.fo.total != 0 && opt.fo.total < flame_total(rd.f)) {
-		pf_warnx("--total %llu is below the sum of the counts (%llu); "
-		    "ignored", (unsigned long long)opt.fo.total,
-		    (unsigned long long)flame_total(rd.f));
-		opt.fo.total = 0;
-	}
-	if (flame_render(rd.f, &opt.fo, write_stdout, NULL) == -1)
-		pf_die(PF_EXIT_FAIL, "stdout");
+	set_hooks(&hooks, &na, &cpmap);
+	read_inputs(&rd, argc - first, argv + first);
+	render(rd.f);
 	if (cpmap != NULL)
 		cp_write(cpmap);
 
