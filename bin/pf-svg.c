@@ -121,7 +121,7 @@ usage(void)
 	    "      --inverted         an icicle graph: the root at the top\n"
 	    "      --flamechart       keep input order along x; merge only neighbours\n"
 	    "      --negate           swap a differential's colours and signs\n"
-	    "      --notes TEXT       TEXT in an XML comment at the top of the document\n"
+	    "      --notes TEXT       put TEXT in an XML comment at the top of the document\n"
 	    "      --total N          scale widths to N samples instead of the sum\n"
 	    "      --factor F         multiply the counts shown in tooltips by F\n"
 	    "      --nameattr FILE    tooltips, links and attributes by function name\n"
