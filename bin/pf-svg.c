@@ -495,6 +495,87 @@ is_script_url(const char *s, size_t n)
 	    (n >= 9 && strncasecmp(s, "vbscript:", 9) == 0);
 }
 
+/* Where a --nameattr field comes from, for warnings. */
+struct nameattr_at {
+	const char *path;
+	unsigned long long line;
+};
+
+/*
+ * One "key=value" field (f to fe) into a: title, href and target as they
+ * are, the rest as escaped attributes appended to g (on the frame) or x
+ * (on the link).  Anything unsafe or unknown is left out with a warning.
+ */
+static void
+nameattr_field(const struct nameattr_at *at, const char *f, const char *fe,
+    struct flame_nameattr *a, struct pf_buf *g, struct pf_buf *x)
+{
+	const char *eq = memchr(f, '=', (size_t)(fe - f));
+	size_t kl, vl;
+
+	if (eq == NULL) {
+		pf_warnx("%s:%llu: ignored field without '='", at->path, at->line);
+		return;
+	}
+	kl = (size_t)(eq - f);
+	eq++;
+	vl = (size_t)(fe - eq);
+#define KEY(k) (kl == strlen(k) && memcmp(f, k, kl) == 0)
+	if (KEY("title")) {
+		a->title = dup_or_die(eq, vl);
+	} else if (KEY("href")) {
+		if (is_script_url(eq, vl))
+			pf_warnx("%s:%llu: ignored script href", at->path,
+			    at->line);
+		else
+			a->href = dup_or_die(eq, vl);
+	} else if (KEY("target")) {
+		a->target = dup_or_die(eq, vl);
+	} else if (KEY("class") || KEY("id")) {
+		put_attr(g, f, kl, eq, vl);
+	} else if (KEY("g_extra") || KEY("a_extra")) {
+		struct pf_buf *t = KEY("g_extra") ? g : x;
+		size_t keep = t->len;
+
+		if (put_extra(t, eq, vl) == -1) {
+			t->len = keep;
+			if (t->cap)
+				t->data[keep] = '\0';
+			pf_warnx("%s:%llu: ignored %.*s: want name=\"value\" "
+			    "pairs, no event handlers", at->path, at->line,
+			    (int)kl, f);
+		}
+	} else {
+		pf_warnx("%s:%llu: ignored unknown key %.*s", at->path, at->line,
+		    (int)kl, f);
+	}
+#undef KEY
+}
+
+/* Keep a as the attributes of name (n bytes), unless it came before. */
+static void
+nameattr_add(struct nameattrs *na, const struct nameattr_at *at,
+    const char *name, size_t n, const struct flame_nameattr *a)
+{
+	if (na->n == na->cap) {
+		size_t ncap = na->cap ? na->cap * 2 : 16;
+		struct flame_nameattr *v = realloc(na->v, ncap * sizeof(*v));
+		if (v == NULL)
+			pf_die(PF_EXIT_FAIL, "nameattr");
+		na->v = v;
+		na->cap = ncap;
+	}
+	if (stackmap_get(na->map, name, n) != NULL) {
+		pf_warnx("%s:%llu: ignored: %.*s listed before", at->path,
+		    at->line, (int)n, name);
+		return;
+	}
+	na->v[na->n++] = *a;
+	if (stackmap_add(na->map, name, n, na->n, 0) == -1)
+		pf_die(PF_EXIT_FAIL, "nameattr");
+}
+
+/* The --nameattr file: NAME<TAB>KEY=VALUE[<TAB>KEY=VALUE...] lines. */
 static void
 nameattr_read(const char *path, struct nameattrs *na)
 {
@@ -510,61 +591,27 @@ nameattr_read(const char *path, struct nameattrs *na)
 	if ((lr = lr_new(fd, path)) == NULL)
 		pf_die(PF_EXIT_FAIL, "%s", path);
 	while ((r = lr_next(lr, &line, &len)) == 1) {
+		struct nameattr_at at = { path,
+		    (unsigned long long)lr_lineno(lr) };
 		struct flame_nameattr a = { 0 };
 		struct pf_buf g = { 0 }, x = { 0 };
 		const char *tab = memchr(line, '\t', len), *p, *end = line + len;
-		unsigned long long ln = lr_lineno(lr);
 
 		if (len > 0 && line[len - 1] == '\r')
 			end--;
 		if (tab == NULL || tab == line) {
 			if (len > 0)
 				pf_warnx("%s:%llu: ignored: want NAME<TAB>KEY=VALUE...",
-				    path, ln);
+				    path, at.line);
 			continue;
 		}
 		for (p = tab + 1; p < end;) {
-			const char *f = p, *fe = memchr(p, '\t', (size_t)(end - p));
-			const char *eq;
-			size_t kl;
+			const char *fe = memchr(p, '\t', (size_t)(end - p));
 
 			if (fe == NULL)
 				fe = end;
+			nameattr_field(&at, p, fe, &a, &g, &x);
 			p = fe + 1;
-			if ((eq = memchr(f, '=', (size_t)(fe - f))) == NULL) {
-				pf_warnx("%s:%llu: ignored field without '='", path, ln);
-				continue;
-			}
-			kl = (size_t)(eq - f);
-			eq++;
-#define KEY(k) (kl == strlen(k) && memcmp(f, k, kl) == 0)
-			if (KEY("title")) {
-				a.title = dup_or_die(eq, (size_t)(fe - eq));
-			} else if (KEY("href")) {
-				if (is_script_url(eq, (size_t)(fe - eq)))
-					pf_warnx("%s:%llu: ignored script href", path, ln);
-				else
-					a.href = dup_or_die(eq, (size_t)(fe - eq));
-			} else if (KEY("target")) {
-				a.target = dup_or_die(eq, (size_t)(fe - eq));
-			} else if (KEY("class") || KEY("id")) {
-				put_attr(&g, f, kl, eq, (size_t)(fe - eq));
-			} else if (KEY("g_extra") || KEY("a_extra")) {
-				struct pf_buf *t = KEY("g_extra") ? &g : &x;
-				size_t keep = t->len;
-				if (put_extra(t, eq, (size_t)(fe - eq)) == -1) {
-					t->len = keep;
-					if (t->cap)
-						t->data[keep] = '\0';
-					pf_warnx("%s:%llu: ignored %.*s: want name=\"value\" "
-					    "pairs, no event handlers", path, ln,
-					    (int)kl, f);
-				}
-			} else {
-				pf_warnx("%s:%llu: ignored unknown key %.*s", path, ln,
-				    (int)kl, f);
-			}
-#undef KEY
 		}
 		a.gattrs = g.len ? g.data : NULL;
 		a.aattrs = x.len ? x.data : NULL;
@@ -572,22 +619,7 @@ nameattr_read(const char *path, struct nameattrs *na)
 			pf_buf_free(&g);
 		if (!x.len)
 			pf_buf_free(&x);
-		if (na->n == na->cap) {
-			size_t ncap = na->cap ? na->cap * 2 : 16;
-			struct flame_nameattr *v = realloc(na->v, ncap * sizeof(*v));
-			if (v == NULL)
-				pf_die(PF_EXIT_FAIL, "nameattr");
-			na->v = v;
-			na->cap = ncap;
-		}
-		if (stackmap_get(na->map, line, (size_t)(tab - line)) != NULL) {
-			pf_warnx("%s:%llu: ignored: %.*s listed before", path, ln,
-			    (int)(tab - line), line);
-			continue;
-		}
-		na->v[na->n++] = a;
-		if (stackmap_add(na->map, line, (size_t)(tab - line), na->n, 0) == -1)
-			pf_die(PF_EXIT_FAIL, "nameattr");
+		nameattr_add(na, &at, line, (size_t)(tab - line), &a);
 	}
 	if (r == -1)
 		pf_die(PF_EXIT_FAIL, "%s", path);
