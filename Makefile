@@ -81,6 +81,27 @@ $(B)/lib/%.o: lib/common/%.c | $(B)/lib
 $(B)/bin/%.o: bin/%.c | $(B)/bin
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# The flame graph's script, lib/common/flame.js, becomes a C array at
+# build time (od and sed only), so the SVG writer embeds it while it stays
+# a file of its own that node can check.  "]]>" would end the SVG's CDATA
+# section early: refused here.
+JSGEN   := build/gen/flame-js.c build-san/gen/flame-js.c
+LIBOBJ  += $(B)/lib/flame-js.o
+
+$(JSGEN): lib/common/flame.js
+	@mkdir -p $(@D)
+	@if grep -q ']]>' $<; then echo "$<: holds ]]>" >&2; exit 1; fi
+	@{ echo '/* Generated from $< by make: do not edit. */'; \
+	  echo '#include "flamejs.h"'; \
+	  echo 'const char flame_js[] = {'; \
+	  od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo 'const size_t flame_js_len = sizeof(flame_js);'; } >$@.tmp
+	@mv $@.tmp $@
+
+$(B)/lib/flame-js.o: $(B)/gen/flame-js.c | $(B)/lib
+	$(CC) $(CFLAGS) -c -o $@ $<
+
 $(B)/libpf.a: $(LIBOBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -124,8 +145,8 @@ FUZZERS := $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz-*.c))
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Ilib/common
 
-build/fuzz/%: fuzz/%.c $(LIBSRC) | build/fuzz
-	clang $(FUZZ_FLAGS) -o $@ $< $(LIBSRC) $(PKG_LIBS) -lm
+build/fuzz/%: fuzz/%.c $(LIBSRC) build/gen/flame-js.c | build/fuzz
+	clang $(FUZZ_FLAGS) -o $@ $< $(LIBSRC) build/gen/flame-js.c $(PKG_LIBS) -lm
 
 build/fuzz:
 	mkdir -p $@
@@ -156,6 +177,7 @@ lint: $(MANPAGES) | test-deps
 	@rc=0; for m in $(MANPAGES); do mandoc -Tlint -W warning $$m || rc=1; done; \
 	shellcheck $(SHELLSRC) || rc=1; \
 	shellcheck --shell=bats $(BATSSRC) || rc=1; \
+	node --check lib/common/flame.js || rc=1; \
 	[ $$rc -eq 0 ] && echo "lint: ok"
 
 install: all

@@ -101,6 +101,33 @@ static void
 usage(void)
 {
 	fputs(synopsis, stdout);
+	fputs("\n"
+	    "      --title TEXT       the heading (default by mode: Flame Graph, ...)\n"
+	    "      --subtitle TEXT    a second heading below the title\n"
+	    "      --width PX         image width (default 1200)\n"
+	    "      --height PX        height of each frame row (default 16)\n"
+	    "      --minwidth PX|N%   prune frames under PX px or N% of all (default 0.1 px)\n"
+	    "      --fonttype FONT    font family (default Verdana)\n"
+	    "      --fontsize N       text size in px (default 12)\n"
+	    "      --fontwidth F      character width, a fraction of the size (default 0.59)\n"
+	    "      --countname NAME   the unit in tooltips (default samples)\n"
+	    "      --nametype TEXT    the prefix of the details line (default Function:)\n"
+	    "      --colors PALETTE   hot mem io wakeup chain java js perl red green blue\n"
+	    "                         aqua yellow purple orange (default hot)\n"
+	    "      --bgcolors COLOR   background: yellow blue green grey or #rrggbb\n"
+	    "      --hash             colour by a hash weighing the first characters most\n"
+	    "      --cp               keep colours across graphs in ./palette.map\n"
+	    "      --reverse          reverse each stack before merging (merge from the leaf)\n"
+	    "      --inverted         an icicle graph: the root at the top\n"
+	    "      --flamechart       keep input order along x; merge only neighbours\n"
+	    "      --negate           swap a differential's colours and signs\n"
+	    "      --notes TEXT       put TEXT in an XML comment at the top of the document\n"
+	    "      --total N          scale widths to N samples instead of the sum\n"
+	    "      --factor F         multiply the counts shown in tooltips by F\n"
+	    "      --nameattr FILE    tooltips, links and attributes by function name\n"
+	    "      --encoding ENC     the input's character encoding (default UTF-8)\n"
+	    "  -h, --help             this help\n"
+	    "      --version          print the version\n", stdout);
 	pf_exit_checked(PF_EXIT_OK);
 }
 
@@ -468,6 +495,87 @@ is_script_url(const char *s, size_t n)
 	    (n >= 9 && strncasecmp(s, "vbscript:", 9) == 0);
 }
 
+/* Where a --nameattr field comes from, for warnings. */
+struct nameattr_at {
+	const char *path;
+	unsigned long long line;
+};
+
+/*
+ * One "key=value" field (f to fe) into a: title, href and target as they
+ * are, the rest as escaped attributes appended to g (on the frame) or x
+ * (on the link).  Anything unsafe or unknown is left out with a warning.
+ */
+static void
+nameattr_field(const struct nameattr_at *at, const char *f, const char *fe,
+    struct flame_nameattr *a, struct pf_buf *g, struct pf_buf *x)
+{
+	const char *eq = memchr(f, '=', (size_t)(fe - f));
+	size_t kl, vl;
+
+	if (eq == NULL) {
+		pf_warnx("%s:%llu: ignored field without '='", at->path, at->line);
+		return;
+	}
+	kl = (size_t)(eq - f);
+	eq++;
+	vl = (size_t)(fe - eq);
+#define KEY(k) (kl == strlen(k) && memcmp(f, k, kl) == 0)
+	if (KEY("title")) {
+		a->title = dup_or_die(eq, vl);
+	} else if (KEY("href")) {
+		if (is_script_url(eq, vl))
+			pf_warnx("%s:%llu: ignored script href", at->path,
+			    at->line);
+		else
+			a->href = dup_or_die(eq, vl);
+	} else if (KEY("target")) {
+		a->target = dup_or_die(eq, vl);
+	} else if (KEY("class") || KEY("id")) {
+		put_attr(g, f, kl, eq, vl);
+	} else if (KEY("g_extra") || KEY("a_extra")) {
+		struct pf_buf *t = KEY("g_extra") ? g : x;
+		size_t keep = t->len;
+
+		if (put_extra(t, eq, vl) == -1) {
+			t->len = keep;
+			if (t->cap)
+				t->data[keep] = '\0';
+			pf_warnx("%s:%llu: ignored %.*s: want name=\"value\" "
+			    "pairs, no event handlers", at->path, at->line,
+			    (int)kl, f);
+		}
+	} else {
+		pf_warnx("%s:%llu: ignored unknown key %.*s", at->path, at->line,
+		    (int)kl, f);
+	}
+#undef KEY
+}
+
+/* Keep a as the attributes of name (n bytes), unless it came before. */
+static void
+nameattr_add(struct nameattrs *na, const struct nameattr_at *at,
+    const char *name, size_t n, const struct flame_nameattr *a)
+{
+	if (na->n == na->cap) {
+		size_t ncap = na->cap ? na->cap * 2 : 16;
+		struct flame_nameattr *v = realloc(na->v, ncap * sizeof(*v));
+		if (v == NULL)
+			pf_die(PF_EXIT_FAIL, "nameattr");
+		na->v = v;
+		na->cap = ncap;
+	}
+	if (stackmap_get(na->map, name, n) != NULL) {
+		pf_warnx("%s:%llu: ignored: %.*s listed before", at->path,
+		    at->line, (int)n, name);
+		return;
+	}
+	na->v[na->n++] = *a;
+	if (stackmap_add(na->map, name, n, na->n, 0) == -1)
+		pf_die(PF_EXIT_FAIL, "nameattr");
+}
+
+/* The --nameattr file: NAME<TAB>KEY=VALUE[<TAB>KEY=VALUE...] lines. */
 static void
 nameattr_read(const char *path, struct nameattrs *na)
 {
@@ -483,61 +591,27 @@ nameattr_read(const char *path, struct nameattrs *na)
 	if ((lr = lr_new(fd, path)) == NULL)
 		pf_die(PF_EXIT_FAIL, "%s", path);
 	while ((r = lr_next(lr, &line, &len)) == 1) {
+		struct nameattr_at at = { path,
+		    (unsigned long long)lr_lineno(lr) };
 		struct flame_nameattr a = { 0 };
 		struct pf_buf g = { 0 }, x = { 0 };
 		const char *tab = memchr(line, '\t', len), *p, *end = line + len;
-		unsigned long long ln = lr_lineno(lr);
 
 		if (len > 0 && line[len - 1] == '\r')
 			end--;
 		if (tab == NULL || tab == line) {
 			if (len > 0)
 				pf_warnx("%s:%llu: ignored: want NAME<TAB>KEY=VALUE...",
-				    path, ln);
+				    path, at.line);
 			continue;
 		}
 		for (p = tab + 1; p < end;) {
-			const char *f = p, *fe = memchr(p, '\t', (size_t)(end - p));
-			const char *eq;
-			size_t kl;
+			const char *fe = memchr(p, '\t', (size_t)(end - p));
 
 			if (fe == NULL)
 				fe = end;
+			nameattr_field(&at, p, fe, &a, &g, &x);
 			p = fe + 1;
-			if ((eq = memchr(f, '=', (size_t)(fe - f))) == NULL) {
-				pf_warnx("%s:%llu: ignored field without '='", path, ln);
-				continue;
-			}
-			kl = (size_t)(eq - f);
-			eq++;
-#define KEY(k) (kl == strlen(k) && memcmp(f, k, kl) == 0)
-			if (KEY("title")) {
-				a.title = dup_or_die(eq, (size_t)(fe - eq));
-			} else if (KEY("href")) {
-				if (is_script_url(eq, (size_t)(fe - eq)))
-					pf_warnx("%s:%llu: ignored script href", path, ln);
-				else
-					a.href = dup_or_die(eq, (size_t)(fe - eq));
-			} else if (KEY("target")) {
-				a.target = dup_or_die(eq, (size_t)(fe - eq));
-			} else if (KEY("class") || KEY("id")) {
-				put_attr(&g, f, kl, eq, (size_t)(fe - eq));
-			} else if (KEY("g_extra") || KEY("a_extra")) {
-				struct pf_buf *t = KEY("g_extra") ? &g : &x;
-				size_t keep = t->len;
-				if (put_extra(t, eq, (size_t)(fe - eq)) == -1) {
-					t->len = keep;
-					if (t->cap)
-						t->data[keep] = '\0';
-					pf_warnx("%s:%llu: ignored %.*s: want name=\"value\" "
-					    "pairs, no event handlers", path, ln,
-					    (int)kl, f);
-				}
-			} else {
-				pf_warnx("%s:%llu: ignored unknown key %.*s", path, ln,
-				    (int)kl, f);
-			}
-#undef KEY
 		}
 		a.gattrs = g.len ? g.data : NULL;
 		a.aattrs = x.len ? x.data : NULL;
@@ -545,22 +619,7 @@ nameattr_read(const char *path, struct nameattrs *na)
 			pf_buf_free(&g);
 		if (!x.len)
 			pf_buf_free(&x);
-		if (na->n == na->cap) {
-			size_t ncap = na->cap ? na->cap * 2 : 16;
-			struct flame_nameattr *v = realloc(na->v, ncap * sizeof(*v));
-			if (v == NULL)
-				pf_die(PF_EXIT_FAIL, "nameattr");
-			na->v = v;
-			na->cap = ncap;
-		}
-		if (stackmap_get(na->map, line, (size_t)(tab - line)) != NULL) {
-			pf_warnx("%s:%llu: ignored: %.*s listed before", path, ln,
-			    (int)(tab - line), line);
-			continue;
-		}
-		na->v[na->n++] = a;
-		if (stackmap_add(na->map, line, (size_t)(tab - line), na->n, 0) == -1)
-			pf_die(PF_EXIT_FAIL, "nameattr");
+		nameattr_add(na, &at, line, (size_t)(tab - line), &a);
 	}
 	if (r == -1)
 		pf_die(PF_EXIT_FAIL, "%s", path);
@@ -577,11 +636,15 @@ struct reader {
 	uint64_t invalid;
 };
 
-/* Convert stack bytes from --encoding to UTF-8; bad bytes become U+FFFD. */
+/*
+ * Convert stack bytes from --encoding to UTF-8; bad bytes become U+FFFD.
+ * s is not const only because iconv(3) takes a char **: it is not
+ * written.
+ */
 static void
-convert(struct reader *rd, const char *s, size_t n)
+convert(struct reader *rd, char *s, size_t n)
 {
-	char *in = (char *)s;
+	char *in = s;
 	size_t left = n;
 
 	pf_buf_reset(&rd->conv);
@@ -642,7 +705,8 @@ read_input(struct reader *rd, int fd, const char *name)
 		stack = fl.stack;
 		slen = fl.stack_len;
 		if (rd->cd != (iconv_t)-1) {
-			convert(rd, stack, slen);
+			/* The stack lies in line, which is ours to pass on. */
+			convert(rd, line + (fl.stack - line), slen);
 			stack = rd->conv.data;
 			slen = rd->conv.len;
 		}
@@ -668,6 +732,175 @@ write_stdout(void *ctx, const void *p, size_t n)
 	return pf_write_all(STDOUT_FILENO, p, n);
 }
 
+/* One option (getopt_long's c and optarg) into opt. */
+static void
+set_option(int c, const char *arg, const char *given)
+{
+	switch (c) {
+	case 'h':
+		usage();
+		break;
+	case OPT_BGCOLORS:
+		bgcolors_arg(arg);
+		break;
+	case OPT_COLORS:
+		colors_arg(arg);
+		break;
+	case OPT_COUNTNAME:
+		opt.fo.countname = arg;
+		break;
+	case OPT_CP:
+		opt.cp = 1;
+		break;
+	case OPT_ENCODING:
+		encoding_arg(arg);
+		break;
+	case OPT_FACTOR:
+		opt.fo.factor = num_arg("factor", arg, 1e-9, 1e12);
+		break;
+	case OPT_FLAMECHART:
+		opt.flamechart = 1;
+		break;
+	case OPT_FONTSIZE:
+		opt.fo.fontsize = num_arg("fontsize", arg, 1, 1000);
+		break;
+	case OPT_FONTTYPE:
+		opt.fo.fonttype = arg;
+		break;
+	case OPT_FONTWIDTH:
+		opt.fo.fontwidth = num_arg("fontwidth", arg, 0.01, 10);
+		break;
+	case OPT_HASH:
+		opt.fo.hash = 1;
+		break;
+	case OPT_HEIGHT:
+		opt.fo.frameheight = (double)int_arg("height", arg, 2, 1000);
+		break;
+	case OPT_INVERTED:
+		opt.fo.inverted = 1;
+		break;
+	case OPT_MINWIDTH:
+		minwidth_arg(arg);
+		break;
+	case OPT_NAMEATTR:
+		opt.nameattr = arg;
+		break;
+	case OPT_NAMETYPE:
+		opt.fo.nametype = arg;
+		break;
+	case OPT_NEGATE:
+		opt.fo.negate = 1;
+		break;
+	case OPT_NOTES:
+		opt.fo.notes = arg;
+		break;
+	case OPT_REVERSE:
+		opt.reverse = 1;
+		break;
+	case OPT_SUBTITLE:
+		opt.fo.subtitle = arg;
+		break;
+	case OPT_TITLE:
+		opt.fo.title = arg;
+		break;
+	case OPT_TOTAL:
+		opt.fo.total = int_arg("total", arg, 1, UINT64_MAX);
+		break;
+	case OPT_VERSION:
+		pf_print_version();
+		break;
+	case OPT_WIDTH:
+		opt.fo.width = (double)int_arg("width", arg, 100, 1000000);
+		break;
+	default:
+		pf_usage_error(synopsis, "%s: unknown or ambiguous option, "
+		    "or a missing value", given);
+	}
+}
+
+/* The options into opt; returns the index of the first operand. */
+static int
+parse_options(int argc, char *argv[])
+{
+	int c;
+
+	flame_opts_init(&opt.fo);
+	opterr = 0;	/* one message, in the house format */
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+		set_option(c, optarg, argv[optind - 1]);
+	return optind;
+}
+
+/*
+ * The hooks flame_render calls for --nameattr and --cp, set in opt.fo;
+ * the palette map, to write back after rendering, in *cpmap.
+ */
+static void
+set_hooks(struct hooks *hooks, struct nameattrs *na, struct stackmap **cpmap)
+{
+	if (opt.nameattr != NULL) {
+		nameattr_read(opt.nameattr, na);
+		hooks->na = na;
+		opt.fo.nameattr = hook_nameattr;
+		opt.fo.hook_arg = hooks;
+	}
+	if (opt.cp) {
+		if ((*cpmap = stackmap_new()) == NULL)
+			pf_die(PF_EXIT_FAIL, "memory");
+		cp_read(*cpmap);
+		hooks->cp = *cpmap;
+		opt.fo.color = hook_color;
+		opt.fo.hook_arg = hooks;
+	}
+}
+
+/* Every file operand ("-" is stdin), or stdin when there is none. */
+static void
+read_inputs(struct reader *rd, int nfiles, char *files[])
+{
+	int i, fd;
+
+	if (nfiles == 0)
+		read_input(rd, STDIN_FILENO, "-");
+	for (i = 0; i < nfiles; i++) {
+		if (strcmp(files[i], "-") == 0) {
+			read_input(rd, STDIN_FILENO, "-");
+			continue;
+		}
+		if ((fd = open(files[i], O_RDONLY | O_CLOEXEC)) == -1)
+			pf_die(PF_EXIT_FAIL, "%s", files[i]);
+		read_input(rd, fd, files[i]);
+		close(fd);
+	}
+	if (rd->invalid > MAX_SHOWN_INVALID)
+		pf_warnx("ignored %llu invalid lines in all (the first %d shown)",
+		    (unsigned long long)rd->invalid, MAX_SHOWN_INVALID);
+}
+
+/*
+ * The graph to stdout.  Nothing to draw still gives a valid SVG that
+ * says so, and exits 3; a --total below the sum is dropped.
+ */
+static void
+render(const struct flame *f)
+{
+	if (flame_total(f) == 0) {
+		pf_warnx("no stack counts found in the input");
+		if (flame_render_empty(&opt.fo, "no stack counts found in the "
+		    "input of pf-svg", write_stdout, NULL) == -1)
+			pf_die(PF_EXIT_FAIL, "stdout");
+		pf_exit_checked(PF_EXIT_FAIL);
+	}
+	if (opt.fo.total != 0 && opt.fo.total < flame_total(f)) {
+		pf_warnx("--total %llu is below the sum of the counts (%llu); "
+		    "ignored", (unsigned long long)opt.fo.total,
+		    (unsigned long long)flame_total(f));
+		opt.fo.total = 0;
+	}
+	if (flame_render(f, &opt.fo, write_stdout, NULL) == -1)
+		pf_die(PF_EXIT_FAIL, "stdout");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -675,150 +908,17 @@ main(int argc, char *argv[])
 	struct stackmap *cpmap = NULL;
 	struct nameattrs na = { 0 };
 	struct hooks hooks = { 0 };
-	int c, i;
+	int first;
 
-	flame_opts_init(&opt.fo);
-	opterr = 0;	/* one message, in the house format */
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			usage();
-			break;
-		case OPT_BGCOLORS:
-			bgcolors_arg(optarg);
-			break;
-		case OPT_COLORS:
-			colors_arg(optarg);
-			break;
-		case OPT_COUNTNAME:
-			opt.fo.countname = optarg;
-			break;
-		case OPT_CP:
-			opt.cp = 1;
-			break;
-		case OPT_ENCODING:
-			encoding_arg(optarg);
-			break;
-		case OPT_FACTOR:
-			opt.fo.factor = num_arg("factor", optarg, 1e-9, 1e12);
-			break;
-		case OPT_FLAMECHART:
-			opt.flamechart = 1;
-			break;
-		case OPT_FONTSIZE:
-			opt.fo.fontsize = num_arg("fontsize", optarg, 1, 1000);
-			break;
-		case OPT_FONTTYPE:
-			opt.fo.fonttype = optarg;
-			break;
-		case OPT_FONTWIDTH:
-			opt.fo.fontwidth = num_arg("fontwidth", optarg, 0.01, 10);
-			break;
-		case OPT_HASH:
-			opt.fo.hash = 1;
-			break;
-		case OPT_HEIGHT:
-			opt.fo.frameheight = (double)int_arg("height", optarg, 2, 1000);
-			break;
-		case OPT_INVERTED:
-			opt.fo.inverted = 1;
-			break;
-		case OPT_MINWIDTH:
-			minwidth_arg(optarg);
-			break;
-		case OPT_NAMEATTR:
-			opt.nameattr = optarg;
-			break;
-		case OPT_NAMETYPE:
-			opt.fo.nametype = optarg;
-			break;
-		case OPT_NEGATE:
-			opt.fo.negate = 1;
-			break;
-		case OPT_NOTES:
-			opt.fo.notes = optarg;
-			break;
-		case OPT_REVERSE:
-			opt.reverse = 1;
-			break;
-		case OPT_SUBTITLE:
-			opt.fo.subtitle = optarg;
-			break;
-		case OPT_TITLE:
-			opt.fo.title = optarg;
-			break;
-		case OPT_TOTAL:
-			opt.fo.total = int_arg("total", optarg, 1, UINT64_MAX);
-			break;
-		case OPT_VERSION:
-			pf_print_version();
-			break;
-		case OPT_WIDTH:
-			opt.fo.width = (double)int_arg("width", optarg, 100, 1000000);
-			break;
-		default:
-			pf_usage_error(synopsis, "%s: unknown or ambiguous option, "
-			    "or a missing value", argv[optind - 1]);
-		}
-	}
-	argc -= optind;
-	argv += optind;
-
+	first = parse_options(argc, argv);
 	if (opt.encoding != NULL && !is_utf8_name(opt.encoding) &&
 	    (rd.cd = iconv_open("UTF-8", opt.encoding)) == (iconv_t)-1)
 		pf_die(PF_EXIT_USAGE, "--encoding: %s", opt.encoding);
 	if ((rd.f = flame_new(opt.flamechart, opt.reverse)) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
-	if (opt.nameattr != NULL) {
-		nameattr_read(opt.nameattr, &na);
-		hooks.na = &na;
-		opt.fo.nameattr = hook_nameattr;
-		opt.fo.hook_arg = &hooks;
-	}
-	if (opt.cp) {
-		if ((cpmap = stackmap_new()) == NULL)
-			pf_die(PF_EXIT_FAIL, "memory");
-		cp_read(cpmap);
-		hooks.cp = cpmap;
-		opt.fo.color = hook_color;
-		opt.fo.hook_arg = &hooks;
-	}
-
-	if (argc == 0) {
-		read_input(&rd, STDIN_FILENO, "-");
-	} else {
-		for (i = 0; i < argc; i++) {
-			int fd;
-
-			if (strcmp(argv[i], "-") == 0) {
-				read_input(&rd, STDIN_FILENO, "-");
-				continue;
-			}
-			if ((fd = open(argv[i], O_RDONLY | O_CLOEXEC)) == -1)
-				pf_die(PF_EXIT_FAIL, "%s", argv[i]);
-			read_input(&rd, fd, argv[i]);
-			close(fd);
-		}
-	}
-	if (rd.invalid > MAX_SHOWN_INVALID)
-		pf_warnx("ignored %llu invalid lines in all (the first %d shown)",
-		    (unsigned long long)rd.invalid, MAX_SHOWN_INVALID);
-
-	if (flame_total(rd.f) == 0) {
-		pf_warnx("no stack counts found in the input");
-		if (flame_render_empty(&opt.fo, "no stack counts found in the "
-		    "input of pf-svg", write_stdout, NULL) == -1)
-			pf_die(PF_EXIT_FAIL, "stdout");
-		pf_exit_checked(PF_EXIT_FAIL);
-	}
-	if (opt.fo.total != 0 && opt.fo.total < flame_total(rd.f)) {
-		pf_warnx("--total %llu is below the sum of the counts (%llu); "
-		    "ignored", (unsigned long long)opt.fo.total,
-		    (unsigned long long)flame_total(rd.f));
-		opt.fo.total = 0;
-	}
-	if (flame_render(rd.f, &opt.fo, write_stdout, NULL) == -1)
-		pf_die(PF_EXIT_FAIL, "stdout");
+	set_hooks(&hooks, &na, &cpmap);
+	read_inputs(&rd, argc - first, argv + first);
+	render(rd.f);
 	if (cpmap != NULL)
 		cp_write(cpmap);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # pf-svg's SVG in headless Chromium, driven by playwright-core
 # (tests/browser/pf-svg.mjs): zoom, reset, Ctrl-F search, ignore-case, URL
-# state, hover, and the time a click-zoom takes on a 30k-frame graph.
+# state, hover, and click-zooms on a 30k-frame graph (checked, and timed).
 # Skips only when node or chromium is absent; installs playwright-core
 # (pinned by tests/browser/package-lock.json) when it is missing.
 
@@ -41,6 +41,6 @@ browser_case() {
 	browser_case hover
 }
 
-@test "a click-zoom on a 30,000-frame graph is timed" {
+@test "click-zooms and an unzoom on a 30,000-frame graph change the view, and are timed" {
 	browser_case timing
 }

@@ -464,3 +464,35 @@ xml_ok() {
 	run -2 --separate-stderr pf-svg --f in.folded
 	[[ "${stderr_lines[0]}" == "pf-svg: "* ]]
 }
+
+@test "--help describes every option of the synopsis on a line of its own" {
+	run -0 pf-svg --help
+	local opt n=0
+	for opt in $(sed -n '/^usage:/,/^$/p' <<<"$output" |
+	    grep -oE -- '--[a-z][a-z0-9-]*' | sort -u); do
+		grep -qE -- "^ +$opt( [A-Z|%]+)? {2,}[a-z(]" <<<"$output" ||
+			fail "$opt has no description line"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 20 ] || fail "only $n options in the synopsis"
+}
+
+@test "the script in the SVG is lib/common/flame.js, byte for byte" {
+	printf 'a 1\n' >in.folded
+	pf-svg in.folded >out.svg
+	# Between the line that opens the CDATA section and the one closing it.
+	awk '/^]]><\/script>$/ { on = 0 } on { print } /<!\[CDATA\[$/ { on = 1 }' \
+	    out.svg >script.js
+	[ -s script.js ] || fail "no script found"
+	cmp script.js "$PF_ROOT/lib/common/flame.js"
+}
+
+@test "node parses lib/common/flame.js" {
+	require_cmd node
+	run node --check "$PF_ROOT/lib/common/flame.js"
+	[ "$status" -eq 0 ] || fail "$output"
+	# The check has teeth: a script cut short does not parse.
+	head -c 4000 "$PF_ROOT/lib/common/flame.js" >cut.js
+	run node --check cut.js
+	[ "$status" -ne 0 ] || fail "node --check accepted a truncated script"
+}

@@ -1,7 +1,8 @@
 // pf-svg.mjs: drive pf-svg's SVG in headless Chromium the way a person
 // would: click a frame, reset the zoom, Ctrl-F and type a regex into the
 // prompt, toggle ignore-case, reload a URL that carries the view, and time
-// a click-zoom on a 30k-frame graph.
+// click-zooms and an unzoom on a 30k-frame graph, checking that each one
+// changed the view.
 //
 //   node tests/browser/pf-svg.mjs PF_SVG_BINARY CASE
 //   CASE: zoom | search | url | hover | timing
@@ -217,25 +218,45 @@ const cases = {
 			await page.goto(url);
 			const n = await page.locator("#frames > *").count();
 			check(n >= 30000, "the big graph has at least 30,000 frames", String(n));
+			// Click frame name, then report the time to layout and to the
+			// next frame, and what the click did: the frames group's
+			// transform, where s3 and s4 are ([left, width]), and whether
+			// Reset Zoom shows.
 			const time = (name) => page.evaluate((nm) => new Promise((done) => {
-				const g = [...document.querySelectorAll("#frames > *")]
-					.find((e) => e.querySelector("title").textContent.startsWith(nm + " ("));
+				const byName = (x) => [...document.querySelectorAll("#frames > *")]
+					.find((e) => e.querySelector("title").textContent.startsWith(x + " ("));
+				const box = (x) => {
+					const b = byName(x).querySelector("rect").getBoundingClientRect();
+					return [Math.round(b.left * 10) / 10, Math.round(b.width * 10) / 10];
+				};
+				const g = byName(nm);
 				const t0 = performance.now();
 				g.querySelector("rect").dispatchEvent(new MouseEvent("click", { bubbles: true }));
 				document.documentElement.getBoundingClientRect(); // style and layout now
 				const sync = performance.now() - t0;
-				requestAnimationFrame(() => setTimeout(() =>
-					done({ sync, frame: performance.now() - t0 }), 0));
+				requestAnimationFrame(() => setTimeout(() => done({
+					sync, frame: performance.now() - t0,
+					transform: document.getElementById("frames").getAttribute("transform"),
+					s3: box("s3"), s4: box("s4"),
+					unzoom: !document.getElementById("unzoom").classList.contains("hide"),
+				}), 0));
 			}), name);
-			const results = [];
-			for (const [what, name] of [["zoom to s3 (most frames hide)", "s3"],
-				["zoom to main (every frame moves)", "main"],
-				["unzoom (click all)", "all"]]) {
+			const steps = [
+				["zoom to s3 (most frames hide)", "s3",
+					(r) => r.transform !== null && r.s3.join() === "10,1180" && r.s4[0] >= 1190 && r.unzoom],
+				["zoom to main (every frame moves)", "main",
+					(r) => r.transform !== null && r.s3.join() === "364,118" && r.s4.join() === "482,118" && r.unzoom],
+				["unzoom (click all)", "all",
+					(r) => r.transform === null && r.s3.join() === "364,118" && !r.unzoom],
+			];
+			for (const [what, name, did] of steps) {
 				const r = await time(name);
-				results.push(r.frame);
 				console.log(`# click-zoom ${what} on ${n} frames: ${r.sync.toFixed(1)} ms to layout, ${r.frame.toFixed(1)} ms to the next frame`);
+				check(Number.isFinite(r.sync) && Number.isFinite(r.frame) && r.sync >= 0 &&
+					r.frame > 0 && r.sync <= r.frame,
+					`${what}: the times were measured`, JSON.stringify(r));
+				check(did(r), `${what}: the view changed`, JSON.stringify(r));
 			}
-			check(results.every((x) => x >= 0), "timings were measured", results.join(","));
 		});
 	},
 };

@@ -1,0 +1,122 @@
+/*
+ * flamelayout: the frames of a flame graph placed in rows and pruned.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flame.h"
+#include "flamelayout.h"
+#include "flametree.h"
+
+/* qsort_r's argument is not const: the graph goes in a holder. */
+struct by_name {
+	const struct flame *f;
+};
+
+static int
+cmp_names(const void *a, const void *b, void *arg)
+{
+	const struct flame *f = ((const struct by_name *)arg)->f;
+	uint32_t x = f->nodes[*(const uint32_t *)a].name;
+	uint32_t y = f->nodes[*(const uint32_t *)b].name;
+	size_t lx = flame_name_len(f, x), ly = flame_name_len(f, y);
+	int c = memcmp(flame_name(f, x), flame_name(f, y), lx < ly ? lx : ly);
+
+	if (c != 0)
+		return c;
+	return lx < ly ? -1 : lx > ly;
+}
+
+struct work {
+	uint32_t node, depth;
+	uint64_t start;
+};
+
+struct flame_placed *
+flame_layout(const struct flame *f, double threshold, size_t *np,
+    uint32_t *maxdepth)
+{
+	struct flame_placed *pl = NULL;
+	struct work *st = NULL;
+	uint32_t *kids = NULL;
+	size_t npl = 0, cappl = 0, nst = 0, capst = 0, capk = 0;
+	struct by_name by = { f };
+
+	*maxdepth = 0;
+	if ((st = malloc(sizeof(*st) * (capst = 64))) == NULL)
+		return NULL;
+	st[nst++] = (struct work){ 0, 0, 0 };
+	while (nst > 0) {
+		struct work w = st[--nst];
+		const struct flame_node *n = &f->nodes[w.node];
+		size_t nk = 0, i;
+		uint64_t off;
+		uint32_t c;
+
+		if (npl == cappl) {
+			size_t ncap = cappl ? cappl * 2 : 1024;
+			struct flame_placed *p = realloc(pl, ncap * sizeof(*p));
+			if (p == NULL)
+				goto fail;
+			pl = p;
+			cappl = ncap;
+		}
+		pl[npl++] = (struct flame_placed){ w.node, w.depth, w.start };
+		if (w.depth > *maxdepth)
+			*maxdepth = w.depth;
+		for (c = n->first_child; c != FLAME_NONE;
+		    c = f->nodes[c].next_sibling) {
+			if (nk == capk) {
+				size_t ncap = capk ? capk * 2 : 64;
+				uint32_t *p = realloc(kids, ncap * sizeof(*p));
+				if (p == NULL)
+					goto fail;
+				kids = p;
+				capk = ncap;
+			}
+			kids[nk++] = c;
+		}
+		if (nk == 0)
+			continue;
+		if (f->flamechart) {
+			for (i = 0; i < nk / 2; i++) {
+				uint32_t t = kids[i];
+				kids[i] = kids[nk - 1 - i];
+				kids[nk - 1 - i] = t;
+			}
+		} else if (nk > 1) {
+			qsort_r(kids, nk, sizeof(*kids), cmp_names, &by);
+		}
+		/* Push survivors right to left so they pop left to right. */
+		off = w.start;
+		for (i = 0; i < nk; i++)
+			off += f->nodes[kids[i]].value;
+		for (i = nk; i-- > 0;) {
+			const struct flame_node *k = &f->nodes[kids[i]];
+			off -= k->value;
+			if (k->value == 0 || (double)k->value < threshold)
+				continue;
+			if (nst == capst) {
+				struct work *p = realloc(st, capst * 2 * sizeof(*p));
+				if (p == NULL)
+					goto fail;
+				st = p;
+				capst *= 2;
+			}
+			st[nst++] = (struct work){ kids[i], w.depth + 1, off };
+		}
+	}
+	free(st);
+	free(kids);
+	*np = npl;
+	return pl;
+fail:
+	free(st);
+	free(kids);
+	free(pl);
+	errno = ENOMEM;
+	return NULL;
+}
