@@ -61,7 +61,7 @@ unpack() {
 	rm -rf "$BATS_TEST_TMPDIR/x"
 	mkdir "$BATS_TEST_TMPDIR/x"
 	tar -C "$BATS_TEST_TMPDIR/x" -xzf "$1"
-	cd "$BATS_TEST_TMPDIR"/x/pf-bundle-*
+	cd "$BATS_TEST_TMPDIR"/x/pf-bundle-* || fail "no pf-bundle-* directory in $1"
 }
 
 @test "a symlink planted at the old partial name, or at any name the bundle writes, is never followed" {
@@ -69,6 +69,7 @@ unpack() {
 	mkdir "$BATS_TEST_TMPDIR/shared" "$BATS_TEST_TMPDIR/tmp"
 	chmod 1777 "$BATS_TEST_TMPDIR/shared"
 	# exec keeps the pid, so the planted name is the one pf-bundle's $$ gives.
+	# shellcheck disable=SC2016 # the inner sh expands $1, $2 and $$
 	run -0 --separate-stderr env TMPDIR="$BATS_TEST_TMPDIR/tmp" sh -c '
 		ln -s "$1/victim" "$1/shared/b.tgz.partial.$$"
 		exec "$2" -o "$1/shared/b.tgz" "$1/ev"' sh "$BATS_TEST_TMPDIR" "$BUNDLE"
@@ -76,7 +77,7 @@ unpack() {
 	[ -f "$BATS_TEST_TMPDIR/shared/b.tgz" ] && [ ! -L "$BATS_TEST_TMPDIR/shared/b.tgz" ]
 	run -0 tar -tzf "$BATS_TEST_TMPDIR/shared/b.tgz"
 	# Nothing else is left beside the output and the planted link, or in TMPDIR.
-	[ "$(ls -A "$BATS_TEST_TMPDIR/shared" | wc -l)" -eq 2 ]
+	[ "$(find "$BATS_TEST_TMPDIR/shared" -mindepth 1 -maxdepth 1 | wc -l)" -eq 2 ]
 	[ -z "$(ls -A "$BATS_TEST_TMPDIR/tmp")" ]
 	# The bundle's own MANIFEST and SHA256SUMS cannot be brought in as links.
 	ln -s "$BATS_TEST_TMPDIR/victim" "$BATS_TEST_TMPDIR/MANIFEST"

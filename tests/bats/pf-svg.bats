@@ -468,12 +468,11 @@ xml_ok() {
 @test "--help describes every option of the synopsis on a line of its own" {
 	run -0 pf-svg --help
 	local opt n=0
-	for opt in $(sed -n '/^usage:/,/^$/p' <<<"$output" |
-	    grep -oE -- '--[a-z][a-z0-9-]*' | sort -u); do
+	while read -r opt; do
 		grep -qE -- "^ +$opt( [A-Z|%]+)? {2,}[a-z(]" <<<"$output" ||
 			fail "$opt has no description line"
 		n=$((n + 1))
-	done
+	done < <(sed -n '/^usage:/,/^$/p' <<<"$output" | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)
 	[ "$n" -ge 20 ] || fail "only $n options in the synopsis"
 }
 

@@ -94,8 +94,8 @@ triage_bg() {
 
 # wait_for PATTERN FILE: until FILE has a line matching PATTERN (20 s at most).
 wait_for() {
-	local i
-	for i in $(seq 200); do
+	local _
+	for _ in $(seq 200); do
 		grep -q -- "$1" "$2" 2>/dev/null && return 0
 		sleep 0.1
 	done

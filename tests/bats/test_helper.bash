@@ -74,7 +74,7 @@ user_dir() {
 	chmod 755 "$USER_DIR"
 	mkdir -m 755 "$USER_DIR/bin" "$USER_DIR/workloads"
 	for f in "$PF_BIN_DIR"/pf-* "$WORKLOADS"/*; do
-		[ -f "$f" ] && [ -x "$f" ] || continue
+		if [ ! -f "$f" ] || [ ! -x "$f" ]; then continue; fi
 		case $f in
 		"$PF_BIN_DIR"/*) cp "$f" "$USER_DIR/bin/" ;;
 		*) cp "$f" "$USER_DIR/workloads/" ;;
@@ -83,6 +83,7 @@ user_dir() {
 	chmod -R a+rX "$USER_DIR"
 	# The exec must be nobody's own: setpriv itself still has root's
 	# capabilities when it execs its command.
+	# shellcheck disable=SC2016 # the inner sh expands $1
 	[ "${1:-}" = --data ] ||
 		as_nobody /bin/sh -c '"$1" --version' sh "$USER_DIR/bin/pf-record" >/dev/null 2>&1 ||
 		skip "nobody cannot execute files in $USER_DIR (is /tmp mounted noexec?)"
