@@ -732,9 +732,12 @@ write_stdout(void *ctx, const void *p, size_t n)
 	return pf_write_all(STDOUT_FILENO, p, n);
 }
 
+/* ':' first: a missing value comes back as ':', not '?' (pf_usage_getopt). */
+static const char shortopts[] = ":h";
+
 /* One option (getopt_long's c and optarg) into opt. */
 static void
-set_option(int c, const char *arg, const char *given)
+set_option(int c, const char *arg, char *const argv[])
 {
 	switch (c) {
 	case 'h':
@@ -813,8 +816,7 @@ set_option(int c, const char *arg, const char *given)
 		opt.fo.width = (double)int_arg("width", arg, 100, 1000000);
 		break;
 	default:
-		pf_usage_error(synopsis, "%s: unknown or ambiguous option, "
-		    "or a missing value", given);
+		pf_usage_getopt(synopsis, shortopts, c, argv);
 	}
 }
 
@@ -826,8 +828,8 @@ parse_options(int argc, char *argv[])
 
 	flame_opts_init(&opt.fo);
 	opterr = 0;	/* one message, in the house format */
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
-		set_option(c, optarg, argv[optind - 1]);
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1)
+		set_option(c, optarg, argv);
 	return optind;
 }
 
