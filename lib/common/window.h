@@ -12,7 +12,7 @@
 
 #include "perfring.h"
 #include "rawrec.h"
-#include "script.h"
+#include "stop.h"
 #include "target.h"
 
 struct pf_window {
