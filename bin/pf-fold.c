@@ -341,7 +341,8 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
-	static char *stdin_only[] = { (char *)"-", NULL };
+	static char dash[] = "-";
+	static char *stdin_only[] = { dash, NULL };
 	struct state st = { 0 };
 	struct perfscript *ps = NULL;
 	char **inputs;
