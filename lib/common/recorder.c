@@ -402,8 +402,12 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 	struct pf_rawref *refs;
 	size_t n, i;
 
-	if ((refs = r->ops->samples(r, &n)) == NULL || pf_rawrec_replay_begin(&r->rec) == -1)
+	if ((refs = r->ops->samples(r, &n)) == NULL)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "samples");
+	if (pf_rawrec_replay_begin(&r->rec) == -1) {
+		free(refs);
+		return pf_result_set(st, PF_EXIT_FAIL, ENOMEM, "samples");
+	}
 	for (i = 0; hst == PF_STOP_NONE && i < n; i++) {
 		const struct pf_rawsample *s = pf_rawrec_sample(&r->rec, refs[i].off);
 
@@ -475,8 +479,10 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	    r->floor_applies ? r->min_free : 0)) == NULL)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "output");
 	hst = write_header(r, w);
-	if (run_window(r, st) == -1)
+	if (run_window(r, st) == -1) {
+		pf_script_free(w);
 		return -1;
+	}
 	t_end = pf_now_ns();
 	pf_target_kill(&r->t);
 
