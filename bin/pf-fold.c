@@ -92,27 +92,19 @@ usage(void)
 static void
 parse_pids(const char *arg)
 {
-	char *copy, *tok, *save = NULL;
-	size_t n = 0;
+	pid_t *v;
+	char bad[32];
+	size_t n, i;
 
-	if ((copy = strdup(arg)) == NULL)
+	/* Every field is a pid: "1,,2" is a typo, not two pids. */
+	if ((v = calloc(strlen(arg) + 1, sizeof(*v))) == NULL ||
+	    (opt.pids = calloc(strlen(arg) + 1, sizeof(*opt.pids))) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
-	if ((opt.pids = calloc(strlen(arg) / 2 + 1, sizeof(*opt.pids))) == NULL)
-		pf_die(PF_EXIT_FAIL, "memory");
-	/* strtok_r would skip empty fields; "1,,2" is a typo, not two pids. */
-	for (tok = copy;; tok = save) {
-		uint64_t v;
-
-		save = strchr(tok, ',');
-		if (save != NULL)
-			*save++ = '\0';
-		if (pf_parse_u64(tok, 0, INT32_MAX, &v) == -1)
-			pf_usage_error(synopsis, "--filter-pid: '%s': not a process id", tok);
-		opt.pids[n++] = v;
-		if (save == NULL)
-			break;
-	}
-	free(copy);
+	if (pf_parse_pid_list(arg, 0, v, strlen(arg) + 1, &n, bad, sizeof(bad)) == -1)
+		pf_usage_error(synopsis, "--filter-pid: '%s': not a process id", bad);
+	for (i = 0; i < n; i++)
+		opt.pids[i] = (uint64_t)v[i];
+	free(v);
 	opt.ps.pids = opt.pids;
 	opt.ps.npids = n;
 }

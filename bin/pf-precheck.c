@@ -39,8 +39,8 @@
 #include "privs.h"
 #include "procstat.h"
 #include "psi.h"
+#include "recorder.h"
 
-#define RING_PAGES	128	/* pf-record's ring: 1 + 128 pages per CPU, halved on EPERM */
 
 enum mode { MODE_ONCPU, MODE_OFFCPU, MODE_SYSTEM };
 static const char *const mode_names[] = { "oncpu", "offcpu", "system" };
@@ -316,6 +316,7 @@ static void
 check_probe(struct env *e)
 {
 	struct perf_event_attr a;
+	long max_stack;
 	pid_t pid;
 	int cpu, fd, err;
 	bool kern;
@@ -336,7 +337,12 @@ check_probe(struct env *e)
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.freq = 1;
 	a.sample_freq = 99;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+	/* The recorders' own layout and stack limit, capped by the sysctl as they cap it. */
+	a.sample_type = PF_RAWREC_SAMPLE_TYPE;
+	if (pf_sysctl_long(opt.proc_root, "sys/kernel/perf_event_max_stack", &max_stack) == -1 ||
+	    max_stack > PF_REC_MAX_STACK)
+		max_stack = PF_REC_MAX_STACK;
+	a.sample_max_stack = (uint16_t)max_stack;
 	a.disabled = 1;
 	a.exclude_kernel = opt.mode == MODE_ONCPU ? !kern : 0;
 	a.exclude_hv = 1;
@@ -430,6 +436,8 @@ check_memlock(struct env *e)
 {
 	struct rlimit rl;
 	long mlock_kb = 516, pg = sysconf(_SC_PAGESIZE);
+	const struct pf_rec_tool *tool = opt.mode == MODE_OFFCPU ? &pf_rec_offcpu : &pf_rec_record;
+	unsigned ring_pages = tool->ring_pages;
 	uint64_t need, need_min, allow;
 	char n[32], m[32], al[32];
 	int ncpu = e->ncpu > 0 ? e->ncpu : 1;
@@ -437,7 +445,8 @@ check_memlock(struct env *e)
 	if (pg <= 0)
 		pg = 4096;
 	(void)pf_sysctl_long(opt.proc_root, "sys/kernel/perf_event_mlock_kb", &mlock_kb);
-	need = (uint64_t)ncpu * (1 + RING_PAGES) * (uint64_t)pg;
+	/* The recorder's rings: 1 + its pages per CPU, halved while refused. */
+	need = (uint64_t)ncpu * (1 + ring_pages) * (uint64_t)pg;
 	need_min = (uint64_t)ncpu * 2 * (uint64_t)pg;
 	fmt_size(n, sizeof(n), need);
 	fmt_size(m, sizeof(m), need_min);
@@ -457,7 +466,7 @@ check_memlock(struct env *e)
 		    n, ncpu, al, mlock_kb, ncpu);
 	} else if (need_min <= allow) {
 		report(e, "warn", "memlock", "ulimit -l unlimited (or larger), sysctl -w kernel.perf_event_mlock_kb=1024, or run as root",
-		    "%s of rings for %d CPUs exceeds %s: pf-record will use smaller rings and may lose samples", n, ncpu, al);
+		    "%s of rings for %d CPUs exceeds %s: %s will use smaller rings and may lose samples", n, ncpu, al, tool->name);
 	} else {
 		report(e, "fail", "memlock", "ulimit -l unlimited (or larger), sysctl -w kernel.perf_event_mlock_kb=516, or run as root",
 		    "even the smallest rings (%s for %d CPUs) exceed %s", m, ncpu, al);

@@ -120,3 +120,62 @@ pf_exit_checked(int code)
 	}
 	exit(code);
 }
+
+void
+pf_say(enum pf_say kind, int err, const char *text)
+{
+	switch (kind) {
+	case PF_SAY_WARN:
+		if (err)
+			fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, text,
+			    strerror(err));
+		else
+			fprintf(stderr, "%s: %s\n", program_invocation_short_name, text);
+		break;
+	case PF_SAY_PROGRESS:
+	case PF_SAY_PROGRESS_END:
+		/* \r and erase-to-end redraw the line; the last state ends it. */
+		fprintf(stderr, "\r%s: %s\033[K%s", program_invocation_short_name, text,
+		    kind == PF_SAY_PROGRESS_END ? "\n" : "");
+		break;
+	}
+}
+
+int
+pf_result_set(struct pf_result *s, int code, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->code = code;
+	s->err = err;
+	va_start(ap, fmt);
+	vsnprintf(s->text, sizeof(s->text), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void
+pf_result_exit(const struct pf_result *s, const char *synopsis, const char *help)
+{
+	if (s->kind == PF_RESULT_HELP) {
+		fputs(synopsis, stdout);
+		fputs(help, stdout);
+		pf_exit_checked(PF_EXIT_OK);
+	}
+	if (s->kind == PF_RESULT_VERSION)
+		pf_print_version();
+	if (s->code == PF_EXIT_USAGE) {
+		if (s->text[0] != '\0')
+			pf_usage_error(synopsis, "%s", s->text);
+		fputs(synopsis, stderr);
+		exit(PF_EXIT_USAGE);
+	}
+	if (s->text[0] != '\0') {
+		if (s->err) {
+			errno = s->err;
+			pf_die(s->code, "%s", s->text);
+		}
+		pf_diex(s->code, "%s", s->text);
+	}
+	pf_exit_checked(s->code);
+}

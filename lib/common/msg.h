@@ -9,6 +9,7 @@
 #define PF_MSG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 /* Print "prog: msg" (warnx) or "prog: msg: strerror(errno)" (warn). */
 void pf_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -48,5 +49,39 @@ void pf_print_version(void) __attribute__((noreturn));
  * claims success for output that did not arrive.
  */
 void pf_exit_checked(int code) __attribute__((noreturn));
+
+/*
+ * What a library module hands its tool to print, since only this module
+ * prints: a warning line ("prog: text", with ": strerror(err)" when err
+ * is not 0), or the progress line on a terminal, redrawn in place, and
+ * its last state, which ends the line.
+ */
+enum pf_say { PF_SAY_WARN, PF_SAY_PROGRESS, PF_SAY_PROGRESS_END };
+void pf_say(enum pf_say kind, int err, const char *text);
+
+/*
+ * How a library module's run ended, for its tool to report: an exit
+ * status (PF_EXIT_*), and what to say, if anything, with the errno
+ * behind it (0: none).
+ */
+struct pf_result {
+	enum { PF_RESULT_DONE, PF_RESULT_HELP, PF_RESULT_VERSION } kind;
+	int code;
+	int err;
+	char text[512];
+};
+
+/* Fill s; returns -1, for "return pf_result_set(...)" on a failure path. */
+int pf_result_set(struct pf_result *s, int code, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * Report s and exit with its code: -h as the synopsis and help on stdout,
+ * --version as pf_print_version, a usage error as pf_usage_error does
+ * (the synopsis alone when there is no text), any other text as pf_die
+ * or pf_diex would, and no text as pf_exit_checked.
+ */
+void pf_result_exit(const struct pf_result *s, const char *synopsis, const char *help)
+	__attribute__((noreturn));
 
 #endif

@@ -10,9 +10,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "msg.h"
 #include "outfile.h"
-#include "pf.h"
 #include "privs.h"
 
 int
@@ -72,26 +70,4 @@ pf_output_below(int fd, uint64_t min_free)
 	struct statvfs sv;
 
 	return fstatvfs(fd, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < min_free;
-}
-
-bool
-pf_output_floor_or_die(int fd, const char *path, bool force, uint64_t bytes,
-    double percent, uint64_t *min_free)
-{
-	const char *name = path ? path : "stdout";
-	uint64_t avail;
-	int r = pf_output_floor(fd, bytes, percent, min_free, &avail);
-
-	if (r == -1)
-		pf_die(PF_EXIT_FAIL, "%s", name);
-	if (r != 1 || *min_free == 0)
-		return false;
-	if (avail < *min_free) {
-		if (path && !force)
-			unlink(path);
-		pf_diex(PF_EXIT_FINDING, "%s: %llu bytes free, below the floor of %llu "
-		    "(--min-free): not starting", name, (unsigned long long)avail,
-		    (unsigned long long)*min_free);
-	}
-	return true;
 }

@@ -24,15 +24,6 @@ int pf_open_output(const char *path, int force);
 int pf_output_floor(int fd, uint64_t bytes, double percent, uint64_t *min_free,
     uint64_t *avail);
 
-/*
- * A recorder's start: the floor where fd's output (path, or stdout when
- * NULL) lands, in *min_free; whether it applies.  Below it already, the
- * output is removed (unless force kept an existing file) and the tool
- * exits PF_EXIT_FINDING saying so; dies with PF_EXIT_FAIL on an error.
- */
-bool pf_output_floor_or_die(int fd, const char *path, bool force, uint64_t bytes,
-    double percent, uint64_t *min_free);
-
 /* Whether the filesystem holding fd now has less than min_free bytes free. */
 bool pf_output_below(int fd, uint64_t min_free);
 

@@ -4,7 +4,9 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -225,4 +227,33 @@ pf_parse_size_or_percent(const char *s, uint64_t *bytes, double *percent)
 	*bytes = b;
 	*percent = -1;
 	return 0;
+}
+
+int
+pf_parse_pid_list(const char *s, uint64_t min, pid_t *out, size_t max, size_t *n,
+    char *bad, size_t badlen)
+{
+	char field[24];
+	const char *p = s, *comma;
+	size_t len;
+	uint64_t v;
+
+	*n = 0;
+	for (;;) {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		/* A field too long for any pid is malformed; keep its start. */
+		snprintf(field, sizeof(field), "%.*s", (int)(len < sizeof(field) - 1 ?
+		    len : sizeof(field) - 1), p);
+		if (len >= sizeof(field) || pf_parse_u64(field, min, INT_MAX, &v) == -1) {
+			snprintf(bad, badlen, "%s", field);
+			return fail(EINVAL);
+		}
+		if (*n == max)
+			return fail(E2BIG);
+		out[(*n)++] = (pid_t)v;
+		if (comma == NULL)
+			return 0;
+		p = comma + 1;
+	}
 }

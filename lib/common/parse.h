@@ -8,7 +8,9 @@
 #ifndef PF_PARSE_H
 #define PF_PARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Decimal unsigned integer. */
 int pf_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
@@ -41,6 +43,17 @@ int pf_parse_duration(const char *s, uint64_t default_unit_ns,
  * [0, 100].
  */
 int pf_parse_size_or_percent(const char *s, uint64_t *bytes, double *percent);
+
+/*
+ * A comma-separated list of process ids, each in [min, INT_MAX]: "12",
+ * "12,34".  Every field must be a number: an empty one ("1,,2", "1,",
+ * ",1", "") is a typo, never skipped.  Stores at most max ids in out and
+ * their count in *n.  -1 with errno EINVAL (bad, badlen > 0, gets a copy
+ * of the bad field, "" for an empty one) or E2BIG (more than max ids);
+ * *n is then the count parsed before the error.
+ */
+int pf_parse_pid_list(const char *s, uint64_t min, pid_t *out, size_t max, size_t *n,
+    char *bad, size_t badlen);
 
 /* The value of hex digit c (0-15), or -1 when c is not one. */
 static inline int

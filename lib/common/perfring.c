@@ -33,7 +33,7 @@ struct pf_perf {
 	pid_t *tids;
 	size_t ntids, captids;
 	const char *failed;
-	unsigned char scratch[65536];
+	char scratch[65536];
 };
 
 static long
@@ -294,23 +294,24 @@ drain_ring(struct pf_perf *p, struct ring *r, pf_perf_record_cb cb, void *arg)
 		tail = head - size;
 	while (tail < head) {
 		uint64_t off = tail & (size - 1);
-		struct perf_event_header *h = (void *)(r->data + off);
-		size_t hs = h->size;
+		const char *rec = r->data + off;
+		struct perf_event_header h;
 
-		if (hs < sizeof(*h) || hs > head - tail)
+		memcpy(&h, rec, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - tail)
 			break;
-		if (off + hs > size) {
+		if (off + h.size > size) {
 			size_t first = size - off;
 
 			memcpy(p->scratch, r->data + off, first);
-			memcpy(p->scratch + first, r->data, hs - first);
-			h = (void *)p->scratch;
+			memcpy(p->scratch + first, r->data, h.size - first);
+			rec = p->scratch;
 		}
-		if (cb(h, arg) == -1) {
+		if (cb(&h, rec, arg) == -1) {
 			__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
 			return -1;
 		}
-		tail += hs;
+		tail += h.size;
 		n++;
 	}
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);

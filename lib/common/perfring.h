@@ -65,12 +65,15 @@ int pf_perf_disable(struct pf_perf *p);
 int pf_perf_poll(struct pf_perf *p, int timeout_ms);
 
 /*
- * Read every complete record in every ring, calling cb for each; a record
- * that wraps the end of a ring is copied so cb always sees it contiguous.
- * The pointer is valid only during the call.  Returns the number of
- * records, or -1 if cb returned -1 (the rest stays in the ring).
+ * Read every complete record in every ring, calling cb for each with a
+ * copy of its header and its bytes (header included, no alignment
+ * promised: copy fields out); a record that wraps the end of a ring is
+ * copied so cb always sees it contiguous.  The bytes are valid only
+ * during the call.  Returns the number of records, or -1 if cb returned
+ * -1 (the rest stays in the ring).
  */
-typedef int (*pf_perf_record_cb)(const struct perf_event_header *h, void *arg);
+typedef int (*pf_perf_record_cb)(const struct perf_event_header *h, const char *rec,
+    void *arg);
 long pf_perf_drain(struct pf_perf *p, pf_perf_record_cb cb, void *arg);
 
 /* After a failure: "perf_event_open", "mmap" or "ioctl". */

@@ -1,12 +1,9 @@
 /*
- * rawrec: the compact raw records a recorder keeps during its window
- * (samples, and the tracking records that name them: mmap, comm, fork,
- * exit, context switches), thread names, and the replay after the window
- * that writes each sample as perf-script text with the mappings and names
- * of its own moment.  Shared by pf-record and pf-offcpu.
- *
- * Samples must be opened with PERF_SAMPLE_IP | TID | TIME | CPU | PERIOD |
- * CALLCHAIN and sample_id_all with TID | TIME | CPU, the layout parsed here.
+ * rawrec: the compact raw records a recorder keeps during its window:
+ * samples, and the tracking records that name them (mmap, comm, fork,
+ * exit, context switches).  Decoding a ring record costs a few copies;
+ * everything else (names, symbols, text) waits for the window's end
+ * (comms.h, replay.h).  Shared by pf-record and pf-offcpu.
  */
 #ifndef PF_RAWREC_H
 #define PF_RAWREC_H
@@ -18,7 +15,15 @@
 #include <linux/perf_event.h>
 
 #include "buf.h"
-#include "symbolize.h"
+
+/*
+ * The sample layout, stated once: the recorders open their events with
+ * it and the decoder derives every field's offset from it.  sample_id_all
+ * trailers carry the TID, TIME and CPU bits of it.  PERF_SAMPLE_READ, of
+ * variable size before the callchain, is not decoded.
+ */
+#define PF_RAWREC_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 
 /* One sample; followed by nr u64 callchain entries. */
 struct pf_rawsample {
@@ -47,10 +52,9 @@ struct pf_rawswitch {
 	uint16_t preempt;	/* switch-out while still runnable */
 };
 
-/* Thread names by tid (open addressing). */
-struct pf_comms {
-	struct pf_comm_ent *v;
-	size_t n, cap;
+/* A sample to write: its offset in samples and the period to write. */
+struct pf_rawref {
+	uint64_t off, period;
 };
 
 /*
@@ -66,7 +70,7 @@ struct pf_rawrec {
 	uint64_t cap_bytes;	/* raw data beyond this sets over */
 	bool over;
 	bool keep_switches;
-	/* replay state */
+	/* replay state (replay.h) */
 	const struct pf_rawevent **ev;
 	size_t nev, evi;
 };
@@ -76,40 +80,38 @@ struct pf_rawrec {
  * executable mmaps, comm, fork, exit and (with keep_switches) switch
  * records; counts lost and throttle records.  -1 with ENOMEM.
  */
-int pf_rawrec_on_record(const struct perf_event_header *h, void *arg);
+int pf_rawrec_on_record(const struct perf_event_header *h, const char *rec, void *arg);
 
 /*
- * Byte offsets of the samples in r->samples, in time order (rings are
- * each in order, not with each other).  *n gets the count.  NULL with
+ * The samples in time order (rings are each in order, not with each
+ * other), each with its own period.  *n gets the count.  NULL with
  * errno; the caller frees.
  */
-uint64_t *pf_rawrec_sample_order(const struct pf_rawrec *r, size_t *n);
+struct pf_rawref *pf_rawrec_sample_order(const struct pf_rawrec *r, size_t *n);
 
-/* Sort the tracking records by time for the replay.  -1 with ENOMEM. */
-int pf_rawrec_replay_begin(struct pf_rawrec *r);
-
-/* Apply the tracking records up to time t to sym and comms. */
-void pf_rawrec_replay_to(struct pf_rawrec *r, struct pf_symbolizer *sym,
-    struct pf_comms *comms, uint64_t t);
+/* Sort n refs into r's samples by the samples' time (then offset). */
+void pf_rawrec_sort(const struct pf_rawrec *r, struct pf_rawref *v, size_t n);
 
 void pf_rawrec_free(struct pf_rawrec *r);
 
-/*
- * Append sample s as perf-script text to b: the event line with period
- * and evname, one line per frame (symbolized through sym), a blank line.
- */
-void pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
-    const struct pf_rawsample *s, uint64_t period, const char *evname,
-    struct pf_buf *b);
+/* The sample at byte offset off of r->samples. */
+static inline const struct pf_rawsample *
+pf_rawrec_sample(const struct pf_rawrec *r, size_t off)
+{
+	return (const void *)(r->samples.data + off);
+}
 
-/* Name tid: remembered, else /proc (if alive), else ":tid" as perf prints. */
-const char *pf_comms_get(struct pf_comms *c, uint32_t pid, uint32_t tid, char *buf,
-    size_t len);
-void pf_comms_set(struct pf_comms *c, uint32_t tid, const char *name);
+/* The bytes a stored sample or event takes, to step to the next one. */
+static inline size_t
+pf_rawsample_size(const struct pf_rawsample *s)
+{
+	return sizeof(*s) + (size_t)s->nr * 8;
+}
 
-/* Remember the names of pid's threads now, while /proc is readable. */
-void pf_comms_read_proc(struct pf_comms *c, pid_t pid);
-
-void pf_comms_free(struct pf_comms *c);
+static inline size_t
+pf_rawevent_size(const struct pf_rawevent *e)
+{
+	return (sizeof(*e) + e->slen + 1 + 7) & ~(size_t)7;
+}
 
 #endif

@@ -18,25 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Why a recording stopped; the trailer's stop= word. */
-enum pf_stop {
-	PF_STOP_NONE = 0,
-	PF_STOP_DURATION,
-	PF_STOP_SIGNAL,
-	PF_STOP_TARGET_EXIT,
-	PF_STOP_SIZE_CAP,
-	PF_STOP_DISK_FLOOR,
-	PF_STOP_DISK_FULL,
-	PF_STOP_RATE_CAP,
-	PF_STOP_PIPE,		/* downstream closed: no trailer */
-	PF_STOP_IO		/* other write error: errno kept */
-};
-
-/* The trailer word for a stop reason ("duration", "size-cap"...). */
-const char *pf_stop_name(enum pf_stop r);
-
-/* Whether a stop reason is a safety cap (the tool exits 1). */
-bool pf_stop_is_cap(enum pf_stop r);
+#include "stop.h"
 
 /* Room kept for the trailer line; it is never longer. */
 #define PF_SCRIPT_TRAILER_MAX 160

@@ -12,7 +12,7 @@
 
 #include "perfring.h"
 #include "rawrec.h"
-#include "script.h"
+#include "stop.h"
 #include "target.h"
 
 struct pf_window {
@@ -25,17 +25,21 @@ struct pf_window {
 	int out_fd;
 	uint64_t min_free;
 	const volatile sig_atomic_t *signal;	/* set by the tool's handler */
-	bool progress;			/* a progress line, when stderr is a terminal */
-	const char *tool, *unit;	/* "pf-record", "samples" */
+	/*
+	 * Called about four times a second with the time since the start,
+	 * and once more with last set after the final drain; NULL: never.
+	 */
+	void (*progress)(void *arg, uint64_t elapsed_ns, bool last);
+	void *arg;
 };
 
 /*
  * Run the window until the first stop: a signal, the size cap, the rate
  * cap, the duration, the targets' exit or the disk floor.  The events are
- * disabled and the rings drained once more before it returns the reason.
- * Dies on ENOMEM.
+ * disabled and the rings drained once more before *stop gets the reason.
+ * 0, or -1 with errno ENOMEM when the raw records could not be kept.
  */
-enum pf_stop pf_window_run(const struct pf_window *w);
+int pf_window_run(const struct pf_window *w, enum pf_stop *stop);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t pf_now_ns(void);

@@ -229,6 +229,9 @@ assert_split() {
 	--max-size 1K -- true|--max-size 1024: below the minimum of 4K
 	--max-size 2G -- true|--max-size 2147483648: above the ceiling of 1G
 	-p 12,x|-p: invalid pid 'x'
+	-p 1,,2|-p: empty field in '1,,2'
+	-p 1,|-p: empty field in '1,'
+	-p ,|-p: empty field in ','
 	-d 1|give exactly one target
 	-a -p 1|give exactly one target
 	EOF

@@ -425,6 +425,9 @@ mount_tmpfs() {
 	-g lbr -- true|-g: unknown call graph 'lbr'
 	-p 0|-p: invalid pid '0'
 	-p 12,x|-p: invalid pid 'x'
+	-p 1,,2|-p: empty field in '1,,2'
+	-p 1,|-p: empty field in '1,'
+	-p ,|-p: empty field in ','
 	-d 1|give exactly one target
 	-a -p 1|give exactly one target
 	-p 1 -- true|give exactly one target

@@ -33,6 +33,60 @@ static int failures, checks;
 	}								\
 } while (0)
 
+/* One rule for every tool's pid list: each field a pid, none empty. */
+static void
+test_pid_list(void)
+{
+	static const struct {
+		const char *s;
+		int rc, err;
+		size_t n;
+		pid_t first, last;
+		const char *bad;
+	} t[] = {
+		{ "1", 0, 0, 1, 1, 1, NULL },
+		{ "12,34", 0, 0, 2, 12, 34, NULL },
+		{ "2147483647", 0, 0, 1, 2147483647, 2147483647, NULL },
+		{ "1,2,3,4", -1, E2BIG, 3, 1, 3, NULL },
+		{ "1,,2", -1, EINVAL, 1, 1, 1, "" },
+		{ "1,", -1, EINVAL, 1, 1, 1, "" },
+		{ ",1", -1, EINVAL, 0, 0, 0, "" },
+		{ "", -1, EINVAL, 0, 0, 0, "" },
+		{ ",", -1, EINVAL, 0, 0, 0, "" },
+		{ "0", -1, EINVAL, 0, 0, 0, "0" },
+		{ "12,x", -1, EINVAL, 1, 12, 12, "x" },
+		{ "-1", -1, EINVAL, 0, 0, 0, "-1" },
+		{ "1 ,2", -1, EINVAL, 0, 0, 0, "1 " },
+		{ "2147483648", -1, EINVAL, 0, 0, 0, "2147483648" },
+		{ "123456789012345678901234567890", -1, EINVAL, 0, 0, 0,
+		    "12345678901234567890123" },
+	};
+	pid_t out[3];
+	char bad[32];
+	size_t k, n;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		int rc;
+
+		memset(out, 0, sizeof(out));
+		strcpy(bad, "?");
+		errno = 0;
+		rc = pf_parse_pid_list(t[k].s, 1, out, 3, &n, bad, sizeof(bad));
+		CHECK(rc == t[k].rc, "pid list '%s': rc %d", t[k].s, rc);
+		if (rc == -1)
+			CHECK(errno == t[k].err, "pid list '%s': errno %d", t[k].s, errno);
+		CHECK(n == t[k].n, "pid list '%s': %zu pids", t[k].s, n);
+		if (n > 0)
+			CHECK(out[0] == t[k].first && out[n - 1] == t[k].last,
+			    "pid list '%s': %d..%d", t[k].s, (int)out[0], (int)out[n - 1]);
+		if (t[k].bad)
+			CHECK(strcmp(bad, t[k].bad) == 0, "pid list '%s': bad '%s'", t[k].s, bad);
+	}
+	/* pf-fold filters on pid 0 too (the idle task's samples). */
+	CHECK(pf_parse_pid_list("0,7", 0, out, 3, &n, bad, sizeof(bad)) == 0 && n == 2 &&
+	    out[0] == 0 && out[1] == 7, "pid list with min 0");
+}
+
 static void
 test_parse(void)
 {
@@ -100,6 +154,7 @@ test_parse(void)
 	CHECK(pf_parse_size_or_percent("1G", &v, &pct) == 0 && pct < 0 && v == 1ULL << 30, "1G");
 	CHECK(pf_parse_size_or_percent("101%", &v, &pct) == -1, "101%%");
 	CHECK(pf_parse_size_or_percent("%", &v, &pct) == -1, "bare %%");
+	test_pid_list();
 }
 
 static void

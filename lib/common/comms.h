@@ -1,0 +1,34 @@
+/*
+ * comms: thread names by tid, as a recording names its samples: what
+ * COMM records said, what /proc said while the thread lived, else ":tid"
+ * as perf prints it.
+ */
+#ifndef PF_COMMS_H
+#define PF_COMMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Thread names by tid (open addressing).  Zero-initialise. */
+struct pf_comms {
+	struct pf_comm_ent *v;
+	size_t n, cap;
+};
+
+/* Name tid: remembered, else /proc (if alive), else ":tid" as perf prints. */
+const char *pf_comms_get(struct pf_comms *c, uint32_t pid, uint32_t tid, char *buf,
+    size_t len);
+
+/* Remember tid's name (truncated to 15 bytes, as the kernel keeps it). */
+void pf_comms_set(struct pf_comms *c, uint32_t tid, const char *name);
+
+/* A new thread starts with its creator's name, unless it has one already. */
+void pf_comms_inherit(struct pf_comms *c, uint32_t parent, uint32_t tid);
+
+/* Remember the names of pid's threads now, while /proc is readable. */
+void pf_comms_read_proc(struct pf_comms *c, pid_t pid);
+
+void pf_comms_free(struct pf_comms *c);
+
+#endif

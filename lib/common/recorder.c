@@ -1,0 +1,533 @@
+/*
+ * recorder: the lifecycle pf-record and pf-offcpu share.  The order is
+ * the safety argument: everything that needs privilege (events, rings,
+ * kallsyms, the output, module files) is opened first, then every
+ * capability is dropped; nothing heavy runs in the window, symbols come
+ * after it; the header goes out before the window, so even a run stopped
+ * at once says what it was.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "outfile.h"
+#include "parse.h"
+#include "pf.h"
+#include "recorder.h"
+#include "replay.h"
+#include "spawn.h"
+#include "window.h"
+
+#define SECOND 1000000000ULL
+
+const struct pf_rec_tool pf_rec_record = {
+	.name = "pf-record", .unit = "samples", .doing = "sampling", .evname = "cpu-clock:u",
+	.ring_pages = PF_RECORD_RING_PAGES,
+	.dur_default = PF_RECORD_DUR_DEFAULT, .dur_default_all = PF_RECORD_DUR_DEFAULT_ALL,
+	.dur_ceiling = PF_RECORD_DUR_CEILING, .dur_ceiling_all = PF_RECORD_DUR_CEILING_ALL,
+};
+
+const struct pf_rec_tool pf_rec_offcpu = {
+	.name = "pf-offcpu", .unit = "switches", .doing = "recording", .evname = "offcpu-time",
+	.ring_pages = PF_OFFCPU_RING_PAGES,
+	.dur_default = PF_OFFCPU_DUR_DEFAULT, .dur_default_all = PF_OFFCPU_DUR_DEFAULT,
+	.dur_ceiling = PF_OFFCPU_DUR_CEILING, .dur_ceiling_all = PF_OFFCPU_DUR_CEILING,
+	.rate_cap = PF_OFFCPU_RATE_CEILING, .rate_what = "context switches",
+};
+
+static volatile sig_atomic_t got_signal;
+
+static void
+on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static void
+say(const struct pf_recorder *r, enum pf_say kind, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+say(const struct pf_recorder *r, enum pf_say kind, int err, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	r->ops->say(kind, err, text);
+}
+
+static int
+common_option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *st)
+{
+	struct pf_rec_opts *o = &r->opt;
+	uint64_t v;
+	int rc;
+
+	switch (ch) {
+	case 'a':
+		o->all = true;
+		return 0;
+	case 'd':
+		if (pf_parse_duration(arg, SECOND, 1000000ULL, UINT64_MAX / 2, &v) == -1)
+			return pf_result_set(st, PF_EXIT_USAGE, 0, "-d: invalid duration '%s'", arg);
+		o->duration_ns = v;
+		return 0;
+	case 'o':
+		o->output = arg;
+		return 0;
+	case 'p':
+		o->pids = arg;
+		return 0;
+	case PF_REC_OPT_FORCE:
+		o->force = true;
+		return 0;
+	case PF_REC_OPT_MAX_SIZE:
+		if (pf_parse_size(arg, 0, UINT64_MAX, &v) == -1)
+			return pf_result_set(st, PF_EXIT_USAGE, 0, "--max-size: invalid size '%s'",
+			    arg);
+		o->max_size = v;
+		return 0;
+	case PF_REC_OPT_MIN_FREE:
+		if (pf_parse_size_or_percent(arg, &o->min_free_bytes, &o->min_free_pct) == -1)
+			return pf_result_set(st, PF_EXIT_USAGE, 0,
+			    "--min-free: invalid size or percentage '%s'", arg);
+		/* "0" means no floor, not the default. */
+		if (o->min_free_pct < 0 && o->min_free_bytes == 0)
+			o->min_free_pct = 0;
+		return 0;
+	case PF_REC_OPT_NO_PROGRESS:
+		o->progress = false;
+		return 0;
+	case PF_REC_OPT_STATS:
+		o->stats = true;
+		return 0;
+	case 'h':
+		st->kind = PF_RESULT_HELP;
+		return -1;
+	case PF_REC_OPT_VERSION:
+		st->kind = PF_RESULT_VERSION;
+		return -1;
+	}
+	if ((rc = r->ops->option(r, ch, arg, st)) == 1)	/* getopt said why */
+		return pf_result_set(st, PF_EXIT_USAGE, 0, "%s", "");
+	return rc;
+}
+
+static int
+parse_options(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
+{
+	const struct pf_recorder_ops *ops = r->ops;
+	const struct pf_rec_tool *tool = ops->tool;
+	struct pf_rec_opts *o = &r->opt;
+	unsigned ceiling;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, ops->shortopts, ops->longopts, NULL)) != -1)
+		if (common_option(r, ch, optarg, st) == -1)
+			return -1;
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if ((o->pids != NULL) + o->all + (o->cmd != NULL) != 1)
+		return pf_result_set(st, PF_EXIT_USAGE, 0,
+		    "give exactly one target: -p PID, -a or -- COMMAND");
+	if (ops->check_options && ops->check_options(r, st) == -1)
+		return -1;
+	ceiling = o->all ? tool->dur_ceiling_all : tool->dur_ceiling;
+	if (o->duration_ns > ceiling * SECOND)
+		return pf_result_set(st, PF_EXIT_USAGE, 0, "-d: %.3gs is above the ceiling of %us%s",
+		    (double)o->duration_ns / 1e9, ceiling,
+		    o->all && tool->dur_ceiling_all != tool->dur_ceiling ? " for -a" : "");
+	if (o->max_size > PF_REC_SIZE_CEILING)
+		return pf_result_set(st, PF_EXIT_USAGE, 0, "--max-size %llu: above the ceiling of 1G",
+		    (unsigned long long)o->max_size);
+	if (o->max_size < PF_REC_SIZE_MIN)
+		return pf_result_set(st, PF_EXIT_USAGE, 0,
+		    "--max-size %llu: below the minimum of 4K", (unsigned long long)o->max_size);
+	r->dur_ns = o->duration_ns ? o->duration_ns :
+	    (o->all ? tool->dur_default_all : tool->dur_default) * SECOND;
+	return 0;
+}
+
+static int
+parse_pids(struct pf_recorder *r, struct pf_result *st)
+{
+	const char *s = r->opt.pids;
+	char bad[32];
+
+	if (pf_parse_pid_list(s, 1, r->t.pids, PF_TARGET_MAX_PIDS, &r->t.npids, bad,
+	    sizeof(bad)) == 0)
+		return 0;
+	if (errno == E2BIG)
+		return pf_result_set(st, PF_EXIT_USAGE, 0, "-p: more than %d pids",
+		    PF_TARGET_MAX_PIDS);
+	if (*s == '\0')
+		return pf_result_set(st, PF_EXIT_USAGE, 0, "-p: no pid given");
+	if (*bad == '\0')
+		return pf_result_set(st, PF_EXIT_USAGE, 0, "-p: empty field in '%s'", s);
+	return pf_result_set(st, PF_EXIT_USAGE, 0, "-p: invalid pid '%s'", bad);
+}
+
+/* The kernel's settings and the caller's capabilities. */
+static int
+read_settings(struct pf_recorder *r, struct pf_result *st)
+{
+	if (pf_sysctl_long(NULL, "sys/kernel/perf_event_paranoid", &r->paranoid) == -1)
+		return pf_result_set(st, PF_EXIT_FAIL, 0, "perf events not available: "
+		    "/proc/sys/kernel/perf_event_paranoid: %s", strerror(errno));
+	if (pf_sysctl_long(NULL, "sys/kernel/kptr_restrict", &r->kptr) == -1)
+		r->kptr = 2;
+	if (pf_sysctl_long(NULL, "sys/kernel/perf_event_max_sample_rate", &r->max_rate) == -1)
+		r->max_rate = -1;
+	if (pf_sysctl_long(NULL, "sys/kernel/perf_event_max_stack", &r->max_stack) == -1)
+		r->max_stack = PF_REC_MAX_STACK;
+	if (pf_caps_get(&r->caps) == -1)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "capabilities");
+	return 0;
+}
+
+static int
+all_refused(const struct pf_recorder *r, struct pf_result *st)
+{
+	return pf_result_set(st, PF_EXIT_FAIL, 0, "system-wide %s not permitted: needs "
+	    "CAP_PERFMON (or CAP_SYS_ADMIN) or kernel.perf_event_paranoid <= 0 (it is %ld)",
+	    r->ops->tool->doing, r->paranoid);
+}
+
+int
+pf_recorder_check_all(struct pf_recorder *r, struct pf_result *st)
+{
+	if (!r->opt.all || pf_may_sample_cpu(r->paranoid, &r->caps))
+		return 0;
+	return all_refused(r, st);
+}
+
+int
+pf_recorder_open_kallsyms(struct pf_recorder *r)
+{
+	if ((r->kallsyms_fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	if (pf_kallsyms_fd_visible(r->kallsyms_fd) == 1)
+		return 1;
+	close(r->kallsyms_fd);
+	r->kallsyms_fd = -1;
+	return 0;
+}
+
+/*
+ * The output first, so a bad path fails before anything runs; then where
+ * it lands and whether the disk floor holds there.  Below the floor
+ * already, a file created here is removed again.
+ */
+static int
+open_output(struct pf_recorder *r, struct pf_result *st)
+{
+	const struct pf_rec_opts *o = &r->opt;
+	const char *name = o->output ? o->output : "stdout";
+	uint64_t avail;
+	int rc;
+
+	r->out_fd = STDOUT_FILENO;
+	if (o->output && (r->out_fd = pf_open_output(o->output, o->force)) == -1)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", o->output);
+	rc = pf_output_floor(r->out_fd, o->min_free_bytes, o->min_free_pct, &r->min_free, &avail);
+	if (rc == -1)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", name);
+	if (rc != 1 || r->min_free == 0)
+		return 0;
+	if (avail < r->min_free) {
+		if (o->output && !o->force)
+			unlink(o->output);
+		return pf_result_set(st, PF_EXIT_FINDING, 0, "%s: %llu bytes free, below the floor "
+		    "of %llu (--min-free): not starting", name, (unsigned long long)avail,
+		    (unsigned long long)r->min_free);
+	}
+	r->floor_applies = true;
+	return 0;
+}
+
+/* A refused perf_event_open named by what would allow it. */
+static int
+denied(struct pf_recorder *r, pid_t pid, int e, struct pf_result *st)
+{
+	const char *call = pf_perf_failed_call(r->perf);
+
+	if (strcmp(call, "mmap") == 0 && e == EPERM)
+		return pf_result_set(st, PF_EXIT_FAIL, 0, "ring buffer: mmap refused by the "
+		    "locked-memory limit: needs CAP_IPC_LOCK, a larger RLIMIT_MEMLOCK or "
+		    "kernel.perf_event_mlock_kb");
+	if (e == ESRCH)
+		return pf_result_set(st, PF_EXIT_FAIL, 0, "pid %d: no such process", (int)pid);
+	if (e == EACCES || e == EPERM) {
+		if (r->opt.all)
+			return all_refused(r, st);
+		r->ops->denied(r, pid, st);
+		return -1;
+	}
+	return pf_result_set(st, PF_EXIT_FAIL, e, "%s (pid %d)", call, (int)pid);
+}
+
+/*
+ * The events on the targets, then the pids' mappings and thread names:
+ * after the events, so a mapping made in between is in both, not neither.
+ */
+static int
+attach(struct pf_recorder *r, struct pf_result *st)
+{
+	pid_t failed;
+	size_t i;
+
+	if (pf_target_attach(&r->t, r->opt.all, r->perf, &failed) == -1)
+		return denied(r, failed, errno, st);
+	if (r->opt.all)
+		(void)pf_sym_load_all(r->sym, "/proc");
+	for (i = 0; i < r->t.npids; i++) {
+		if (pf_sym_load_proc(r->sym, "/proc", r->t.pids[i], true) == -1 && errno != ENOENT)
+			say(r, PF_SAY_WARN, errno, "pid %d: maps (symbols will be missing)",
+			    (int)r->t.pids[i]);
+		pf_comms_read_proc(&r->comms, r->t.pids[i]);
+	}
+	return 0;
+}
+
+/* Events, rings and the symbolizer, everything opened before the drop. */
+static int
+open_events(struct pf_recorder *r, struct pf_result *st)
+{
+	struct pf_perf_attr a = { 0 };
+	long stack = r->max_stack < PF_REC_MAX_STACK ? r->max_stack : PF_REC_MAX_STACK;
+
+	r->ops->attr(r, &a);
+	a.sample_type = PF_RAWREC_SAMPLE_TYPE;
+	a.inherit = !r->opt.all;
+	a.enable_on_exec = r->opt.cmd != NULL;
+	a.max_stack = (uint16_t)stack;
+	if ((r->perf = pf_perf_new(&a, r->ops->tool->ring_pages)) == NULL)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "perf events");
+	if ((r->sym = pf_sym_new(NULL)) == NULL)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "symbolizer");
+	r->rec.cap_bytes = r->opt.max_size;
+	r->rec.keep_switches = a.context_switch;
+	return attach(r, st);
+}
+
+static enum pf_stop
+write_header(struct pf_recorder *r, struct pf_script *w)
+{
+	const struct pf_rec_opts *o = &r->opt;
+	const char *tool = r->ops->tool->name;
+	struct pf_buf h = { 0 };
+	struct utsname u;
+	struct tm tm;
+	char when[32];
+	enum pf_stop st;
+	size_t i;
+
+	uname(&u);
+	gmtime_r(&r->start_wall.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	pf_buf_printf(&h, "# %s 1 host=%s kernel=%s target=", tool, u.nodename, u.release);
+	if (o->all)
+		pf_buf_puts(&h, "all");
+	else if (o->cmd) {
+		const char *b = strrchr(o->cmd[0], '/');
+
+		pf_buf_printf(&h, "cmd:%s", b ? b + 1 : o->cmd[0]);
+	} else
+		for (i = 0; i < r->t.npids; i++)
+			pf_buf_printf(&h, "%s%d", i ? "," : "pid:", (int)r->t.pids[i]);
+	r->ops->header(r, &h, when);
+	pf_buf_printf(&h, "# %s: caps duration=%.3gs max-size=%llu min-free=%llu ", tool,
+	    (double)r->dur_ns / 1e9, (unsigned long long)o->max_size,
+	    (unsigned long long)(r->floor_applies ? r->min_free : 0));
+	if (r->rate_cap)
+		pf_buf_printf(&h, "rate-cap=%llu/s ", (unsigned long long)r->rate_cap);
+	pf_buf_printf(&h, "rings=%zux%u pages fds=%zu\n", pf_perf_nrings(r->perf),
+	    pf_perf_ring_pages(r->perf), pf_perf_nfds(r->perf));
+	st = pf_script_header(w, h.data, h.len);
+	pf_buf_free(&h);
+	return st;
+}
+
+static void
+progress(void *arg, uint64_t elapsed, bool last)
+{
+	const struct pf_recorder *r = arg;
+
+	say(r, last ? PF_SAY_PROGRESS_END : PF_SAY_PROGRESS, 0, "%.1fs of %.0fs, %llu %s",
+	    (double)elapsed / 1e9, (double)r->dur_ns / 1e9,
+	    (unsigned long long)r->rec.nsamples, r->ops->tool->unit);
+}
+
+/* Start the events (or the held child) and run the window to its stop. */
+static int
+run_window(struct pf_recorder *r, struct pf_result *st)
+{
+	struct pf_window win = {
+		.perf = r->perf, .rec = &r->rec, .target = &r->t,
+		.duration_ns = r->dur_ns, .rate_cap = r->rate_cap,
+		.floor = r->floor_applies, .out_fd = r->out_fd, .min_free = r->min_free,
+		.signal = &got_signal, .arg = r,
+	};
+
+	if (r->opt.progress && isatty(STDERR_FILENO))
+		win.progress = progress;
+	if (r->opt.cmd) {
+		if (pf_target_start(&r->t) == -1)
+			return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", r->opt.cmd[0]);
+	} else if (pf_perf_enable(r->perf) == -1)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "enabling perf events");
+	if (pf_window_run(&win, &r->stop) == -1)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "raw records");
+	return 0;
+}
+
+/* The samples and the trailer, and what the end of the run says. */
+static int
+emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop *fin,
+    struct pf_result *st)
+{
+	const char *name = r->opt.output ? r->opt.output : "stdout";
+	struct pf_buf b = { 0 };
+	struct pf_rawref *refs;
+	size_t n, i;
+
+	if ((refs = r->ops->samples(r, &n)) == NULL)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "samples");
+	if (pf_rawrec_replay_begin(&r->rec) == -1) {
+		free(refs);
+		return pf_result_set(st, PF_EXIT_FAIL, ENOMEM, "samples");
+	}
+	for (i = 0; hst == PF_STOP_NONE && i < n; i++) {
+		const struct pf_rawsample *s = pf_rawrec_sample(&r->rec, refs[i].off);
+
+		pf_rawrec_replay_to(&r->rec, r->sym, &r->comms, s->time);
+		pf_buf_reset(&b);
+		pf_rawrec_format(r->sym, &r->comms, s, refs[i].period, r->evname, &b);
+		hst = pf_script_sample(w, b.data, b.len);
+	}
+	free(refs);
+	pf_buf_free(&b);
+	*fin = pf_script_finish(w, r->ops->tool->name, r->rec.lost, r->rec.throttled, r->stop);
+	if (*fin == PF_STOP_IO)
+		return pf_result_set(st, PF_EXIT_FAIL, pf_script_errno(w), "%s", name);
+	if (*fin == PF_STOP_DISK_FULL)
+		say(r, PF_SAY_WARN, 0, "%s: %s: stopped, what was written is complete up to the "
+		    "last sample", name, strerror(pf_script_errno(w)));
+	else if (*fin == PF_STOP_SIZE_CAP)
+		say(r, PF_SAY_WARN, 0, "stopped at the size cap (--max-size %llu)",
+		    (unsigned long long)r->opt.max_size);
+	else if (*fin == PF_STOP_DISK_FLOOR)
+		say(r, PF_SAY_WARN, 0, "stopped at the disk floor: keeping %llu bytes free "
+		    "(--min-free)", (unsigned long long)r->min_free);
+	else if (*fin == PF_STOP_RATE_CAP)
+		say(r, PF_SAY_WARN, 0, "stopped at the rate cap: more than %llu %s in one "
+		    "second (--rate-cap)", (unsigned long long)r->rate_cap, r->ops->tool->rate_what);
+	return 0;
+}
+
+static int
+run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
+{
+	struct sigaction sa;
+	struct pf_script *w;
+	struct rlimit rl;
+	enum pf_stop hst, fin;
+	uint64_t t_end;
+	int rc;
+
+	if (parse_options(r, argc, argv, st) == -1)
+		return -1;
+	/* libdwfl must never reach the network. */
+	unsetenv("DEBUGINFOD_URLS");
+	/* One fd per CPU x thread: a busy server needs more than the soft limit. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (read_settings(r, st) == -1 || (r->opt.pids && parse_pids(r, st) == -1) ||
+	    r->ops->check_privileges(r, st) == -1 || open_output(r, st) == -1)
+		return -1;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	r->ops->kernel(r);
+	if (r->opt.cmd && pf_target_spawn(&r->t, r->opt.cmd) == -1)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "starting %s", r->opt.cmd[0]);
+	if (open_events(r, st) == -1)
+		return -1;
+	if (pf_drop_privileges() == -1)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "dropping privileges");
+
+	clock_gettime(CLOCK_REALTIME, &r->start_wall);
+	if ((w = pf_script_new(r->out_fd, r->opt.max_size,
+	    r->floor_applies ? r->min_free : 0)) == NULL)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "output");
+	hst = write_header(r, w);
+	if (run_window(r, st) == -1) {
+		pf_script_free(w);
+		return -1;
+	}
+	t_end = pf_now_ns();
+	pf_target_kill(&r->t);
+
+	/* Symbolize after the window: nothing heavy ran while sampling. */
+	if (r->kallsyms_fd != -1) {
+		r->ksyms = pf_kallsyms_load(r->kallsyms_fd);
+		close(r->kallsyms_fd);
+		pf_sym_set_kallsyms(r->sym, r->ksyms);
+	}
+	rc = emit(r, w, hst, &fin, st);
+	pf_script_free(w);
+	if (rc == -1)
+		return -1;
+	if (r->opt.stats)
+		r->ops->stats(r, (double)(pf_now_ns() - t_end) / 1e9);
+	if (fin == PF_STOP_PIPE)
+		return 0;
+	if (r->opt.output && close(r->out_fd) == -1)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", r->opt.output);
+	st->code = pf_stop_is_cap(fin) ? PF_EXIT_FINDING : PF_EXIT_OK;
+	return 0;
+}
+
+const struct pf_result *
+pf_recorder_main(const struct pf_recorder_ops *ops, int argc, char **argv,
+    struct pf_result *st)
+{
+	static struct pf_recorder rec;
+	struct pf_recorder *r = &rec;
+
+	memset(st, 0, sizeof(*st));
+	st->code = PF_EXIT_OK;
+	r->ops = ops;
+	r->opt.max_size = PF_REC_SIZE_DEFAULT;
+	r->opt.min_free_pct = -1;
+	r->opt.progress = true;
+	r->kallsyms_fd = -1;
+	r->out_fd = STDOUT_FILENO;
+	r->evname = ops->tool->evname;
+	r->rate_cap = ops->tool->rate_cap;
+	(void)run(r, argc, argv, st);
+	pf_perf_free(r->perf);
+	pf_sym_free(r->sym);
+	pf_kallsyms_free(r->ksyms);
+	pf_rawrec_free(&r->rec);
+	pf_comms_free(&r->comms);
+	return st;
+}

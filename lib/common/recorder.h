@@ -1,0 +1,198 @@
+/*
+ * recorder: what pf-record and pf-offcpu share, from the command line to
+ * the exit status: the common options, the checks of the kernel's
+ * settings and capabilities, the output and its disk floor, the target,
+ * the privileged set-up before the capabilities are dropped, the header,
+ * the window, the symbols after it, the trailer and the end-of-run
+ * status.  A tool supplies only what differs through struct
+ * pf_recorder_ops: its event, its own options, its header words, how its
+ * samples become text, and its --stats line.
+ *
+ * This module neither prints nor exits.  Warnings and the progress line
+ * go through the tool's say callback (pf_say from msg.h prints them); a
+ * failure comes back as a struct pf_result the tool reports with
+ * pf_result_exit.
+ */
+#ifndef PF_RECORDER_H
+#define PF_RECORDER_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <linux/perf_event.h>
+
+#include "comms.h"
+#include "kallsyms.h"
+#include "msg.h"
+#include "perfring.h"
+#include "privs.h"
+#include "rawrec.h"
+#include "script.h"
+#include "stop.h"
+#include "symbolize.h"
+#include "target.h"
+
+/*
+ * The recorders' limits, in one place: pf-precheck sizes its memlock and
+ * stack checks from the same numbers.
+ */
+#define PF_REC_SIZE_DEFAULT	(64ULL << 20)	/* --max-size */
+#define PF_REC_SIZE_CEILING	(1ULL << 30)
+#define PF_REC_SIZE_MIN		4096
+#define PF_REC_MAX_STACK	127		/* frames, at most, whatever the sysctl */
+#define PF_RECORD_RING_PAGES	128		/* data pages per CPU ring */
+#define PF_RECORD_FREQ_DEFAULT	99		/* Hz */
+#define PF_RECORD_FREQ_CEILING	999
+#define PF_RECORD_DUR_DEFAULT	15		/* seconds */
+#define PF_RECORD_DUR_DEFAULT_ALL 10		/* with -a */
+#define PF_RECORD_DUR_CEILING	120
+#define PF_RECORD_DUR_CEILING_ALL 30
+#define PF_OFFCPU_RING_PAGES	256		/* a switch record at every switch */
+#define PF_OFFCPU_DUR_DEFAULT	10
+#define PF_OFFCPU_DUR_CEILING	60
+#define PF_OFFCPU_RATE_CEILING	50000		/* context switches per second */
+
+/*
+ * The common long options, for the tool's getopt_long table; a tool
+ * numbers its own long options from PF_REC_OPT_TOOL.  The short ones are
+ * PF_REC_SHORTOPTS.
+ */
+enum {
+	PF_REC_OPT_FORCE = 256, PF_REC_OPT_MAX_SIZE, PF_REC_OPT_MIN_FREE,
+	PF_REC_OPT_NO_PROGRESS, PF_REC_OPT_STATS, PF_REC_OPT_VERSION,
+	PF_REC_OPT_TOOL = 300
+};
+#define PF_REC_SHORTOPTS "ad:ho:p:"
+#define PF_REC_LONGOPTS							\
+	{ "all-cpus", no_argument, NULL, 'a' },				\
+	{ "duration", required_argument, NULL, 'd' },			\
+	{ "force", no_argument, NULL, PF_REC_OPT_FORCE },		\
+	{ "help", no_argument, NULL, 'h' },				\
+	{ "max-size", required_argument, NULL, PF_REC_OPT_MAX_SIZE },	\
+	{ "min-free", required_argument, NULL, PF_REC_OPT_MIN_FREE },	\
+	{ "no-progress", no_argument, NULL, PF_REC_OPT_NO_PROGRESS },	\
+	{ "output", required_argument, NULL, 'o' },			\
+	{ "pid", required_argument, NULL, 'p' },			\
+	{ "stats", no_argument, NULL, PF_REC_OPT_STATS },		\
+	{ "version", no_argument, NULL, PF_REC_OPT_VERSION }
+
+/* The common options, as parsed. */
+struct pf_rec_opts {
+	const char *pids;
+	bool all;
+	char **cmd;
+	uint64_t duration_ns;	/* 0: the tool's default for the mode */
+	uint64_t max_size;
+	uint64_t min_free_bytes;
+	double min_free_pct;	/* < 0: bytes, or the default when bytes is 0 too */
+	const char *output;
+	bool force;
+	bool progress;
+	bool stats;
+};
+
+struct pf_recorder;
+
+/*
+ * A recorder's words and limits: pf-record's and pf-offcpu's are here,
+ * beside each other, and pf-precheck reads them too.
+ */
+struct pf_rec_tool {
+	const char *name;		/* "pf-record": header, trailer */
+	const char *unit;		/* what the progress line counts: "samples" */
+	const char *doing;		/* "sampling": "system-wide sampling not permitted" */
+	const char *evname;		/* the samples' event name, unless kernel() sets one */
+	unsigned ring_pages;
+	unsigned dur_default, dur_default_all;	/* seconds */
+	unsigned dur_ceiling, dur_ceiling_all;
+	uint64_t rate_cap;		/* the default of r->rate_cap; 0: none */
+	const char *rate_what;		/* "context switches", for the rate-cap warning */
+};
+
+extern const struct pf_rec_tool pf_rec_record, pf_rec_offcpu;
+
+struct pf_recorder_ops {
+	const struct pf_rec_tool *tool;
+	const char *shortopts;		/* PF_REC_SHORTOPTS and the tool's own */
+	const struct option *longopts;	/* PF_REC_LONGOPTS and the tool's own */
+	/* Prints warnings and the progress line (pf_say). */
+	void (*say)(enum pf_say kind, int err, const char *text);
+	/*
+	 * A tool's own option.  0, or -1 with st set, or 1 when ch is not one
+	 * (getopt's '?': it has said why).
+	 */
+	int (*option)(struct pf_recorder *r, int ch, const char *arg, struct pf_result *st);
+	/*
+	 * Whether to go on, after the options (NULL: nothing to check) and
+	 * after the kernel's settings are read: 0, or -1 with st set.
+	 */
+	int (*check_options)(struct pf_recorder *r, struct pf_result *st);
+	int (*check_privileges)(struct pf_recorder *r, struct pf_result *st);
+	/* Decide on kernel symbols (pf_recorder_open_kallsyms). */
+	void (*kernel)(struct pf_recorder *r);
+	/* The tool's event; the core sets the sample layout and the target's bits. */
+	void (*attr)(struct pf_recorder *r, struct pf_perf_attr *a);
+	/* The tool's words of a refused perf_event_open on pid, for EACCES/EPERM. */
+	void (*denied)(struct pf_recorder *r, pid_t pid, struct pf_result *st);
+	/*
+	 * The rest of the header's first line after the target (up to and
+	 * with start=when and the newline) and any line of its own.
+	 */
+	void (*header)(struct pf_recorder *r, struct pf_buf *h, const char *when);
+	/*
+	 * The samples to write, in output order, each with the period to
+	 * write (the caller frees).  NULL with errno when they could not be
+	 * listed.
+	 */
+	struct pf_rawref *(*samples)(struct pf_recorder *r, size_t *n);
+	/* The --stats line; tail is the window's end to the last byte, in seconds. */
+	void (*stats)(struct pf_recorder *r, double tail);
+};
+
+/* One run.  The tool reads these from its callbacks. */
+struct pf_recorder {
+	const struct pf_recorder_ops *ops;
+	struct pf_rec_opts opt;
+	struct pf_caps caps;
+	long paranoid, kptr, max_rate, max_stack;	/* max_rate: -1 unknown */
+	int kallsyms_fd;		/* -1: kernel frames stay unnamed */
+	struct pf_target t;
+	struct pf_perf *perf;
+	struct pf_symbolizer *sym;
+	struct pf_kallsyms *ksyms;
+	struct pf_comms comms;
+	struct pf_rawrec rec;
+	int out_fd;
+	uint64_t min_free;
+	bool floor_applies;
+	const char *evname;		/* the samples' event name */
+	uint64_t rate_cap;		/* stop above this many samples a second; 0: none */
+	enum pf_stop stop;		/* the window's */
+	uint64_t dur_ns;		/* the window's length */
+	struct timespec start_wall;
+};
+
+/*
+ * The whole run of a recorder (one a process), argv to exit status: st,
+ * returned, holds the PF_EXIT_* code, what to say (text empty when
+ * nothing) and kind for -h and --version, for the tool to report with
+ * pf_result_exit.
+ */
+const struct pf_result *pf_recorder_main(const struct pf_recorder_ops *ops, int argc,
+    char **argv, struct pf_result *st);
+
+/*
+ * Open /proc/kallsyms into r->kallsyms_fd for naming kernel frames after
+ * the window.  1 when it shows addresses, 0 when it hides them (closed
+ * again), -1 with errno when it cannot be opened.
+ */
+int pf_recorder_open_kallsyms(struct pf_recorder *r);
+
+/*
+ * -a without the permission for it: -1 with st saying what would allow
+ * it ("system-wide <doing> not permitted..."); 0 otherwise.
+ */
+int pf_recorder_check_all(struct pf_recorder *r, struct pf_result *st);
+
+#endif

@@ -1,0 +1,123 @@
+/*
+ * replay: tracking records in time order, and samples as perf-script text.
+ */
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+static int
+cmp_ev(const void *a, const void *b)
+{
+	const struct pf_rawevent *x = *(const struct pf_rawevent *const *)a;
+	const struct pf_rawevent *y = *(const struct pf_rawevent *const *)b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	/* Same time: the order they were read in, within a ring. */
+	return x < y ? -1 : x > y;
+}
+
+int
+pf_rawrec_replay_begin(struct pf_rawrec *c)
+{
+	size_t off = 0;
+
+	free(c->ev);
+	c->nev = c->evi = 0;
+	if ((c->ev = calloc(c->nevents + 1, sizeof(*c->ev))) == NULL)
+		return -1;
+	while (off < c->events.len) {
+		const struct pf_rawevent *e = (const void *)(c->events.data + off);
+
+		c->ev[c->nev++] = e;
+		off += pf_rawevent_size(e);
+	}
+	qsort(c->ev, c->nev, sizeof(*c->ev), cmp_ev);
+	return 0;
+}
+
+void
+pf_rawrec_replay_to(struct pf_rawrec *c, struct pf_symbolizer *sym,
+    struct pf_comms *comms, uint64_t t)
+{
+	for (; c->evi < c->nev && c->ev[c->evi]->time <= t; c->evi++) {
+		const struct pf_rawevent *e = c->ev[c->evi];
+		const char *str = (const char *)(e + 1);
+
+		switch (e->type) {
+		case PF_EV_MMAP:
+			pf_sym_add_map(sym, (pid_t)e->pid, e->addr, e->addr + e->len,
+			    e->pgoff, str, e->maj, e->min, e->ino);
+			break;
+		case PF_EV_COMM:
+			if (e->exec)
+				pf_sym_exec(sym, (pid_t)e->pid);
+			pf_comms_set(comms, e->tid, str);
+			break;
+		case PF_EV_FORK:
+			if (e->pid != e->ppid)
+				pf_sym_fork(sym, (pid_t)e->ppid, (pid_t)e->pid);
+			pf_comms_inherit(comms, e->ppid, e->tid);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void
+pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
+    const struct pf_rawsample *s, uint64_t period, const char *evname,
+    struct pf_buf *b)
+{
+	const char *ips = (const char *)(s + 1);
+	char cbuf[32], tbuf[32];
+	const char *comm = pf_comms_get(comms, s->pid, s->tid, cbuf, sizeof(cbuf));
+	bool kernel = false, first_in_ctx = true;
+	uint32_t i;
+
+	snprintf(tbuf, sizeof(tbuf), "%llu.%06llu",
+	    (unsigned long long)(s->time / 1000000000ULL),
+	    (unsigned long long)(s->time % 1000000000ULL / 1000));
+	/*
+	 * PID/TID, as perf script -F pid,tid prints it: with the pid in the
+	 * stream, pf-fold --pid and --filter-pid work for every thread of a
+	 * multi-process recording, not only for main threads.
+	 */
+	pf_buf_printf(b, "%s %5u/%-5u [%03u] %12s: %10llu %s: \n", comm, s->pid, s->tid,
+	    s->cpu, tbuf, (unsigned long long)period, evname);
+	for (i = 0; i < s->nr; i++) {
+		struct pf_frame_in in;
+		struct pf_frame_out out;
+		uint64_t ip;
+
+		memcpy(&ip, ips + (size_t)i * 8, sizeof(ip));
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
+				kernel = true;
+			else if (ip == (uint64_t)PERF_CONTEXT_USER)
+				kernel = false;
+			else
+				continue;	/* hv/guest: not sampled here */
+			first_in_ctx = true;
+			continue;
+		}
+		in.addr = ip;
+		in.kernel = kernel;
+		/* The first address of a context is where it was interrupted. */
+		in.retaddr = !first_in_ctx;
+		first_in_ctx = false;
+		pf_sym_frame(sym, (pid_t)s->pid, &in, &out);
+		if (out.sym)
+			pf_buf_printf(b, "\t%16llx %s+0x%llx (%s)\n", (unsigned long long)out.addr,
+			    out.sym, (unsigned long long)out.off, out.dso ? out.dso : "[unknown]");
+		else
+			pf_buf_printf(b, "\t%16llx [unknown] (%s)\n", (unsigned long long)out.addr,
+			    out.dso ? out.dso : "[unknown]");
+	}
+	pf_buf_putc(b, '\n');
+}

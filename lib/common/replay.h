@@ -1,0 +1,31 @@
+/*
+ * replay: after the window, the tracking records applied in time order to
+ * the symbolizer and the thread names, so each sample is written as
+ * perf-script text with the mappings and names of its own moment.
+ */
+#ifndef PF_REPLAY_H
+#define PF_REPLAY_H
+
+#include <stdint.h>
+
+#include "buf.h"
+#include "comms.h"
+#include "rawrec.h"
+#include "symbolize.h"
+
+/* Sort the tracking records by time for the replay.  -1 with ENOMEM. */
+int pf_rawrec_replay_begin(struct pf_rawrec *r);
+
+/* Apply the tracking records up to time t to sym and comms. */
+void pf_rawrec_replay_to(struct pf_rawrec *r, struct pf_symbolizer *sym,
+    struct pf_comms *comms, uint64_t t);
+
+/*
+ * Append sample s as perf-script text to b: the event line with period
+ * and evname, one line per frame (symbolized through sym), a blank line.
+ */
+void pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
+    const struct pf_rawsample *s, uint64_t period, const char *evname,
+    struct pf_buf *b);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * spawn: the recorders' -- CMD child, held between fork and exec.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "spawn.h"
+
+int
+pf_target_spawn(struct pf_target *t, char **cmd)
+{
+	int go[2], er[2];
+	char c;
+
+	if (pipe2(go, O_CLOEXEC) == -1)
+		return -1;
+	if (pipe2(er, O_CLOEXEC) == -1) {
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	if ((t->child = fork()) == -1)
+		return -1;
+	if (t->child == 0) {
+		int e;
+
+		close(go[1]);
+		close(er[0]);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		/* Wait until the events are open: counting starts at exec. */
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		e = errno;
+		(void)!write(er[1], &e, sizeof(e));
+		_exit(127);
+	}
+	close(go[0]);
+	close(er[1]);
+	t->go_fd = go[1];
+	t->err_fd = er[0];
+	return 0;
+}
+
+int
+pf_target_start(struct pf_target *t)
+{
+	int e;
+	ssize_t n;
+
+	if (write(t->go_fd, "x", 1) != 1)
+		return -1;
+	close(t->go_fd);
+	n = read(t->err_fd, &e, sizeof(e));
+	close(t->err_fd);
+	if (n == (ssize_t)sizeof(e)) {
+		waitpid(t->child, NULL, 0);
+		t->child = 0;
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+void
+pf_target_abandon(struct pf_target *t)
+{
+	close(t->go_fd);
+	close(t->err_fd);
+	waitpid(t->child, NULL, 0);
+	t->child = 0;
+}
+
+void
+pf_target_kill(struct pf_target *t)
+{
+	int i, st;
+
+	if (t->child <= 0)
+		return;
+	kill(t->child, SIGTERM);
+	for (i = 0; i < 100; i++) {
+		if (waitpid(t->child, &st, WNOHANG) != 0)
+			goto done;
+		usleep(10000);
+	}
+	kill(t->child, SIGKILL);
+	waitpid(t->child, &st, 0);
+done:
+	t->child = 0;
+}

@@ -1,0 +1,32 @@
+/*
+ * spawn: the child a recorder runs for -- CMD, held between fork and exec
+ * until the events are open (they count from the exec), then killed when
+ * the window ends.
+ */
+#ifndef PF_SPAWN_H
+#define PF_SPAWN_H
+
+#include "target.h"
+
+/*
+ * Fork cmd, held before exec until pf_target_start.  -1 with errno from
+ * pipe or fork.
+ */
+int pf_target_spawn(struct pf_target *t, char **cmd);
+
+/*
+ * Let the child exec.  -1 with errno: the exec's own error (the child
+ * is reaped), or the write's.
+ */
+int pf_target_start(struct pf_target *t);
+
+/*
+ * Close the release pipe without starting the child and reap it (the
+ * events could not be opened).
+ */
+void pf_target_abandon(struct pf_target *t);
+
+/* SIGTERM the child, SIGKILL after a second, reap it.  No child: no-op. */
+void pf_target_kill(struct pf_target *t);
+
+#endif
