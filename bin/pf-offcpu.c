@@ -347,7 +347,7 @@ static const struct option longopts[] = {
 };
 
 static const struct pf_recorder_ops ops = {
-	.tool = &pf_rec_offcpu, .shortopts = "+" PF_REC_SHORTOPTS, .longopts = longopts,
+	.tool = &pf_rec_offcpu, .shortopts = "+:" PF_REC_SHORTOPTS, .longopts = longopts,
 	.say = pf_say, .option = option, .check_options = check_options,
 	.check_privileges = check_privileges, .kernel = decide_kernel, .attr = attr,
 	.denied = denied, .header = header, .samples = pair, .stats = stats,

@@ -180,7 +180,7 @@ static const struct option longopts[] = {
 };
 
 static const struct pf_recorder_ops ops = {
-	.tool = &pf_rec_record, .shortopts = "+F:g:" PF_REC_SHORTOPTS, .longopts = longopts,
+	.tool = &pf_rec_record, .shortopts = "+:F:g:" PF_REC_SHORTOPTS, .longopts = longopts,
 	.say = pf_say, .option = option, .check_privileges = check_privileges,
 	.kernel = decide_kernel, .attr = attr, .denied = denied, .header = header,
 	.samples = samples, .stats = stats,

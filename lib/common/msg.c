@@ -77,29 +77,39 @@ pf_usage_error(const char *synopsis, const char *fmt, ...)
 	exit(PF_EXIT_USAGE);
 }
 
-void
-pf_usage_getopt(const char *synopsis, const char *shortopts, int c,
-    char *const argv[])
+const char *
+pf_getopt_why(char *buf, size_t len, const char *shortopts, int c, char *const argv[])
 {
 	/* getopt_long has stepped past a long option, so it is argv[optind - 1]. */
 	const char *arg = optind > 0 ? argv[optind - 1] : "?";
 
 	if (c == ':') {
 		if (strncmp(arg, "--", 2) == 0)
-			pf_usage_error(synopsis, "%s: needs an argument", arg);
-		pf_usage_error(synopsis, "-%c: needs an argument", optopt);
-	}
-	/* optopt is 0 for a long option that matched none or several. */
-	if (optopt == 0)
-		pf_usage_error(synopsis, "%s: unknown or ambiguous option", arg);
-	/*
-	 * A known short option never gets here, so optopt naming one (or a
-	 * long-only value) means its long form was given "=value".
-	 */
-	if (optopt >= 256 || (optopt != ':' && optopt != '+' &&
-	    strchr(shortopts, optopt) != NULL))
-		pf_usage_error(synopsis, "%s: takes no argument", arg);
-	pf_usage_error(synopsis, "-%c: unknown option", optopt);
+			snprintf(buf, len, "%s: needs an argument", arg);
+		else
+			snprintf(buf, len, "-%c: needs an argument", optopt);
+	} else if (optopt == 0) {
+		/* optopt is 0 for a long option that matched none or several. */
+		snprintf(buf, len, "%s: unknown or ambiguous option", arg);
+	} else if (optopt >= 256 || (optopt != ':' && optopt != '+' &&
+	    strchr(shortopts, optopt) != NULL)) {
+		/*
+		 * A known short option never gets here, so optopt naming one (or
+		 * a long-only value) means its long form was given "=value".
+		 */
+		snprintf(buf, len, "%s: takes no argument", arg);
+	} else
+		snprintf(buf, len, "-%c: unknown option", optopt);
+	return buf;
+}
+
+void
+pf_usage_getopt(const char *synopsis, const char *shortopts, int c,
+    char *const argv[])
+{
+	char why[256];
+
+	pf_usage_error(synopsis, "%s", pf_getopt_why(why, sizeof(why), shortopts, c, argv));
 }
 
 void

@@ -9,6 +9,7 @@
 #define PF_MSG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdbool.h>
 
 /* Print "prog: msg" (warnx) or "prog: msg: strerror(errno)" (warn). */
@@ -39,6 +40,13 @@ void pf_usage_error(const char *synopsis, const char *fmt, ...)
  */
 void pf_usage_getopt(const char *synopsis, const char *shortopts, int c,
     char *const argv[]) __attribute__((noreturn));
+
+/*
+ * The same reason as text in buf (len bytes), returned, without printing:
+ * for library code that reports through a result instead of exiting.
+ */
+const char *pf_getopt_why(char *buf, size_t len, const char *shortopts, int c,
+    char *const argv[]);
 
 /* Print "prog version" to stdout and exit 0 (--version). */
 void pf_print_version(void) __attribute__((noreturn));

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "msg.h"
 #include "outfile.h"
 #include "parse.h"
 #include "pf.h"
@@ -133,9 +134,17 @@ parse_options(struct pf_recorder *r, int argc, char **argv, struct pf_result *st
 	unsigned ceiling;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, ops->shortopts, ops->longopts, NULL)) != -1)
+	opterr = 0;	/* one line of our own, from pf_getopt_why */
+	while ((ch = getopt_long(argc, argv, ops->shortopts, ops->longopts, NULL)) != -1) {
+		if (ch == '?' || ch == ':') {
+			char why[256];
+
+			return pf_result_set(st, PF_EXIT_USAGE, 0, "%s",
+			    pf_getopt_why(why, sizeof(why), ops->shortopts, ch, argv));
+		}
 		if (common_option(r, ch, optarg, st) == -1)
 			return -1;
+	}
 	if (optind < argc)
 		o->cmd = argv + optind;
 	if ((o->pids != NULL) + o->all + (o->cmd != NULL) != 1)

@@ -56,7 +56,8 @@
 /*
  * The common long options, for the tool's getopt_long table; a tool
  * numbers its own long options from PF_REC_OPT_TOOL.  The short ones are
- * PF_REC_SHORTOPTS.
+ * PF_REC_SHORTOPTS; a tool's string starts "+:" (stop at the command, and
+ * report a missing value as ':').
  */
 enum {
 	PF_REC_OPT_FORCE = 256, PF_REC_OPT_MAX_SIZE, PF_REC_OPT_MIN_FREE,
