@@ -35,6 +35,7 @@
 #include "procstat.h"
 #include "privs.h"
 #include "psi.h"
+#include "sysctl.h"
 
 #define MAX_TASKS	8192	/* threads of one process read per snapshot */
 #define SAMPLE_HZ	10

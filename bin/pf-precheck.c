@@ -33,12 +33,14 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "fsfree.h"
 #include "msg.h"
 #include "parse.h"
 #include "pf.h"
 #include "privs.h"
 #include "procstat.h"
 #include "psi.h"
+#include "sysctl.h"
 
 #define RING_PAGES	128	/* pf-record's ring: 1 + 128 pages per CPU, halved on EPERM */
 

@@ -40,6 +40,7 @@
 #include "rawrec.h"
 #include "script.h"
 #include "symbolize.h"
+#include "sysctl.h"
 #include "target.h"
 #include "window.h"
 

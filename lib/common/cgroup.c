@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
 #include "cgroup.h"
+#include "fileio.h"
 #include "pf.h"
 #include "procstat.h"
 

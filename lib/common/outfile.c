@@ -10,6 +10,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "fsfree.h"
 #include "msg.h"
 #include "outfile.h"
 #include "pf.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "fileio.h"
 #include "pf.h"
 #include "procstat.h"
 

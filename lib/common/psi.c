@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "fileio.h"
 #include "psi.h"
 
 static int

@@ -14,12 +14,15 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fileio.h"
 #include "folded.h"
+#include "fsfree.h"
 #include "linereader.h"
 #include "outfile.h"
 #include "parse.h"
 #include "privs.h"
 #include "stackmap.h"
+#include "sysctl.h"
 
 static int failures, checks;
 
