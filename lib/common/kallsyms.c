@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "addrsearch.h"
 #include "buf.h"
 #include "kallsyms.h"
 #include "parse.h"
@@ -187,19 +188,10 @@ const char *
 pf_kallsyms_lookup(const struct pf_kallsyms *k, uint64_t addr, uint64_t *off,
     const char **module)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
-	if (k == NULL || k->n == 0 || addr < k->syms[0].addr)
+	if (k == NULL || (lo = PF_ADDR_FLOOR(k->syms, k->n, addr, addr)) == SIZE_MAX)
 		return NULL;
-	hi = k->n;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
 	/* Past the last symbol by more than a generous function size: unknown. */
 	if (lo == k->n - 1 && addr - k->syms[lo].addr > (1u << 20))
 		return NULL;

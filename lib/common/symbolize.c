@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addrsearch.h"
 #include "demangle.h"
 #include "hash.h"
 #include "htab.h"
@@ -458,7 +459,7 @@ cmp_map(const void *a, const void *b)
 static const struct map *
 find_map(struct proc *p, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t i;
 
 	if (p == NULL || p->n == 0)
 		return NULL;
@@ -466,17 +467,9 @@ find_map(struct proc *p, uint64_t addr)
 		qsort(p->maps, p->n, sizeof(*p->maps), cmp_map);
 		p->sorted = true;
 	}
-	hi = p->n;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (addr >= p->maps[lo].start && addr < p->maps[lo].end)
-		return &p->maps[lo];
+	/* Mappings never overlap (a new one replaces what it covers). */
+	if ((i = PF_ADDR_FLOOR(p->maps, p->n, start, addr)) != SIZE_MAX && addr < p->maps[i].end)
+		return &p->maps[i];
 	return NULL;
 }
 

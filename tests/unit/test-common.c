@@ -13,9 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addrsearch.h"
 #include "buf.h"
 #include "fileio.h"
 #include "folded.h"
+#include "hash.h"
+#include "htab.h"
 #include "fsfree.h"
 #include "linereader.h"
 #include "outfile.h"
@@ -328,6 +331,71 @@ test_buf(void)
 	    "read_small cap 0");
 }
 
+static void
+test_addrsearch(void)
+{
+	static const struct { uint32_t pad; uint64_t start; } r[] = {
+		{ 0, 10 }, { 0, 20 }, { 0, 20 }, { 0, 30 }, { 0, UINT64_MAX },
+	};
+	static const struct { uint64_t addr; size_t want; } cases[] = {
+		{ 0, SIZE_MAX }, { 9, SIZE_MAX }, { 10, 0 }, { 19, 0 },
+		{ 20, 2 },		/* the last of equal starts */
+		{ 29, 2 }, { 30, 3 }, { UINT64_MAX - 1, 3 }, { UINT64_MAX, 4 },
+	};
+	size_t k, got;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		got = PF_ADDR_FLOOR(r, sizeof(r) / sizeof(r[0]), start, cases[k].addr);
+		CHECK(got == cases[k].want, "floor(%llu) = %zu, want %zu",
+		    (unsigned long long)cases[k].addr, got, cases[k].want);
+	}
+	CHECK(PF_ADDR_FLOOR(r, 0, start, 50) == SIZE_MAX, "empty array");
+	CHECK(PF_ADDR_FLOOR(r, 1, start, 50) == 0, "one element");
+}
+
+static uint64_t htab_keys[20000];
+
+static bool
+htab_key_eq(const void *arg, size_t idx)
+{
+	return htab_keys[idx] == *(const uint64_t *)arg;
+}
+
+static void
+test_htab(void)
+{
+	struct pf_htab t;
+	struct pf_htab_slot *s;
+	size_t k, n = 0, bad = 0;
+	uint64_t key;
+
+	CHECK(pf_htab_init(&t, 10) == 0 && t.nslots == 16, "init rounds up to 16");
+	/* Every key hashes alike for the first 100: collisions probe on. */
+	for (k = 0; k < 20000; k++) {
+		key = k * 7919;
+		s = pf_htab_find(&t, k < 100 ? 42 : pf_hash_u64(key), htab_key_eq, &key);
+		if (s->idx != 0)
+			bad++;
+		if (pf_htab_reserve(&t) == 1)
+			s = pf_htab_find(&t, k < 100 ? 42 : pf_hash_u64(key), htab_key_eq, &key);
+		htab_keys[n] = key;
+		pf_htab_set(&t, s, k < 100 ? 42 : pf_hash_u64(key), n++);
+	}
+	CHECK(bad == 0, "%zu new keys found before insertion", bad);
+	CHECK(t.n == 20000 && t.n * 4 <= t.nslots * 3, "load %zu/%zu", t.n, t.nslots);
+	for (k = 0, bad = 0; k < 20000; k++) {
+		key = k * 7919;
+		s = pf_htab_find(&t, k < 100 ? 42 : pf_hash_u64(key), htab_key_eq, &key);
+		if (s->idx != k + 1)
+			bad++;
+	}
+	CHECK(bad == 0, "%zu keys not found at their entry", bad);
+	key = 1;
+	CHECK(pf_htab_find(&t, pf_hash_u64(key), htab_key_eq, &key)->idx == 0, "absent key");
+	pf_htab_free(&t);
+	CHECK(t.slots == NULL && t.n == 0, "free");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -335,6 +403,7 @@ main(int argc, char **argv)
 		{ "parse", test_parse }, { "folded", test_folded },
 		{ "stackmap", test_stackmap }, { "linereader", test_linereader },
 		{ "outfile", test_outfile }, { "privs", test_privs }, { "buf", test_buf },
+		{ "addrsearch", test_addrsearch }, { "htab", test_htab },
 	};
 	size_t k;
 
