@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "fileio.h"
 #include "msg.h"
 #include "parse.h"
 #include "pf.h"
@@ -869,15 +870,11 @@ static int
 replay_number(const char *name, double min, double max, double *out)
 {
 	char path[PATH_MAX], buf[64];
-	FILE *fp;
-	size_t n;
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/%s", opt.replay, name);
-	if ((fp = fopen(path, "re")) == NULL)
+	if ((n = pf_read_small(path, buf, sizeof(buf))) == -1)
 		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	if (pf_parse_double(buf, min, max, out) == -1)
