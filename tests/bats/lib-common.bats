@@ -21,3 +21,4 @@ unit() {
 @test "the growable buffer appends and grows" { unit buf; }
 @test "the address search finds the last start at or below an address" { unit addrsearch; }
 @test "the hash table finds every key it holds, through collisions and growth" { unit htab; }
+@test "the classification tables pick the first matching class" { unit classify; }
