@@ -349,10 +349,10 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
-	static char *stdin_only[] = { (char *)"-", NULL };
+	static const char *const stdin_only[] = { "-", NULL };
 	struct state st = { 0 };
 	struct perfscript *ps = NULL;
-	char **inputs;
+	const char *const *inputs;
 	int c, i, ninputs;
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
@@ -423,7 +423,7 @@ main(int argc, char *argv[])
 			pf_usage_error(synopsis, "%s: unknown option", argv[optind - 1]);
 		}
 	}
-	inputs = argv + optind;
+	inputs = (const char *const *)(argv + optind);
 	ninputs = argc - optind;
 	if ((opt.folded || opt.diff) && opt.perf_only)
 		pf_usage_error(synopsis, "%s reads folded stacks: sample-stream options do not apply",
