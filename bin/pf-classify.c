@@ -8,7 +8,7 @@
  * /proc/vmstat, the process and each of its threads, the cgroup's
  * cpu.stat), samples thread states (or the run/blocked counts in system
  * mode) at 10 Hz during the interval, takes a second snapshot and
- * applies the ordered decision table of doc/classification.md.
+ * applies the ordered decision table (lib/common/classify.c).
  * Threads are matched by tid and starttime, so a recycled tid never
  * produces a negative or huge delta.  With --replay the snapshots and
  * samples come from a recorded directory instead (tests/capture-proc.sh
@@ -29,12 +29,15 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "classify.h"
+#include "fileio.h"
 #include "msg.h"
 #include "parse.h"
 #include "pf.h"
 #include "procstat.h"
 #include "privs.h"
 #include "psi.h"
+#include "sysctl.h"
 
 #define MAX_TASKS	8192	/* threads of one process read per snapshot */
 #define SAMPLE_HZ	10
@@ -59,8 +62,7 @@ static struct {
 	.replay = NULL,
 };
 
-enum { PSI_CPU, PSI_IO, PSI_MEM, NPSI };
-static const char *const psi_names[NPSI] = { "cpu", "io", "memory" };
+static const char *const psi_names[PF_NPSI] = { "cpu", "io", "memory" };
 
 enum { VM_OOM, VM_PSWPIN, VM_PGMAJ, NVM };
 static const char *const vm_keys[NVM] = { "oom_kill", "pswpin", "pgmajfault" };
@@ -77,8 +79,8 @@ struct thr {
 
 struct snap {
 	struct pf_sysstat *sys;
-	struct pf_psi psi[NPSI];
-	bool have_psi[NPSI];
+	struct pf_psi psi[PF_NPSI];
+	bool have_psi[PF_NPSI];
 	uint64_t vm[NVM];
 	bool have_vm[NVM];
 	/* PID mode */
@@ -166,7 +168,7 @@ snap_read(struct snap *s, const char *proc_root, const struct pf_cgroup *cg)
 		return -1;
 	if (pf_sysstat_read(proc_root, s->sys) == -1)
 		return -1;
-	for (k = 0; k < NPSI; k++)
+	for (k = 0; k < PF_NPSI; k++)
 		s->have_psi[k] = pf_psi_read_system(proc_root, psi_names[k], &s->psi[k]) == 0;
 	if ((size_t)snprintf(path, sizeof(path), "%s/vmstat", proc_root) < sizeof(path))
 		(void)pf_keyvals_read(path, vm_keys, NVM, s->vm, s->have_vm);
@@ -412,11 +414,11 @@ flag(struct flags *f, const char *name)
 static void
 psi_flags(struct flags *fl, const double *some)
 {
-	if (some[PSI_CPU] >= 10)
+	if (some[PF_PSI_CPU] >= 10)
 		flag(fl, "psi-cpu");
-	if (some[PSI_IO] >= 10)
+	if (some[PF_PSI_IO] >= 10)
 		flag(fl, "psi-io");
-	if (some[PSI_MEM] >= 10)
+	if (some[PF_PSI_MEM] >= 10)
 		flag(fl, "psi-memory");
 }
 
@@ -428,11 +430,11 @@ kv(const char *key, double v)
 
 /* PSI percentages over the interval; -1 when absent at either end. */
 static void
-psi_pct(const struct snap *a, const struct snap *b, double T, double some[NPSI], double full[NPSI])
+psi_pct(const struct snap *a, const struct snap *b, double T, double some[PF_NPSI], double full[PF_NPSI])
 {
 	size_t k;
 
-	for (k = 0; k < NPSI; k++) {
+	for (k = 0; k < PF_NPSI; k++) {
 		some[k] = full[k] = -1;
 		if (!a->have_psi[k] || !b->have_psi[k])
 			continue;
@@ -443,27 +445,88 @@ psi_pct(const struct snap *a, const struct snap *b, double T, double some[NPSI],
 }
 
 static void
-print_psi(const double some[NPSI], const double full[NPSI])
+print_psi(const double some[PF_NPSI], const double full[PF_NPSI])
 {
 	char key[64];
 	size_t k;
 
-	for (k = 0; k < NPSI; k++) {
+	for (k = 0; k < PF_NPSI; k++) {
 		if (some[k] < 0)
 			continue;
 		snprintf(key, sizeof(key), "psi_%s_some", psi_names[k]);
 		kv(key, some[k]);
-		if (full[k] >= 0 && k != PSI_CPU) {
+		if (full[k] >= 0 && k != PF_PSI_CPU) {
 			snprintf(key, sizeof(key), "psi_%s_full", psi_names[k]);
 			kv(key, full[k]);
 		}
 	}
 }
 
-static bool
-memory_pressure(const double some[NPSI], const double full[NPSI], uint64_t oom)
+/* The box figures both modes decide on. */
+static void
+box_fig(const struct snap *a, const struct snap *b, double T, struct cpufig *f,
+    struct pf_cls_box *box)
 {
-	return full[PSI_MEM] >= 5 || some[PSI_MEM] >= 20 || oom > 0;
+	cpu_fig(a->sys, b->sys, T, f);
+	psi_pct(a, b, T, box->psi_some, box->psi_full);
+	box->steal = f->steal;
+	box->oom_kills = 0;
+	if (a->have_vm[VM_OOM] && b->have_vm[VM_OOM])
+		box->oom_kills = d64(a->vm[VM_OOM], b->vm[VM_OOM]);
+}
+
+/* The last lines of both modes. */
+static void
+print_verdict(const struct pf_cls_verdict *v, const struct flags *fl, const char *next)
+{
+	printf("class %s\n", v->cls);
+	printf("flags %s\n", fl->buf[0] ? fl->buf : "none");
+	printf("next %s\n", next);
+	if (v->hint != NULL)
+		printf("hint %s\n", v->hint);
+}
+
+static void
+system_flags(const struct cpufig *f, const struct pf_cls_box *box, struct flags *fl)
+{
+	if (f->steal >= 3)
+		flag(fl, "steal");
+	psi_flags(fl, box->psi_some);
+	if (box->psi_some[PF_PSI_CPU] < 0 || box->psi_some[PF_PSI_IO] < 0 ||
+	    box->psi_some[PF_PSI_MEM] < 0)
+		flag(fl, "psi-unavailable");
+	if (f->hot_busy >= 90 && f->busy <= 60)
+		flag(fl, "hot-cpu");
+	if (f->irq + f->soft >= 20)
+		flag(fl, "irq-high");
+	if (f->sys >= 20)
+		flag(fl, "sys-high");
+}
+
+static void
+print_system(const struct cpufig *f, const struct pf_cls_system *in, double T)
+{
+	printf("mode system\n");
+	kv("interval", T);
+	printf("ncpu %d\n", f->ncpu);
+	kv("%usr", f->usr);
+	kv("%nice", f->nice);
+	kv("%sys", f->sys);
+	kv("%iowait", f->iowait);
+	kv("%irq", f->irq);
+	kv("%soft", f->soft);
+	kv("%steal", f->steal);
+	kv("%guest", f->guest);
+	kv("%gnice", f->gnice);
+	kv("%idle", f->idle);
+	kv("busy", f->busy);
+	kv("busiest_cpu", f->hot_busy);
+	kv("cswch/s", f->ctxt_s);
+	kv("intr/s", f->intr_s);
+	kv("runq", in->runq);
+	kv("blocked", in->blocked);
+	print_psi(in->box.psi_some, in->box.psi_full);
+	printf("oom_kills %llu\n", (unsigned long long)in->box.oom_kills);
 }
 
 static int
@@ -471,92 +534,27 @@ classify_system(const struct snap *a, const struct snap *b, const struct samples
 {
 	struct cpufig f;
 	struct flags fl = { "" };
-	double some[NPSI], full[NPSI], runq, blocked;
-	uint64_t oom = 0;
-	const char *cls, *next, *hint = NULL;
-	bool cpu_sat;
+	struct pf_cls_system in;
+	struct pf_cls_verdict v;
 
-	cpu_fig(a->sys, b->sys, T, &f);
-	psi_pct(a, b, T, some, full);
-	if (a->have_vm[VM_OOM] && b->have_vm[VM_OOM])
-		oom = d64(a->vm[VM_OOM], b->vm[VM_OOM]);
+	box_fig(a, b, T, &f, &in.box);
 	/* procs_running counts this reader; take it off. */
-	runq = sm->sys_n ? (double)sm->running / sm->sys_n - 1 : (double)b->sys->procs_running - 1;
-	if (runq < 0)
-		runq = 0;
-	blocked = sm->sys_n ? (double)sm->blocked / sm->sys_n : (double)b->sys->procs_blocked;
+	in.runq = sm->sys_n ? (double)sm->running / sm->sys_n - 1 : (double)b->sys->procs_running - 1;
+	if (in.runq < 0)
+		in.runq = 0;
+	in.blocked = sm->sys_n ? (double)sm->blocked / sm->sys_n : (double)b->sys->procs_blocked;
+	in.busy = f.busy;
+	in.idle = f.idle;
+	in.hot_busy = f.hot_busy;
+	in.sys = f.sys;
+	in.irq_soft = f.irq + f.soft;
+	in.iowait = f.iowait;
+	in.ncpu = f.ncpu;
 
-	if (f.steal >= 3)
-		flag(&fl, "steal");
-	psi_flags(&fl, some);
-	if (some[PSI_CPU] < 0 || some[PSI_IO] < 0 || some[PSI_MEM] < 0)
-		flag(&fl, "psi-unavailable");
-	if (f.hot_busy >= 90 && f.busy <= 60)
-		flag(&fl, "hot-cpu");
-	if (f.irq + f.soft >= 20)
-		flag(&fl, "irq-high");
-	if (f.sys >= 20)
-		flag(&fl, "sys-high");
-
-	cpu_sat = runq > f.ncpu || some[PSI_CPU] >= 20;
-	if (f.steal >= 10) {
-		cls = "STARVED_STEAL";
-		next = "none";
-		hint = "the hypervisor runs others on these CPUs: resize or move the instance";
-	} else if (memory_pressure(some, full, oom)) {
-		cls = "MEMORY";
-		next = "none";
-		hint = "vmstat 1; sort processes by RSS; check memory.events of busy cgroups";
-	} else if (full[PSI_IO] >= 5 || some[PSI_IO] >= 20 || (f.iowait >= 10 && blocked >= 1)) {
-		cls = "IO_WAIT";
-		next = "pf-classify -p PID";
-		hint = "iostat -xz 1; classify the processes in D state (ps -eo pid,stat,wchan | awk '$2 ~ /D/')";
-	} else if (cpu_sat && f.busy >= 90) {
-		cls = "CPU_SATURATED";
-		next = "pf-record -a";
-	} else if (cpu_sat && f.idle >= 20) {
-		cls = "CPU_CONSTRAINED";
-		next = "pf-record -a";
-		hint = "run queue with idle CPUs: look for cgroup quotas (nr_throttled) and CPU affinity";
-	} else if (f.busy >= 70 || f.hot_busy >= 90) {
-		cls = (f.sys >= 20 || f.irq + f.soft >= 20) ? "ON_CPU_KERNEL" : "ON_CPU_USER";
-		next = "pf-record -a";
-	} else if (f.busy < 5 && runq < 1) {
-		cls = "IDLE";
-		next = "none";
-		hint = "nothing is busy: check that the workload is being driven";
-	} else {
-		cls = "LOW_UTILISATION";
-		next = "pf-classify -p PID";
-		hint = "the latency is off-CPU or elsewhere: classify the slow service, then pf-offcpu";
-	}
-
-	printf("mode system\n");
-	kv("interval", T);
-	printf("ncpu %d\n", f.ncpu);
-	kv("%usr", f.usr);
-	kv("%nice", f.nice);
-	kv("%sys", f.sys);
-	kv("%iowait", f.iowait);
-	kv("%irq", f.irq);
-	kv("%soft", f.soft);
-	kv("%steal", f.steal);
-	kv("%guest", f.guest);
-	kv("%gnice", f.gnice);
-	kv("%idle", f.idle);
-	kv("busy", f.busy);
-	kv("busiest_cpu", f.hot_busy);
-	kv("cswch/s", f.ctxt_s);
-	kv("intr/s", f.intr_s);
-	kv("runq", runq);
-	kv("blocked", blocked);
-	print_psi(some, full);
-	printf("oom_kills %llu\n", (unsigned long long)oom);
-	printf("class %s\n", cls);
-	printf("flags %s\n", fl.buf[0] ? fl.buf : "none");
-	printf("next %s\n", next);
-	if (hint != NULL)
-		printf("hint %s\n", hint);
+	system_flags(&f, &in.box, &fl);
+	pf_classify_system(&in, &v);
+	print_system(&f, &in, T);
+	print_verdict(&v, &fl, v.next);
 	return PF_EXIT_OK;
 }
 
@@ -705,6 +703,125 @@ print_wchan(const char *proc_root, const struct snap *b, const struct samples *s
 	free(end);
 }
 
+/* Why the process is no longer the one measured at the start, or NULL. */
+static const char *
+pid_gone(const struct snap *a, const struct snap *b)
+{
+	if (!b->alive)
+		return "gone";
+	if (b->proc.starttime != a->proc.starttime)
+		return "pid-reused";
+	if ((b->proc.state == 'Z' && b->nthr <= 1) || b->proc.state == 'X')
+		return "zombie";
+	return NULL;
+}
+
+static void
+pid_flags(const struct cpufig *f, const struct pf_cls_box *box, const struct pidfig *p,
+    const struct pf_cls_pid *in, const struct snap *b, const struct pf_cgroup *cg,
+    bool delayacct, struct flags *fl)
+{
+	if (f->steal >= 3)
+		flag(fl, "steal");
+	if (p->wshare >= 0.1)
+		flag(fl, "runq-wait");
+	if (p->sysshare >= 0.2)
+		flag(fl, "sys-high");
+	psi_flags(fl, box->psi_some);
+	if (p->dfrac >= 0.1 || in->io_share >= 0.1)
+		flag(fl, "d-state");
+	if (f->hot_busy >= 90 && f->busy <= 60)
+		flag(fl, "hot-cpu");
+	if (!delayacct)
+		flag(fl, "delayacct-off");
+	if (!p->have_sched)
+		flag(fl, "schedstat-unavailable");
+	if (box->psi_some[PF_PSI_CPU] < 0 || box->psi_some[PF_PSI_IO] < 0 ||
+	    box->psi_some[PF_PSI_MEM] < 0)
+		flag(fl, "psi-unavailable");
+	if (cg->cpu_version == 1)
+		flag(fl, "cgroup-v1");
+	if (cg->nested)
+		flag(fl, "container");
+	if (b->truncated)
+		flag(fl, "threads-truncated");
+	if (p->threads_lost)
+		flag(fl, "threads-exited");
+	if (b->proc.state == 'Z')
+		flag(fl, "leader-zombie");
+}
+
+/* The decision's view of the process figures. */
+static void
+pid_inputs(const struct pidfig *p, double T, struct pf_cls_pid *in)
+{
+	in->throttled_ratio = p->thr_ratio;
+	in->wait_share = p->wshare;
+	in->io_share = p->bio / (p->nact * T);
+	in->d_state = p->dfrac;
+	in->runq_wait = p->rq / T;
+	in->on_cpu = p->on / T;
+	in->threads_active = p->nact;
+	in->cpus = p->ncpu_eff;
+	in->util = p->util;
+	in->sysshare = p->sysshare;
+	in->have_cs = p->have_cs;
+	in->switches_s = p->cs + p->ncs;
+}
+
+/* A command that profiles one process gets its pid. */
+static void
+pid_next(const char *next, char *buf, size_t size)
+{
+	if (strcmp(next, "none") == 0 || strcmp(next, "pf-record -a") == 0)
+		snprintf(buf, size, "%s", next);
+	else
+		snprintf(buf, size, "%s %d", next, opt.pid);
+}
+
+static void
+print_pid(const struct snap *a, const struct snap *b, const struct samples *sm,
+    const struct pidfig *p, const struct cpufig *f, const struct pf_cls_box *box,
+    const struct pf_cgroup *cg, double T)
+{
+	printf("threads %d\n", p->nth);
+	printf("threads_active %d\n", p->nact);
+	kv("cpus", p->ncpu_eff);
+	kv("%usr", p->usr);
+	kv("%system", p->system);
+	kv("%guest", p->guest);
+	kv("%CPU", p->cpu);
+	kv("%wait", p->wait);
+	if (p->have_cs) {
+		kv("cswch/s", p->cs);
+		kv("nvcswch/s", p->ncs);
+	}
+	if (a->have_io && b->have_io) {
+		kv("kB_rd/s", p->kb_rd);
+		kv("kB_wr/s", p->kb_wr);
+	}
+	printf("iodelay %llu\n", (unsigned long long)p->iodelay);
+	kv("majflt/s", p->majflt);
+	kv("minflt/s", p->minflt);
+	kv("on_cpu", p->on / T);
+	kv("runq_wait", p->rq / T);
+	kv("capacity", p->cap);
+	kv("util", p->util);
+	kv("wait_share", p->wshare);
+	kv("d_state", p->dfrac);
+	kv("sysshare", p->sysshare);
+	printf("state_samples %u\n", sm->n);
+	if (p->thr_ratio >= 0) {
+		kv("throttled_ratio", p->thr_ratio);
+		kv("throttled_pct", p->thr_pct);
+	}
+	printf("cgroup %s\n", cg->path[0] ? cg->path : "-");
+	kv("%steal", f->steal);
+	kv("%iowait", f->iowait);
+	kv("busy", f->busy);
+	print_psi(box->psi_some, box->psi_full);
+}
+
 static int
 classify_pid(const struct snap *a, const struct snap *b, const struct samples *sm,
     double T, long hz, const struct pf_cgroup *cg, bool delayacct, const char *proc1)
@@ -712,154 +829,37 @@ classify_pid(const struct snap *a, const struct snap *b, const struct samples *s
 	struct cpufig f;
 	struct pidfig p;
 	struct flags fl = { "" };
-	double some[NPSI], full[NPSI];
-	uint64_t oom = 0;
-	const char *cls, *next_fmt, *hint = NULL;
+	struct pf_cls_pid in;
+	struct pf_cls_verdict v;
+	const char *gone;
 	char next[128];
 
-	cpu_fig(a->sys, b->sys, T, &f);
-	psi_pct(a, b, T, some, full);
-	if (a->have_vm[VM_OOM] && b->have_vm[VM_OOM])
-		oom = d64(a->vm[VM_OOM], b->vm[VM_OOM]);
-
+	box_fig(a, b, T, &f, &in.box);
 	if (!a->alive)
 		pf_diex(PF_EXIT_FAIL, "pid %d: no such process at the start", opt.pid);
 	printf("mode pid\n");
 	printf("pid %d\n", opt.pid);
 	printf("comm %s\n", a->proc.comm[0] ? a->proc.comm : "-");
 	kv("interval", T);
-	if (!b->alive || b->proc.starttime != a->proc.starttime ||
-	    (b->proc.state == 'Z' && b->nthr <= 1) || b->proc.state == 'X') {
+	if ((gone = pid_gone(a, b)) != NULL) {
 		printf("class EXITED\n");
-		printf("flags %s\n", !b->alive ? "gone" :
-		    b->proc.starttime != a->proc.starttime ? "pid-reused" : "zombie");
+		printf("flags %s\n", gone);
 		printf("next none\n");
 		return PF_EXIT_FINDING;
 	}
 	pid_fig(a, b, sm, T, hz, &p);
+	pid_inputs(&p, T, &in);
+	pid_flags(&f, &in.box, &p, &in, b, cg, delayacct, &fl);
+	pf_classify_pid(&in, &v);
+	if (v.competing_load)
+		flag(&fl, "competing-load");
+	pid_next(v.next, next, sizeof(next));
 
-	if (f.steal >= 3)
-		flag(&fl, "steal");
-	if (p.wshare >= 0.1)
-		flag(&fl, "runq-wait");
-	if (p.sysshare >= 0.2)
-		flag(&fl, "sys-high");
-	psi_flags(&fl, some);
-	if (p.dfrac >= 0.1 || p.bio / (p.nact * T) >= 0.1)
-		flag(&fl, "d-state");
-	if (f.hot_busy >= 90 && f.busy <= 60)
-		flag(&fl, "hot-cpu");
-	if (!delayacct)
-		flag(&fl, "delayacct-off");
-	if (!p.have_sched)
-		flag(&fl, "schedstat-unavailable");
-	if (some[PSI_CPU] < 0 || some[PSI_IO] < 0 || some[PSI_MEM] < 0)
-		flag(&fl, "psi-unavailable");
-	if (cg->cpu_version == 1)
-		flag(&fl, "cgroup-v1");
-	if (cg->nested)
-		flag(&fl, "container");
-	if (b->truncated)
-		flag(&fl, "threads-truncated");
-	if (p.threads_lost)
-		flag(&fl, "threads-exited");
-	if (b->proc.state == 'Z')
-		flag(&fl, "leader-zombie");
-
-	/* research/classify.md §2.2, first match wins. */
-	if (f.steal >= 10) {
-		cls = "STARVED_STEAL";
-		next_fmt = "none";
-		hint = "the hypervisor runs others on these CPUs: resize or move the instance";
-	} else if (p.thr_ratio >= 0.2 && p.wshare >= 0.1) {
-		cls = "STARVED_THROTTLED";
-		next_fmt = "pf-record -p";
-		hint = "the cgroup CPU quota throttles it: raise cpu.max / cpu.cfs_quota_us, or profile what uses the quota";
-	} else if (memory_pressure(some, full, oom)) {
-		cls = "MEMORY";
-		next_fmt = "none";
-		hint = "memory pressure: check RSS against limits, memory.stat, vmstat 1";
-	} else if (p.bio / (p.nact * T) >= 0.2 || p.dfrac >= 0.2) {
-		cls = "IO_WAIT";
-		next_fmt = "pf-offcpu -p";
-		hint = "iostat -xz 1; pidstat -d 1 shows who does the I/O";
-	} else if (p.wshare >= 0.2 && p.rq / T >= 0.05 && p.nact > p.ncpu_eff) {
-		/*
-		 * More active threads than CPUs it may use: the process queues
-		 * behind itself whatever else runs, and fewer threads is the fix.
-		 */
-		if (p.util < 0.7)
-			flag(&fl, "competing-load");
-		cls = "CPU_BOUND_OVERSUBSCRIBED";
-		next_fmt = "pf-record -p";
-		hint = "more runnable threads than CPUs: consider fewer threads";
-	} else if (p.wshare >= 0.2 && p.rq / T >= 0.05 && p.util < 0.7) {
-		cls = "STARVED_CPU";
-		next_fmt = "pf-record -a";
-		hint = "others take its CPUs: find them (pidstat 1), check affinity and cgroup weights";
-	} else if (p.util >= 0.7) {
-		cls = p.sysshare >= 0.5 ? "ON_CPU_KERNEL" : "ON_CPU_USER";
-		next_fmt = "pf-record -p";
-	} else if (p.util >= 0.3) {
-		cls = "MIXED";
-		next_fmt = "pf-record -p";
-		hint = "then pf-offcpu for the time it is off the CPU";
-	} else if (p.on / T < 0.02 && (!p.have_cs || p.cs + p.ncs < 10)) {
-		cls = "IDLE";
-		next_fmt = "none";
-		hint = "nothing to profile: check that the workload is being driven";
-	} else {
-		cls = "OFF_CPU";
-		next_fmt = "pf-offcpu -p";
-	}
-	if (strcmp(next_fmt, "none") == 0 || strcmp(next_fmt, "pf-record -a") == 0)
-		snprintf(next, sizeof(next), "%s", next_fmt);
-	else
-		snprintf(next, sizeof(next), "%s %d", next_fmt, opt.pid);
-
-	printf("threads %d\n", p.nth);
-	printf("threads_active %d\n", p.nact);
-	kv("cpus", p.ncpu_eff);
-	kv("%usr", p.usr);
-	kv("%system", p.system);
-	kv("%guest", p.guest);
-	kv("%CPU", p.cpu);
-	kv("%wait", p.wait);
-	if (p.have_cs) {
-		kv("cswch/s", p.cs);
-		kv("nvcswch/s", p.ncs);
-	}
-	if (a->have_io && b->have_io) {
-		kv("kB_rd/s", p.kb_rd);
-		kv("kB_wr/s", p.kb_wr);
-	}
-	printf("iodelay %llu\n", (unsigned long long)p.iodelay);
-	kv("majflt/s", p.majflt);
-	kv("minflt/s", p.minflt);
-	kv("on_cpu", p.on / T);
-	kv("runq_wait", p.rq / T);
-	kv("capacity", p.cap);
-	kv("util", p.util);
-	kv("wait_share", p.wshare);
-	kv("d_state", p.dfrac);
-	kv("sysshare", p.sysshare);
-	printf("state_samples %u\n", sm->n);
-	if (p.thr_ratio >= 0) {
-		kv("throttled_ratio", p.thr_ratio);
-		kv("throttled_pct", p.thr_pct);
-	}
-	printf("cgroup %s\n", cg->path[0] ? cg->path : "-");
-	kv("%steal", f.steal);
-	kv("%iowait", f.iowait);
-	kv("busy", f.busy);
-	print_psi(some, full);
-	if (strcmp(cls, "OFF_CPU") == 0 || strcmp(cls, "IO_WAIT") == 0 || strcmp(cls, "MIXED") == 0)
+	print_pid(a, b, sm, &p, &f, &in.box, cg, T);
+	if (strcmp(v.cls, "OFF_CPU") == 0 || strcmp(v.cls, "IO_WAIT") == 0 ||
+	    strcmp(v.cls, "MIXED") == 0)
 		print_wchan(proc1, b, sm);
-	printf("class %s\n", cls);
-	printf("flags %s\n", fl.buf[0] ? fl.buf : "none");
-	printf("next %s\n", next);
-	if (hint != NULL)
-		printf("hint %s\n", hint);
+	print_verdict(&v, &fl, next);
 	return PF_EXIT_OK;
 }
 
@@ -868,15 +868,11 @@ static int
 replay_number(const char *name, double min, double max, double *out)
 {
 	char path[PATH_MAX], buf[64];
-	FILE *fp;
-	size_t n;
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/%s", opt.replay, name);
-	if ((fp = fopen(path, "re")) == NULL)
+	if ((n = pf_read_small(path, buf, sizeof(buf))) == -1)
 		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	if (pf_parse_double(buf, min, max, out) == -1)

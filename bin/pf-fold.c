@@ -373,11 +373,10 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	static const char shortopts[] = ":h";
-	static char dash[] = "-";
-	static char *stdin_only[] = { dash, NULL };
+	static const char *const stdin_only[] = { "-", NULL };
 	struct state st = { 0 };
 	struct perfscript *ps = NULL;
-	char **inputs;
+	const char *const *inputs;
 	int c, i, ninputs;
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
@@ -444,7 +443,7 @@ main(int argc, char *argv[])
 			pf_usage_getopt(synopsis, shortopts, c, argv);
 		}
 	}
-	inputs = argv + optind;
+	inputs = (const char *const *)(argv + optind);
 	ninputs = argc - optind;
 	if ((opt.folded || opt.diff) && opt.perf_only)
 		pf_usage_error(synopsis, "%s reads folded stacks: sample-stream options do not apply",

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "fsfree.h"
 #include "msg.h"
 #include "parse.h"
 #include "pf.h"
@@ -40,6 +41,7 @@
 #include "procstat.h"
 #include "psi.h"
 #include "recorder.h"
+#include "sysctl.h"
 
 
 enum mode { MODE_ONCPU, MODE_OFFCPU, MODE_SYSTEM };

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fileio.h"
 #include "flame.h"
 #include "folded.h"
 #include "linereader.h"

@@ -2,11 +2,9 @@
  * buf: growable byte buffer with doubling growth.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "buf.h"
 
@@ -91,49 +89,4 @@ pf_buf_free(struct pf_buf *b)
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
-}
-
-int
-pf_write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	ssize_t w;
-
-	while (n > 0) {
-		w = write(fd, c, n);
-		if (w == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-ssize_t
-pf_read_small(const char *path, char *buf, size_t cap)
-{
-	int fd;
-	ssize_t r;
-
-	if (cap == 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	do
-		r = read(fd, buf, cap - 1);
-	while (r == -1 && errno == EINTR);
-	if (r < 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	close(fd);
-	buf[r] = '\0';
-	return r;
 }

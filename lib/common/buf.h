@@ -13,7 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/types.h>
 
 struct pf_buf {
 	char *data;	/* NUL-terminated when cap > 0 */
@@ -53,15 +52,5 @@ pf_buf_reset(struct pf_buf *b)
 }
 
 void pf_buf_free(struct pf_buf *b);
-
-/* Write the whole buffer to fd, retrying short writes and EINTR. */
-int pf_write_all(int fd, const void *p, size_t n);
-
-/*
- * Read the small file at path (a /proc or /sys file, produced whole by
- * one read(2)) into buf, at most cap - 1 bytes, NUL-terminated.  Returns
- * the length, or -1 with errno (EINVAL when cap is 0).
- */
-ssize_t pf_read_small(const char *path, char *buf, size_t cap);
 
 #endif

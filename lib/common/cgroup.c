@@ -11,8 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
 #include "cgroup.h"
+#include "fileio.h"
+#include "linereader.h"
 #include "pf.h"
 #include "procstat.h"
 
@@ -65,7 +66,8 @@ pf_cgroup_find(const char *proc_root, const char *sys_root, int pid, struct pf_c
 {
 	char buf[8192], v1path[PATH_MAX] = "", v2path[PATH_MAX] = "", mnt[PATH_MAX];
 	char tmp[PATH_MAX];
-	const char *line, *nl, *c1, *c2;
+	const char *pos, *line, *c1, *c2;
+	size_t len;
 	bool have_v1 = false, have_v2 = false;
 	char self[PATH_MAX];
 	int n;
@@ -81,11 +83,7 @@ pf_cgroup_find(const char *proc_root, const char *sys_root, int pid, struct pf_c
 	}
 	if (pf_read_small(self, buf, sizeof(buf)) < 0)
 		return -1;
-	for (line = buf; *line; line = nl + 1) {
-		size_t len;
-
-		nl = strchr(line, '\n');
-		len = nl ? (size_t)(nl - line) : strlen(line);
+	for (pos = buf; lr_text_next(&pos, &line, &len) == 1;) {
 		c1 = memchr(line, ':', len);
 		c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
 		if (c2 != NULL) {
@@ -103,8 +101,6 @@ pf_cgroup_find(const char *proc_root, const char *sys_root, int pid, struct pf_c
 				}
 			}
 		}
-		if (nl == NULL)
-			break;
 	}
 	/* v2: pure at fs/cgroup, hybrid at fs/cgroup/unified. */
 	if (have_v2) {

@@ -11,6 +11,7 @@
 
 #include "buf.h"
 #include "comms.h"
+#include "fileio.h"
 #include "hash.h"
 #include "parse.h"
 

@@ -8,8 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "addrsearch.h"
 #include "buf.h"
 #include "kallsyms.h"
+#include "linereader.h"
 #include "parse.h"
 
 struct ksym {
@@ -28,22 +30,22 @@ int
 pf_kallsyms_fd_visible(int fd)
 {
 	char buf[4096];
+	const char *pos = buf, *line;
+	size_t len, j;
 	ssize_t n;
-	int i, lines = 0, nonzero = 0;
+	int lines = 0, nonzero = 0;
 
 	if (lseek(fd, 0, SEEK_SET) == -1)
 		return -1;
-	if ((n = read(fd, buf, sizeof(buf))) < 0)
+	if ((n = read(fd, buf, sizeof(buf) - 1)) < 0)
 		return -1;
-	for (i = 0; i < n && lines < 32; i++) {
-		if (i == 0 || buf[i - 1] == '\n') {
-			int j;
-
-			lines++;
-			for (j = i; j < n && buf[j] != ' '; j++)
-				if (buf[j] != '0')
-					nonzero = 1;
-		}
+	buf[n] = '\0';
+	/* The address is the first field; hidden ones are all zeros. */
+	while (lines < 32 && lr_text_next(&pos, &line, &len) == 1) {
+		lines++;
+		for (j = 0; j < len && line[j] != ' '; j++)
+			if (line[j] != '0')
+				nonzero = 1;
 	}
 	if (lseek(fd, 0, SEEK_SET) == -1)
 		return -1;
@@ -118,45 +120,33 @@ static struct pf_kallsyms *
 load_fd(int fd)
 {
 	struct pf_kallsyms *k;
-	char buf[65536];
-	size_t have = 0;
-	ssize_t n;
+	struct linereader *lr;
+	char *line;
+	size_t len;
+	int r;
 
 	if ((k = calloc(1, sizeof(*k))) == NULL)
 		return NULL;
+	if ((lr = lr_new(fd, "kallsyms")) == NULL) {
+		free(k);
+		return NULL;
+	}
 	/* Offset 0 of strs is the empty string: "no module". */
 	if (pf_buf_putc(&k->strs, '\0') == -1)
 		goto fail;
-	for (;;) {
-		size_t start = 0, i;
-
-		n = read(fd, buf + have, sizeof(buf) - have);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+	while ((r = lr_next(lr, &line, &len)) == 1)
+		if (add_line(k, line, len) == -1)
 			goto fail;
-		}
-		have += (size_t)n;
-		for (i = 0; i < have; i++)
-			if (buf[i] == '\n') {
-				if (add_line(k, buf + start, i - start) == -1)
-					goto fail;
-				start = i + 1;
-			}
-		if (n == 0) {
-			if (start < have && add_line(k, buf + start, have - start) == -1)
-				goto fail;
-			break;
-		}
-		memmove(buf, buf + start, have - start);
-		have -= start;
-		if (have == sizeof(buf))	/* absurd line: drop it */
-			have = 0;
-	}
+	if (r == -1)
+		goto fail;
+	lr_free(lr);
 	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
 	return k;
 fail:
+	r = errno;
+	lr_free(lr);
 	pf_kallsyms_free(k);
+	errno = r;
 	return NULL;
 }
 
@@ -187,19 +177,10 @@ const char *
 pf_kallsyms_lookup(const struct pf_kallsyms *k, uint64_t addr, uint64_t *off,
     const char **module)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
-	if (k == NULL || k->n == 0 || addr < k->syms[0].addr)
+	if (k == NULL || (lo = PF_ADDR_FLOOR(k->syms, k->n, addr, addr)) == SIZE_MAX)
 		return NULL;
-	hi = k->n;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
 	/* Past the last symbol by more than a generous function size: unknown. */
 	if (lo == k->n - 1 && addr - k->syms[lo].addr > (1u << 20))
 		return NULL;

@@ -10,6 +10,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "fsfree.h"
 #include "outfile.h"
 #include "privs.h"
 

@@ -2,19 +2,10 @@
  * privs: one place for the kernel's perf and kallsyms permission rules.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
-#include <sys/statvfs.h>
-#include <unistd.h>
 
-#include "buf.h"
-#include "parse.h"
 #include "privs.h"
 
 #ifndef CAP_PERFMON
@@ -23,31 +14,6 @@
 #ifndef CAP_CHECKPOINT_RESTORE
 #define CAP_CHECKPOINT_RESTORE 40
 #endif
-
-int
-pf_sysctl_long(const char *proc_root, const char *rel, long *out)
-{
-	char path[PATH_MAX], buf[64];
-	int n;
-	ssize_t r;
-	int64_t v;
-
-	n = snprintf(path, sizeof(path), "%s/%s", proc_root ? proc_root : "/proc", rel);
-	if (n < 0 || (size_t)n >= sizeof(path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if ((r = pf_read_small(path, buf, sizeof(buf))) < 0)
-		return -1;
-	while (r > 0 && (buf[r - 1] == '\n' || buf[r - 1] == ' '))
-		buf[--r] = '\0';
-	if (pf_parse_i64(buf, LONG_MIN, LONG_MAX, &v) == -1) {
-		errno = EINVAL;
-		return -1;
-	}
-	*out = (long)v;
-	return 0;
-}
 
 static bool
 has_cap(cap_t c, cap_value_t v)
@@ -110,31 +76,6 @@ pf_kallsyms_visible(long kptr_restrict, long paranoid, const struct pf_caps *c)
 	if (kptr_restrict <= 1 && c->syslog)
 		return true;
 	return false;
-}
-
-int
-pf_fs_space(const char *path, uint64_t *avail, uint64_t *total)
-{
-	struct statvfs sv;
-
-	if (statvfs(path, &sv) == -1)
-		return -1;
-	*avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-	*total = (uint64_t)sv.f_blocks * sv.f_frsize;
-	return 0;
-}
-
-uint64_t
-pf_min_free(uint64_t total, uint64_t bytes, double percent)
-{
-	uint64_t five;
-
-	if (percent >= 0)
-		return (uint64_t)((double)total * percent / 100.0);
-	if (bytes > 0)
-		return bytes;
-	five = total / 20;
-	return five > (1ULL << 30) ? five : (1ULL << 30);
 }
 
 int

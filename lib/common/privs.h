@@ -1,21 +1,14 @@
 /*
- * privs: what this caller may do with perf events and kernel symbols, the
- * free-disk floor, and dropping privileges.  Shared by pf-precheck (which
- * explains the answers) and pf-record / pf-offcpu (which act on them), so
- * the two can never disagree.  Every reader takes a proc root ("/proc" on
- * a live system) so tests can point it at fixture trees.
+ * privs: what this caller may do with perf events and kernel symbols, and
+ * dropping privileges.  Shared by pf-precheck (which explains the answers)
+ * and pf-record / pf-offcpu (which act on them), so the two can never
+ * disagree.  The settings the rules take (perf_event_paranoid,
+ * kptr_restrict) are read with sysctl.h.
  */
 #ifndef PF_PRIVS_H
 #define PF_PRIVS_H
 
 #include <stdbool.h>
-#include <stdint.h>
-
-/*
- * Read the integer in <proc_root>/<rel> (e.g. "sys/kernel/perf_event_paranoid").
- * 0 on success; -1 with errno (ENOENT, EACCES, EINVAL for junk).
- */
-int pf_sysctl_long(const char *proc_root, const char *rel, long *out);
 
 /* The effective capabilities pf cares about. */
 struct pf_caps {
@@ -49,19 +42,6 @@ bool pf_may_sample_cpu(long paranoid, const struct pf_caps *c);	/* system-wide (
  * paranoid <= 1, or kptr_restrict <= 1 with CAP_SYSLOG; never at 2.
  */
 bool pf_kallsyms_visible(long kptr_restrict, long paranoid, const struct pf_caps *c);
-
-/*
- * Free space for an unprivileged writer (f_bavail) and the size of the
- * filesystem holding path, in bytes.  -1 with errno.
- */
-int pf_fs_space(const char *path, uint64_t *avail, uint64_t *total);
-
-/*
- * The free-space floor in bytes.  With percent >= 0 it is that share of
- * total; with bytes > 0 it is bytes; with neither (bytes == 0,
- * percent < 0) the default: the larger of 1 GiB and 5 % of total.
- */
-uint64_t pf_min_free(uint64_t total, uint64_t bytes, double percent);
 
 /*
  * Drop every capability (effective, permitted, inheritable, and the

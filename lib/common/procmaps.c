@@ -3,11 +3,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "buf.h"
+#include "linereader.h"
 #include "procmaps.h"
 #include "parse.h"
 
@@ -73,33 +71,24 @@ bad:
 int
 pf_maps_read(int fd, int (*cb)(const struct pf_maps_entry *e, void *arg), void *arg)
 {
-	struct pf_buf all = { 0 };
-	char chunk[65536];
-	ssize_t n;
-	size_t i, start = 0;
-	int rc = 0;
+	struct linereader *lr;
+	struct pf_maps_entry e;
+	char *line;
+	size_t len;
+	int r = 0, rc = 0, err;
 
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			pf_buf_free(&all);
-			return -1;
-		}
-		if (pf_buf_append(&all, chunk, (size_t)n) == -1) {
-			pf_buf_free(&all);
-			return -1;
-		}
+	if ((lr = lr_new(fd, "maps")) == NULL)
+		return -1;
+	while (rc == 0 && (r = lr_next(lr, &line, &len)) == 1)
+		if (pf_maps_parse_line(line, &e) == 0)
+			rc = cb(&e, arg);
+	err = errno;
+	lr_free(lr);
+	if (rc == -1)
+		return -1;
+	if (r == -1) {
+		errno = err;
+		return -1;
 	}
-	for (i = 0; i < all.len && rc == 0; i++)
-		if (all.data[i] == '\n') {
-			struct pf_maps_entry e;
-
-			all.data[i] = '\0';
-			if (pf_maps_parse_line(all.data + start, &e) == 0)
-				rc = cb(&e, arg);
-			start = i + 1;
-		}
-	pf_buf_free(&all);
-	return rc == -1 ? -1 : 0;
+	return 0;
 }

@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "fileio.h"
+#include "linereader.h"
 #include "pf.h"
 #include "procstat.h"
 
@@ -88,7 +89,8 @@ pf_sysstat_read(const char *proc_root, struct pf_sysstat *s)
 	char *buf;
 	size_t cap;
 	int r;
-	const char *line, *p;
+	const char *pos, *line, *p;
+	size_t len;
 	uint64_t v;
 	bool have_all = false;
 
@@ -109,8 +111,7 @@ pf_sysstat_read(const char *proc_root, struct pf_sysstat *s)
 		free(buf);
 	}
 	memset(s, 0, sizeof(*s));
-	for (line = buf; *line; line = p + (*p == '\n')) {
-		p = line;
+	for (pos = buf; lr_text_next(&pos, &line, &len) == 1;) {
 		if (strncmp(line, "cpu ", 4) == 0) {
 			have_all = parse_cpu_line(line + 4, &s->all) == 0;
 		} else if (strncmp(line, "cpu", 3) == 0 && line[3] >= '0' && line[3] <= '9') {
@@ -131,9 +132,6 @@ pf_sysstat_read(const char *proc_root, struct pf_sysstat *s)
 			p = line + 14;
 			(void)scan_u64(&p, &s->procs_blocked);
 		}
-		p = strchr(line, '\n');
-		if (p == NULL)
-			break;
 	}
 	free(buf);
 	if (!have_all) {
@@ -148,8 +146,8 @@ pf_keyvals_read(const char *path, const char *const *keys, size_t n,
     uint64_t *vals, bool *found)
 {
 	char buf[16384];
-	const char *line, *p, *nl;
-	size_t i, kl;
+	const char *pos, *line, *p;
+	size_t i, kl, len;
 
 	if (read_file(path, buf, sizeof(buf)) == -1)
 		return -1;
@@ -157,8 +155,7 @@ pf_keyvals_read(const char *path, const char *const *keys, size_t n,
 		vals[i] = 0;
 		found[i] = false;
 	}
-	for (line = buf; *line; line = nl + 1) {
-		nl = strchr(line, '\n');
+	for (pos = buf; lr_text_next(&pos, &line, &len) == 1;) {
 		for (i = 0; i < n; i++) {
 			kl = strlen(keys[i]);
 			if (strncmp(line, keys[i], kl) == 0 && line[kl] == ' ') {
@@ -168,8 +165,6 @@ pf_keyvals_read(const char *path, const char *const *keys, size_t n,
 				break;
 			}
 		}
-		if (nl == NULL)
-			break;
 	}
 	return 0;
 }
@@ -290,14 +285,14 @@ pf_cpulist_count(const char *list)
 int
 pf_status_parse(const char *text, struct pf_status *s)
 {
-	const char *line, *p, *nl;
+	const char *pos, *line, *p;
+	size_t len;
 	uint64_t v;
 	bool have_v = false, have_nv = false;
 
 	memset(s, 0, sizeof(*s));
 	s->uid = -1;
-	for (line = text; *line; line = nl + 1) {
-		nl = strchr(line, '\n');
+	for (pos = text; lr_text_next(&pos, &line, &len) == 1;) {
 		if (strncmp(line, "voluntary_ctxt_switches:", 24) == 0) {
 			p = line + 24;
 			have_v = scan_u64(&p, &s->vcs) == 0;
@@ -306,7 +301,7 @@ pf_status_parse(const char *text, struct pf_status *s)
 			have_nv = scan_u64(&p, &s->nvcs) == 0;
 		} else if (strncmp(line, "Cpus_allowed_list:", 18) == 0) {
 			char tmp[4096];
-			size_t n = nl ? (size_t)(nl - line - 18) : strlen(line + 18);
+			size_t n = len - 18;
 
 			if (n >= sizeof(tmp))
 				n = sizeof(tmp) - 1;
@@ -326,8 +321,6 @@ pf_status_parse(const char *text, struct pf_status *s)
 			if (scan_u64(&p, &v) == 0 && v <= LONG_MAX)
 				s->uid = (long)v;
 		}
-		if (nl == NULL)
-			break;
 	}
 	s->have_ctxt = have_v && have_nv;
 	return 0;
@@ -340,12 +333,11 @@ pf_io_parse(const char *text, struct pf_io *io)
 	    "write_bytes:", "cancelled_write_bytes:" };
 	uint64_t *dst[] = { &io->rchar, &io->wchar, &io->read_bytes,
 	    &io->write_bytes, &io->cancelled_write_bytes };
-	const char *line, *p, *nl;
-	size_t i, found = 0;
+	const char *pos, *line, *p;
+	size_t i, len, found = 0;
 
 	memset(io, 0, sizeof(*io));
-	for (line = text; *line; line = nl + 1) {
-		nl = strchr(line, '\n');
+	for (pos = text; lr_text_next(&pos, &line, &len) == 1;) {
 		for (i = 0; i < PF_ARRAY_LEN(keys); i++) {
 			size_t kl = strlen(keys[i]);
 
@@ -356,8 +348,6 @@ pf_io_parse(const char *text, struct pf_io *io)
 				break;
 			}
 		}
-		if (nl == NULL)
-			break;
 	}
 	if (found == 0) {
 		errno = EINVAL;

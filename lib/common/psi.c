@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "fileio.h"
+#include "linereader.h"
 #include "psi.h"
 
 static int
@@ -39,17 +40,15 @@ parse_line(const char *p, double *avg10, uint64_t *total)
 int
 pf_psi_parse(const char *text, struct pf_psi *p)
 {
-	const char *line, *nl;
+	const char *pos, *line;
+	size_t len;
 
 	memset(p, 0, sizeof(*p));
-	for (line = text; *line; line = nl + 1) {
-		nl = strchr(line, '\n');
+	for (pos = text; lr_text_next(&pos, &line, &len) == 1;) {
 		if (strncmp(line, "some ", 5) == 0)
 			p->have_some = parse_line(line, &p->some_avg10, &p->some_total) == 0;
 		else if (strncmp(line, "full ", 5) == 0)
 			p->have_full = parse_line(line, &p->full_avg10, &p->full_total) == 0;
-		if (nl == NULL)
-			break;
 	}
 	if (!p->have_some) {
 		errno = EINVAL;

@@ -25,6 +25,7 @@
 #include "recorder.h"
 #include "replay.h"
 #include "spawn.h"
+#include "sysctl.h"
 #include "window.h"
 
 #define SECOND 1000000000ULL

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fileio.h"
 #include "script.h"
 
 #define FLUSH_AT (64 * 1024)

@@ -1,7 +1,6 @@
 /*
- * stackmap: open addressing with linear probing over a power-of-two slot
- * array of (hash, entry index); entries live in one growing array and
- * keys in large arena blocks, so an insert is one probe and one memcpy and
+ * stackmap: an htab index over one growing array of entries, with keys in
+ * large arena blocks, so an insert is one probe and one memcpy and
  * freeing is a handful of free() calls.
  */
 #include <errno.h>
@@ -10,16 +9,12 @@
 #include <string.h>
 
 #include "hash.h"
+#include "htab.h"
 #include "stackmap.h"
 
 #define ARENA_BLOCK (2u << 20)	/* a huge page on x86-64 and arm64 (4K pages) */
 /* The first block is small: most maps in tests and fuzzing hold a few keys. */
 #define ARENA_FIRST (16u << 10)
-
-struct slot {
-	uint64_t hash;
-	size_t idx;	/* entry index + 1; 0 = empty */
-};
 
 struct arena {
 	struct arena *next;
@@ -28,8 +23,7 @@ struct arena {
 };
 
 struct stackmap {
-	struct slot *slots;
-	size_t nslots;		/* power of two */
+	struct pf_htab index;
 	struct stackmap_entry *ents;
 	size_t nents, cap_ents;
 	struct arena *arena;
@@ -42,8 +36,7 @@ stackmap_new(void)
 
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 		return NULL;
-	m->nslots = 1024;
-	if ((m->slots = calloc(m->nslots, sizeof(*m->slots))) == NULL) {
+	if (pf_htab_init(&m->index, 1024) == -1) {
 		free(m);
 		return NULL;
 	}
@@ -87,42 +80,19 @@ arena_copy(struct stackmap *m, const char *key, size_t len)
 	return p;
 }
 
-static int
-grow(struct stackmap *m)
+struct key {
+	const struct stackmap *m;
+	const char *key;
+	size_t len;
+};
+
+static bool
+key_eq(const void *arg, size_t idx)
 {
-	size_t n = m->nslots * 2, i, j;
-	struct slot *s;
+	const struct key *k = arg;
+	const struct stackmap_entry *e = &k->m->ents[idx];
 
-	if ((s = calloc(n, sizeof(*s))) == NULL)
-		return -1;
-	for (i = 0; i < m->nslots; i++) {
-		if (m->slots[i].idx == 0)
-			continue;
-		for (j = m->slots[i].hash & (n - 1); s[j].idx; j = (j + 1) & (n - 1))
-			;
-		s[j] = m->slots[i];
-	}
-	free(m->slots);
-	m->slots = s;
-	m->nslots = n;
-	return 0;
-}
-
-static struct slot *
-lookup(const struct stackmap *m, const char *key, size_t len, uint64_t h)
-{
-	size_t i;
-
-	for (i = h & (m->nslots - 1); m->slots[i].idx; i = (i + 1) & (m->nslots - 1)) {
-		const struct stackmap_entry *e;
-
-		if (m->slots[i].hash != h)
-			continue;
-		e = &m->ents[m->slots[i].idx - 1];
-		if (e->len == len && memcmp(e->key, key, len) == 0)
-			return &m->slots[i];
-	}
-	return &m->slots[i];
+	return e->len == k->len && memcmp(e->key, k->key, k->len) == 0;
 }
 
 int
@@ -130,14 +100,17 @@ stackmap_add(struct stackmap *m, const char *key, size_t len,
     uint64_t c0, uint64_t c1)
 {
 	uint64_t h = pf_hash(key, len);
-	struct slot *s = lookup(m, key, len, h);
+	struct key k = { m, key, len };
+	struct pf_htab_slot *s = pf_htab_find(&m->index, h, key_eq, &k);
 	struct stackmap_entry *e;
 
 	if (s->idx == 0) {
-		if ((m->nents + 1) * 4 > m->nslots * 3) {
-			if (grow(m) == -1)
-				return -1;
-			s = lookup(m, key, len, h);
+		switch (pf_htab_reserve(&m->index)) {
+		case -1:
+			return -1;
+		case 1:
+			s = pf_htab_find(&m->index, h, key_eq, &k);
+			break;
 		}
 		if (m->nents == m->cap_ents) {
 			size_t cap = m->cap_ents ? m->cap_ents * 2 : 1024;
@@ -153,8 +126,7 @@ stackmap_add(struct stackmap *m, const char *key, size_t len,
 			return -1;
 		e->len = len;
 		e->count[0] = e->count[1] = 0;
-		s->hash = h;
-		s->idx = ++m->nents;
+		pf_htab_set(&m->index, s, h, m->nents++);
 	}
 	e = &m->ents[s->idx - 1];
 	if (e->count[0] > UINT64_MAX - c0 || e->count[1] > UINT64_MAX - c1) {
@@ -169,7 +141,8 @@ stackmap_add(struct stackmap *m, const char *key, size_t len,
 const struct stackmap_entry *
 stackmap_get(const struct stackmap *m, const char *key, size_t len)
 {
-	struct slot *s = lookup(m, key, len, pf_hash(key, len));
+	struct key k = { m, key, len };
+	const struct pf_htab_slot *s = pf_htab_find(&m->index, pf_hash(key, len), key_eq, &k);
 
 	return s->idx ? &m->ents[s->idx - 1] : NULL;
 }
@@ -230,6 +203,6 @@ stackmap_free(struct stackmap *m)
 		free(a);
 	}
 	free(m->ents);
-	free(m->slots);
+	pf_htab_free(&m->index);
 	free(m);
 }

@@ -17,16 +17,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addrsearch.h"
 #include "demangle.h"
+#include "hash.h"
+#include "htab.h"
 #include "parse.h"
 #include "jitmap.h"
 #include "procmaps.h"
 #include "symbolize.h"
 
 #define MAX_PREOPEN 256
-#define PF_SYM_NPROC 1024
-#define PF_SYM_NFILE 1024
-#define PF_ARRAY_NAMES 4096
 
 struct seg {
 	uint64_t offset, vaddr, filesz;
@@ -42,7 +42,6 @@ struct symfile {
 	Dwfl_Module *mod;
 	struct seg *segs;
 	size_t nsegs;
-	struct symfile *next;	/* hash chain */
 };
 
 struct map {
@@ -59,28 +58,30 @@ struct proc {
 	bool jit_tried;
 	struct pf_jitmap *jit;
 	char *jit_name;
-	struct proc *next;
 };
 
 struct centry {
-	const struct symfile *file;	/* NULL = empty slot */
+	const struct symfile *file;
 	uint64_t vaddr;
 	const char *name;		/* NULL = no symbol */
 	uint64_t off;
 };
 
-struct name {
-	struct name *next;
-	char s[];
+/* A growing array of pointers with an htab index over it. */
+struct ptrtab {
+	void **v;
+	size_t n, cap;
+	struct pf_htab index;
 };
 
 struct pf_symbolizer {
 	const struct pf_kallsyms *k;
-	struct proc *procs[1024];
-	struct symfile *files[1024];
-	struct name *names[4096];
-	struct centry *cache;
+	struct ptrtab procs;		/* struct proc *, by pid */
+	struct ptrtab files;		/* struct symfile *, by path and inode */
+	struct ptrtab names;		/* char *, interned symbol and module names */
+	struct centry *cache;		/* (file, file address) -> symbol */
 	size_t ccap, cn;
+	struct pf_htab cindex;
 	size_t preopened;
 	struct pf_sym_stats st;
 	char *debuginfo_path;
@@ -88,25 +89,34 @@ struct pf_symbolizer {
 	uint64_t vdso_size;	/* of our own [vdso] mapping, 0 if none */
 };
 
-static uint64_t
-hash64(uint64_t x)
+/*
+ * Append p to t under hash h; the caller found no equal entry.  0, or -1
+ * with ENOMEM (t unchanged).
+ */
+static int
+ptrtab_add(struct ptrtab *t, uint64_t h, void *p, pf_htab_eq *eq, const void *arg)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
+	if (t->n == t->cap) {
+		size_t c = t->cap ? t->cap * 2 : 64;
+		void **v = realloc(t->v, c * sizeof(*v));
+
+		if (v == NULL)
+			return -1;
+		t->v = v;
+		t->cap = c;
+	}
+	if (pf_htab_reserve(&t->index) == -1)
+		return -1;
+	pf_htab_set(&t->index, pf_htab_find(&t->index, h, eq, arg), h, t->n);
+	t->v[t->n++] = p;
+	return 0;
 }
 
-static uint64_t
-hashstr(const char *s)
+static void
+ptrtab_free(struct ptrtab *t)
 {
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
+	free(t->v);
+	pf_htab_free(&t->index);
 }
 
 /*
@@ -169,9 +179,11 @@ pf_sym_new(const struct pf_kallsyms *kallsyms)
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return NULL;
 	s->k = kallsyms;
-	s->ccap = 4096;
-	if ((s->cache = calloc(s->ccap, sizeof(*s->cache))) == NULL) {
-		free(s);
+	if (pf_htab_init(&s->procs.index, 256) == -1 ||
+	    pf_htab_init(&s->files.index, 256) == -1 ||
+	    pf_htab_init(&s->names.index, 4096) == -1 ||
+	    pf_htab_init(&s->cindex, 4096) == -1) {
+		pf_sym_free(s);
 		return NULL;
 	}
 	/* The file's dir, its .debug, then /usr/lib/debug (also .build-id). */
@@ -184,33 +196,68 @@ pf_sym_new(const struct pf_kallsyms *kallsyms)
 	return s;
 }
 
+struct proc_key {
+	const struct pf_symbolizer *s;
+	pid_t pid;
+};
+
+static bool
+proc_eq(const void *arg, size_t idx)
+{
+	const struct proc_key *k = arg;
+	const struct proc *p = k->s->procs.v[idx];
+
+	return p->pid == k->pid;
+}
+
 static struct proc *
 get_proc(struct pf_symbolizer *s, pid_t pid, bool create)
 {
-	size_t h = hash64((uint64_t)pid) % PF_SYM_NPROC;
+	struct proc_key k = { s, pid };
+	uint64_t h = pf_hash_u64((uint64_t)pid);
+	const struct pf_htab_slot *sl = pf_htab_find(&s->procs.index, h, proc_eq, &k);
 	struct proc *p;
 
-	for (p = s->procs[h]; p; p = p->next)
-		if (p->pid == pid)
-			return p;
+	if (sl->idx)
+		return s->procs.v[sl->idx - 1];
 	if (!create || (p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
 	p->pid = pid;
-	p->next = s->procs[h];
-	s->procs[h] = p;
+	if (ptrtab_add(&s->procs, h, p, proc_eq, &k) == -1) {
+		free(p);
+		return NULL;
+	}
 	return p;
+}
+
+/* One file: the same path, and the same inode when both sides know it. */
+struct file_key {
+	const struct pf_symbolizer *s;
+	const char *path;
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
+static bool
+file_eq(const void *arg, size_t idx)
+{
+	const struct file_key *k = arg;
+	const struct symfile *f = k->s->files.v[idx];
+
+	return strcmp(f->path, k->path) == 0 && (k->ino == 0 || f->ino == 0 ||
+	    (f->ino == k->ino && f->maj == k->maj && f->min == k->min));
 }
 
 static struct symfile *
 get_file(struct pf_symbolizer *s, const char *path, uint32_t maj, uint32_t min, uint64_t ino)
 {
-	size_t h = hashstr(path) % PF_SYM_NFILE;
+	struct file_key k = { s, path, maj, min, ino };
+	uint64_t h = pf_hash(path, strlen(path));
+	const struct pf_htab_slot *sl = pf_htab_find(&s->files.index, h, file_eq, &k);
 	struct symfile *f;
 
-	for (f = s->files[h]; f; f = f->next)
-		if (strcmp(f->path, path) == 0 &&
-		    (ino == 0 || f->ino == 0 || (f->ino == ino && f->maj == maj && f->min == min)))
-			return f;
+	if (sl->idx)
+		return s->files.v[sl->idx - 1];
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return NULL;
 	if ((f->path = strdup(path)) == NULL) {
@@ -221,8 +268,11 @@ get_file(struct pf_symbolizer *s, const char *path, uint32_t maj, uint32_t min, 
 	f->min = min;
 	f->ino = ino;
 	f->fd = -1;
-	f->next = s->files[h];
-	s->files[h] = f;
+	if (ptrtab_add(&s->files, h, f, file_eq, &k) == -1) {
+		free(f->path);
+		free(f);
+		return NULL;
+	}
 	return f;
 }
 
@@ -409,7 +459,7 @@ cmp_map(const void *a, const void *b)
 static const struct map *
 find_map(struct proc *p, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t i;
 
 	if (p == NULL || p->n == 0)
 		return NULL;
@@ -417,17 +467,9 @@ find_map(struct proc *p, uint64_t addr)
 		qsort(p->maps, p->n, sizeof(*p->maps), cmp_map);
 		p->sorted = true;
 	}
-	hi = p->n;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (addr >= p->maps[lo].start && addr < p->maps[lo].end)
-		return &p->maps[lo];
+	/* Mappings never overlap (a new one replaces what it covers). */
+	if ((i = PF_ADDR_FLOOR(p->maps, p->n, start, addr)) != SIZE_MAX && addr < p->maps[i].end)
+		return &p->maps[i];
 	return NULL;
 }
 
@@ -503,21 +545,38 @@ file_vaddr(const struct symfile *f, uint64_t foff, uint64_t *va)
 	return false;
 }
 
+struct name_key {
+	const struct pf_symbolizer *s;
+	const char *str;
+};
+
+static bool
+name_eq(const void *arg, size_t idx)
+{
+	const struct name_key *k = arg;
+
+	return strcmp(k->s->names.v[idx], k->str) == 0;
+}
+
 static const char *
 intern(struct pf_symbolizer *s, const char *str)
 {
-	size_t h = hashstr(str) % PF_ARRAY_NAMES, n = strlen(str);
-	struct name *nm;
+	struct name_key k = { s, str };
+	size_t n = strlen(str);
+	uint64_t h = pf_hash(str, n);
+	const struct pf_htab_slot *sl = pf_htab_find(&s->names.index, h, name_eq, &k);
+	char *nm;
 
-	for (nm = s->names[h]; nm; nm = nm->next)
-		if (strcmp(nm->s, str) == 0)
-			return nm->s;
-	if ((nm = malloc(sizeof(*nm) + n + 1)) == NULL)
+	if (sl->idx)
+		return s->names.v[sl->idx - 1];
+	if ((nm = malloc(n + 1)) == NULL)
 		return NULL;
-	memcpy(nm->s, str, n + 1);
-	nm->next = s->names[h];
-	s->names[h] = nm;
-	return nm->s;
+	memcpy(nm, str, n + 1);
+	if (ptrtab_add(&s->names, h, nm, name_eq, &k) == -1) {
+		free(nm);
+		return NULL;
+	}
+	return nm;
 }
 
 /* Versions go (foo@@GLIBC_2.34 -> foo), then C++/Rust names are demangled. */
@@ -540,64 +599,67 @@ clean_name(struct pf_symbolizer *s, const char *raw)
 	return intern(s, buf);
 }
 
-static int
-cache_grow(struct pf_symbolizer *s)
+struct cache_key {
+	const struct pf_symbolizer *s;
+	const struct symfile *file;
+	uint64_t vaddr;
+};
+
+static bool
+cache_eq(const void *arg, size_t idx)
 {
-	size_t nc = s->ccap * 2, i;
-	struct centry *c = calloc(nc, sizeof(*c));
+	const struct cache_key *k = arg;
+	const struct centry *e = &k->s->cache[idx];
 
-	if (c == NULL)
-		return -1;
-	for (i = 0; i < s->ccap; i++) {
-		struct centry *e = &s->cache[i];
-		size_t h;
+	return e->file == k->file && e->vaddr == k->vaddr;
+}
 
-		if (e->file == NULL)
-			continue;
-		h = hash64((uint64_t)(uintptr_t)e->file ^ hash64(e->vaddr)) & (nc - 1);
-		while (c[h].file)
-			h = (h + 1) & (nc - 1);
-		c[h] = *e;
+/* Remember a lookup; on ENOMEM the answer just stays uncached. */
+static void
+cache_add(struct pf_symbolizer *s, uint64_t h, const struct cache_key *k,
+    const char *name, uint64_t off)
+{
+	struct centry *e;
+
+	if (s->cn == s->ccap) {
+		size_t c = s->ccap ? s->ccap * 2 : 4096;
+
+		if ((e = realloc(s->cache, c * sizeof(*e))) == NULL)
+			return;
+		s->cache = e;
+		s->ccap = c;
 	}
-	free(s->cache);
-	s->cache = c;
-	s->ccap = nc;
-	return 0;
+	if (pf_htab_reserve(&s->cindex) == -1)
+		return;
+	e = &s->cache[s->cn];
+	e->file = k->file;
+	e->vaddr = k->vaddr;
+	e->name = name;
+	e->off = off;
+	pf_htab_set(&s->cindex, pf_htab_find(&s->cindex, h, cache_eq, k), h, s->cn++);
 }
 
 static void
 file_lookup(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr,
     const char **name, uint64_t *offp)
 {
-	struct centry *e;
-	size_t h;
+	struct cache_key k = { s, f, vaddr };
+	uint64_t h = pf_hash_u64((uint64_t)(uintptr_t)f ^ pf_hash_u64(vaddr));
+	const struct pf_htab_slot *sl = pf_htab_find(&s->cindex, h, cache_eq, &k);
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	const char *raw;
 
-	if ((s->cn + 1) * 2 > s->ccap)
-		(void)cache_grow(s);	/* on ENOMEM the table just gets fuller */
-	h = hash64((uint64_t)(uintptr_t)f ^ hash64(vaddr)) & (s->ccap - 1);
-	while (s->cache[h].file) {
-		if (s->cache[h].file == f && s->cache[h].vaddr == vaddr) {
-			s->st.cache_hits++;
-			*name = s->cache[h].name;
-			*offp = s->cache[h].off;
-			return;
-		}
-		h = (h + 1) & (s->ccap - 1);
+	if (sl->idx) {
+		s->st.cache_hits++;
+		*name = s->cache[sl->idx - 1].name;
+		*offp = s->cache[sl->idx - 1].off;
+		return;
 	}
 	raw = dwfl_module_addrinfo(f->mod, vaddr, &off, &sym, NULL, NULL, NULL);
 	*name = raw && *raw ? clean_name(s, raw) : NULL;
 	*offp = off;
-	if ((s->cn + 2) >= s->ccap)
-		return;	/* full after ENOMEM: answer uncached */
-	e = &s->cache[h];
-	e->file = f;
-	e->vaddr = vaddr;
-	e->name = *name;
-	e->off = off;
-	s->cn++;
+	cache_add(s, h, &k, *name, off);
 }
 
 static void
@@ -711,36 +773,31 @@ pf_sym_free(struct pf_symbolizer *s)
 
 	if (s == NULL)
 		return;
-	for (i = 0; i < PF_SYM_NPROC; i++)
-		while (s->procs[i]) {
-			struct proc *p = s->procs[i];
+	for (i = 0; i < s->procs.n; i++) {
+		struct proc *p = s->procs.v[i];
 
-			s->procs[i] = p->next;
-			free(p->maps);
-			pf_jitmap_free(p->jit);
-			free(p->jit_name);
-			free(p);
-		}
-	for (i = 0; i < PF_SYM_NFILE; i++)
-		while (s->files[i]) {
-			struct symfile *f = s->files[i];
+		free(p->maps);
+		pf_jitmap_free(p->jit);
+		free(p->jit_name);
+		free(p);
+	}
+	for (i = 0; i < s->files.n; i++) {
+		struct symfile *f = s->files.v[i];
 
-			s->files[i] = f->next;
-			if (f->dwfl)
-				dwfl_end(f->dwfl);
-			if (f->fd != -1)
-				close(f->fd);
-			free(f->segs);
-			free(f->path);
-			free(f);
-		}
-	for (i = 0; i < PF_ARRAY_NAMES; i++)
-		while (s->names[i]) {
-			struct name *n = s->names[i];
-
-			s->names[i] = n->next;
-			free(n);
-		}
+		if (f->dwfl)
+			dwfl_end(f->dwfl);
+		if (f->fd != -1)
+			close(f->fd);
+		free(f->segs);
+		free(f->path);
+		free(f);
+	}
+	for (i = 0; i < s->names.n; i++)
+		free(s->names.v[i]);
+	ptrtab_free(&s->procs);
+	ptrtab_free(&s->files);
+	ptrtab_free(&s->names);
+	pf_htab_free(&s->cindex);
 	free(s->cache);
 	free(s->debuginfo_path);
 	free(s);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fileio.h"
 #include "parse.h"
 #include "spawn.h"
 #include "target.h"

@@ -13,13 +13,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addrsearch.h"
 #include "buf.h"
+#include "classify.h"
+#include "fileio.h"
 #include "folded.h"
+#include "hash.h"
+#include "htab.h"
+#include "fsfree.h"
 #include "linereader.h"
 #include "outfile.h"
 #include "parse.h"
 #include "privs.h"
 #include "stackmap.h"
+#include "sysctl.h"
 
 static int failures, checks;
 
@@ -380,6 +387,165 @@ test_buf(void)
 	    "read_small cap 0");
 }
 
+static void
+test_addrsearch(void)
+{
+	static const struct { uint32_t pad; uint64_t start; } r[] = {
+		{ 0, 10 }, { 0, 20 }, { 0, 20 }, { 0, 30 }, { 0, UINT64_MAX },
+	};
+	static const struct { uint64_t addr; size_t want; } cases[] = {
+		{ 0, SIZE_MAX }, { 9, SIZE_MAX }, { 10, 0 }, { 19, 0 },
+		{ 20, 2 },		/* the last of equal starts */
+		{ 29, 2 }, { 30, 3 }, { UINT64_MAX - 1, 3 }, { UINT64_MAX, 4 },
+	};
+	size_t k, got;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		got = PF_ADDR_FLOOR(r, sizeof(r) / sizeof(r[0]), start, cases[k].addr);
+		CHECK(got == cases[k].want, "floor(%llu) = %zu, want %zu",
+		    (unsigned long long)cases[k].addr, got, cases[k].want);
+	}
+	CHECK(PF_ADDR_FLOOR(r, 0, start, 50) == SIZE_MAX, "empty array");
+	CHECK(PF_ADDR_FLOOR(r, 1, start, 50) == 0, "one element");
+}
+
+static uint64_t htab_keys[20000];
+
+static bool
+htab_key_eq(const void *arg, size_t idx)
+{
+	return htab_keys[idx] == *(const uint64_t *)arg;
+}
+
+static void
+test_htab(void)
+{
+	struct pf_htab t;
+	struct pf_htab_slot *s;
+	size_t k, n = 0, bad = 0;
+	uint64_t key;
+
+	CHECK(pf_htab_init(&t, 10) == 0 && t.nslots == 16, "init rounds up to 16");
+	/* Every key hashes alike for the first 100: collisions probe on. */
+	for (k = 0; k < 20000; k++) {
+		key = k * 7919;
+		s = pf_htab_find(&t, k < 100 ? 42 : pf_hash_u64(key), htab_key_eq, &key);
+		if (s->idx != 0)
+			bad++;
+		if (pf_htab_reserve(&t) == 1)
+			s = pf_htab_find(&t, k < 100 ? 42 : pf_hash_u64(key), htab_key_eq, &key);
+		htab_keys[n] = key;
+		pf_htab_set(&t, s, k < 100 ? 42 : pf_hash_u64(key), n++);
+	}
+	CHECK(bad == 0, "%zu new keys found before insertion", bad);
+	CHECK(t.n == 20000 && t.n * 4 <= t.nslots * 3, "load %zu/%zu", t.n, t.nslots);
+	for (k = 0, bad = 0; k < 20000; k++) {
+		key = k * 7919;
+		s = pf_htab_find(&t, k < 100 ? 42 : pf_hash_u64(key), htab_key_eq, &key);
+		if (s->idx != k + 1)
+			bad++;
+	}
+	CHECK(bad == 0, "%zu keys not found at their entry", bad);
+	key = 1;
+	CHECK(pf_htab_find(&t, pf_hash_u64(key), htab_key_eq, &key)->idx == 0, "absent key");
+	pf_htab_free(&t);
+	CHECK(t.slots == NULL && t.n == 0, "free");
+}
+
+static void
+test_classify(void)
+{
+	/* Figures left out are 0: a quiet box, PSI available and at 0 %. */
+	static const struct {
+		const char *what, *want, *next;
+		struct pf_cls_system in;
+	} sys[] = {
+		{ "idle", "IDLE", "none", { .busy = 1, .idle = 99, .ncpu = 4 } },
+		{ "steal first", "STARVED_STEAL", "none",
+		  { .box.steal = 10, .box.oom_kills = 1, .busy = 95, .runq = 9, .ncpu = 4 } },
+		{ "steal below 10", "ON_CPU_USER", "pf-record -a",
+		  { .box.steal = 9.99, .busy = 80, .ncpu = 4 } },
+		{ "oom kill", "MEMORY", "none", { .box.oom_kills = 1, .busy = 95, .ncpu = 4 } },
+		{ "memory full", "MEMORY", "none", { .box.psi_full = { 0, 0, 5 }, .ncpu = 4 } },
+		{ "io some", "IO_WAIT", "pf-classify -p PID", { .box.psi_some = { 0, 20, 0 }, .ncpu = 4 } },
+		{ "iowait and blocked", "IO_WAIT", "pf-classify -p PID",
+		  { .iowait = 10, .blocked = 1, .busy = 20, .ncpu = 4 } },
+		{ "iowait alone", "LOW_UTILISATION", "pf-classify -p PID",
+		  { .iowait = 10, .blocked = 0.5, .busy = 20, .ncpu = 4 } },
+		{ "saturated", "CPU_SATURATED", "pf-record -a", { .runq = 5, .busy = 90, .ncpu = 4 } },
+		{ "psi cpu saturated", "CPU_SATURATED", "pf-record -a",
+		  { .box.psi_some = { 20, 0, 0 }, .busy = 95, .ncpu = 4 } },
+		{ "constrained", "CPU_CONSTRAINED", "pf-record -a",
+		  { .runq = 5, .busy = 60, .idle = 20, .ncpu = 4 } },
+		{ "kernel", "ON_CPU_KERNEL", "pf-record -a", { .busy = 70, .sys = 20, .ncpu = 4 } },
+		{ "irq", "ON_CPU_KERNEL", "pf-record -a", { .busy = 70, .irq_soft = 20, .ncpu = 4 } },
+		{ "hot cpu", "ON_CPU_USER", "pf-record -a", { .busy = 30, .hot_busy = 90, .ncpu = 4 } },
+		{ "low", "LOW_UTILISATION", "pf-classify -p PID", { .busy = 5, .ncpu = 4 } },
+		{ "idle but queued", "LOW_UTILISATION", "pf-classify -p PID",
+		  { .busy = 1, .runq = 1, .ncpu = 4 } },
+	};
+	static const struct {
+		const char *what, *want, *next;
+		bool competing;
+		struct pf_cls_pid in;
+	} pid[] = {
+		{ "steal first", "STARVED_STEAL", "none", false,
+		  { .box.steal = 10, .util = 0.9, .throttled_ratio = 1, .wait_share = 1 } },
+		{ "throttled", "STARVED_THROTTLED", "pf-record -p", false,
+		  { .throttled_ratio = 0.2, .wait_share = 0.1, .box.oom_kills = 1 } },
+		{ "throttled without waiting", "MEMORY", "none", false,
+		  { .throttled_ratio = 0.5, .wait_share = 0.05, .box.oom_kills = 1 } },
+		{ "memory some", "MEMORY", "none", false,
+		  { .throttled_ratio = -1, .box.psi_some = { 0, 0, 20 }, .d_state = 0.5 } },
+		{ "io delay", "IO_WAIT", "pf-offcpu -p", false,
+		  { .throttled_ratio = -1, .io_share = 0.2, .util = 0.9 } },
+		{ "d state", "IO_WAIT", "pf-offcpu -p", false, { .throttled_ratio = -1, .d_state = 0.2 } },
+		{ "oversubscribed", "CPU_BOUND_OVERSUBSCRIBED", "pf-record -p", false,
+		  { .throttled_ratio = -1, .wait_share = 0.2, .runq_wait = 0.05,
+		    .threads_active = 5, .cpus = 4, .util = 0.9 } },
+		{ "oversubscribed, competing", "CPU_BOUND_OVERSUBSCRIBED", "pf-record -p", true,
+		  { .throttled_ratio = -1, .wait_share = 0.2, .runq_wait = 0.05,
+		    .threads_active = 5, .cpus = 4, .util = 0.5 } },
+		{ "starved", "STARVED_CPU", "pf-record -a", false,
+		  { .throttled_ratio = -1, .wait_share = 0.2, .runq_wait = 0.05,
+		    .threads_active = 2, .cpus = 4, .util = 0.5 } },
+		{ "on cpu user", "ON_CPU_USER", "pf-record -p", false,
+		  { .throttled_ratio = -1, .util = 0.7, .sysshare = 0.49 } },
+		{ "on cpu kernel", "ON_CPU_KERNEL", "pf-record -p", false,
+		  { .throttled_ratio = -1, .util = 0.7, .sysshare = 0.5 } },
+		{ "mixed", "MIXED", "pf-record -p", false, { .throttled_ratio = -1, .util = 0.3 } },
+		{ "idle", "IDLE", "none", false,
+		  { .throttled_ratio = -1, .on_cpu = 0.01, .have_cs = true, .switches_s = 9 } },
+		{ "idle, switches unknown", "IDLE", "none", false,
+		  { .throttled_ratio = -1, .on_cpu = 0.01, .switches_s = 500 } },
+		{ "off cpu: switching", "OFF_CPU", "pf-offcpu -p", false,
+		  { .throttled_ratio = -1, .on_cpu = 0.01, .have_cs = true, .switches_s = 10 } },
+		{ "off cpu: some cpu", "OFF_CPU", "pf-offcpu -p", false,
+		  { .throttled_ratio = -1, .on_cpu = 0.02, .util = 0.2 } },
+	};
+	struct pf_cls_verdict v;
+	size_t k;
+
+	for (k = 0; k < sizeof(sys) / sizeof(sys[0]); k++) {
+		pf_classify_system(&sys[k].in, &v);
+		CHECK(strcmp(v.cls, sys[k].want) == 0 && strcmp(v.next, sys[k].next) == 0,
+		    "system %s: %s / %s, want %s / %s", sys[k].what, v.cls, v.next,
+		    sys[k].want, sys[k].next);
+	}
+	for (k = 0; k < sizeof(pid) / sizeof(pid[0]); k++) {
+		pf_classify_pid(&pid[k].in, &v);
+		CHECK(strcmp(v.cls, pid[k].want) == 0 && strcmp(v.next, pid[k].next) == 0 &&
+		    v.competing_load == pid[k].competing,
+		    "pid %s: %s / %s / competing %d, want %s / %s / %d", pid[k].what, v.cls,
+		    v.next, v.competing_load, pid[k].want, pid[k].next, pid[k].competing);
+	}
+	/* Hints: a steal verdict names the hypervisor in both modes. */
+	pf_classify_system(&sys[1].in, &v);
+	CHECK(v.hint && strstr(v.hint, "hypervisor"), "system steal hint");
+	pf_classify_pid(&pid[0].in, &v);
+	CHECK(v.hint && strstr(v.hint, "hypervisor"), "pid steal hint");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -387,6 +553,8 @@ main(int argc, char **argv)
 		{ "parse", test_parse }, { "folded", test_folded },
 		{ "stackmap", test_stackmap }, { "linereader", test_linereader },
 		{ "outfile", test_outfile }, { "privs", test_privs }, { "buf", test_buf },
+		{ "addrsearch", test_addrsearch }, { "htab", test_htab },
+		{ "classify", test_classify },
 	};
 	size_t k;
 

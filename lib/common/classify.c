@@ -1,0 +1,101 @@
+/*
+ * classify: the ordered rules.  The rules both modes share (hypervisor
+ * steal, memory pressure) are written once and take the same place in
+ * both tables.
+ */
+#include <stddef.h>
+
+#include "classify.h"
+
+static void
+verdict(struct pf_cls_verdict *v, const char *cls, const char *next, const char *hint)
+{
+	v->cls = cls;
+	v->next = next;
+	v->hint = hint;
+	v->competing_load = false;
+}
+
+/* Others' virtual CPUs run on ours: nothing in the guest can fix it. */
+static bool
+starved_steal(const struct pf_cls_box *b, struct pf_cls_verdict *v)
+{
+	if (b->steal < 10)
+		return false;
+	verdict(v, "STARVED_STEAL", "none",
+	    "the hypervisor runs others on these CPUs: resize or move the instance");
+	return true;
+}
+
+static bool
+memory_pressure(const struct pf_cls_box *b)
+{
+	return b->psi_full[PF_PSI_MEM] >= 5 || b->psi_some[PF_PSI_MEM] >= 20 ||
+	    b->oom_kills > 0;
+}
+
+void
+pf_classify_system(const struct pf_cls_system *in, struct pf_cls_verdict *v)
+{
+	const struct pf_cls_box *b = &in->box;
+	bool cpu_sat = in->runq > in->ncpu || b->psi_some[PF_PSI_CPU] >= 20;
+
+	if (starved_steal(b, v))
+		return;
+	if (memory_pressure(b))
+		verdict(v, "MEMORY", "none",
+		    "vmstat 1; sort processes by RSS; check memory.events of busy cgroups");
+	else if (b->psi_full[PF_PSI_IO] >= 5 || b->psi_some[PF_PSI_IO] >= 20 ||
+	    (in->iowait >= 10 && in->blocked >= 1))
+		verdict(v, "IO_WAIT", "pf-classify -p PID",
+		    "iostat -xz 1; classify the processes in D state (ps -eo pid,stat,wchan | awk '$2 ~ /D/')");
+	else if (cpu_sat && in->busy >= 90)
+		verdict(v, "CPU_SATURATED", "pf-record -a", NULL);
+	else if (cpu_sat && in->idle >= 20)
+		verdict(v, "CPU_CONSTRAINED", "pf-record -a",
+		    "run queue with idle CPUs: look for cgroup quotas (nr_throttled) and CPU affinity");
+	else if (in->busy >= 70 || in->hot_busy >= 90)
+		verdict(v, in->sys >= 20 || in->irq_soft >= 20 ? "ON_CPU_KERNEL" : "ON_CPU_USER",
+		    "pf-record -a", NULL);
+	else if (in->busy < 5 && in->runq < 1)
+		verdict(v, "IDLE", "none", "nothing is busy: check that the workload is being driven");
+	else
+		verdict(v, "LOW_UTILISATION", "pf-classify -p PID",
+		    "the latency is off-CPU or elsewhere: classify the slow service, then pf-offcpu");
+}
+
+void
+pf_classify_pid(const struct pf_cls_pid *in, struct pf_cls_verdict *v)
+{
+	const struct pf_cls_box *b = &in->box;
+
+	if (starved_steal(b, v))
+		return;
+	if (in->throttled_ratio >= 0.2 && in->wait_share >= 0.1)
+		verdict(v, "STARVED_THROTTLED", "pf-record -p",
+		    "the cgroup CPU quota throttles it: raise cpu.max / cpu.cfs_quota_us, or profile what uses the quota");
+	else if (memory_pressure(b))
+		verdict(v, "MEMORY", "none",
+		    "memory pressure: check RSS against limits, memory.stat, vmstat 1");
+	else if (in->io_share >= 0.2 || in->d_state >= 0.2)
+		verdict(v, "IO_WAIT", "pf-offcpu -p", "iostat -xz 1; pidstat -d 1 shows who does the I/O");
+	else if (in->wait_share >= 0.2 && in->runq_wait >= 0.05 && in->threads_active > in->cpus) {
+		/*
+		 * More active threads than CPUs it may use: the process queues
+		 * behind itself whatever else runs, and fewer threads is the fix.
+		 */
+		verdict(v, "CPU_BOUND_OVERSUBSCRIBED", "pf-record -p",
+		    "more runnable threads than CPUs: consider fewer threads");
+		v->competing_load = in->util < 0.7;
+	} else if (in->wait_share >= 0.2 && in->runq_wait >= 0.05 && in->util < 0.7)
+		verdict(v, "STARVED_CPU", "pf-record -a",
+		    "others take its CPUs: find them (pidstat 1), check affinity and cgroup weights");
+	else if (in->util >= 0.7)
+		verdict(v, in->sysshare >= 0.5 ? "ON_CPU_KERNEL" : "ON_CPU_USER", "pf-record -p", NULL);
+	else if (in->util >= 0.3)
+		verdict(v, "MIXED", "pf-record -p", "then pf-offcpu for the time it is off the CPU");
+	else if (in->on_cpu < 0.02 && (!in->have_cs || in->switches_s < 10))
+		verdict(v, "IDLE", "none", "nothing to profile: check that the workload is being driven");
+	else
+		verdict(v, "OFF_CPU", "pf-offcpu -p", NULL);
+}
