@@ -520,11 +520,14 @@ intern(struct pf_symbolizer *s, const char *str)
 	return nm->s;
 }
 
-/* Versions go (foo@@GLIBC_2.34 -> foo), then C++/Rust names are demangled. */
+/*
+ * Versions go (foo@@GLIBC_2.34 -> foo), then C++/Rust names are demangled.
+ * A name cut to fit buf is PF_DEMANGLE_MAX_IN long, so it stays mangled.
+ */
 static const char *
 clean_name(struct pf_symbolizer *s, const char *raw)
 {
-	char buf[1024], *d;
+	char buf[PF_DEMANGLE_MAX_IN + 1], *d;
 	const char *at = strchr(raw + 1, '@'), *r;
 	size_t n = at ? (size_t)(at - raw) : strlen(raw);
 

@@ -19,3 +19,4 @@ unit() {
 @test "output files are created 0600, never through a symlink, never clobbered without force" { unit outfile; }
 @test "perf and kallsyms permission rules follow the kernel's" { unit privs; }
 @test "the growable buffer appends and grows" { unit buf; }
+@test "names demangle as perf prints them, within the caps on input and output" { unit demangle; }

@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
+#include "demangle.h"
 #include "folded.h"
 #include "linereader.h"
 #include "outfile.h"
@@ -325,6 +327,53 @@ test_buf(void)
 	    "read_small cap 0");
 }
 
+static void
+test_demangle(void)
+{
+	static const struct { const char *in, *want; int err; } t[] = {
+		{ "_ZN2ns1WIdE4spinEd", "ns::W<double>::spin", 0 },
+		{ "_ZN2ns1WIdE4spinEd.isra.0", "ns::W<double>::spin", 0 },
+		{ "_ZL6helperPiil.constprop.0", "helper", 0 },
+		{ "_ZN7mycrate6legacy4spin17h0123456789abcdefE", "mycrate::legacy::spin", 0 },
+		{ "_RNvNtCs1234_7mycrate2v04spin", "mycrate::v0::spin", 0 },
+		{ "main", NULL, EINVAL },
+		{ "finish_task_switch.isra.0", NULL, EINVAL },
+		{ "", NULL, EINVAL },
+		/* libiberty prints "A<>" before failing: nothing of it is kept. */
+		{ "_ZN1AIT_EE", NULL, EINVAL },
+		/* 229 bytes that expand to 365 MB. */
+		{ "_Z1fI1a1bIS0_S0_S0_S0_ES1_IS2_S2_S2_S2_ES1_IS3_S3_S3_S3_E"
+		  "S1_IS4_S4_S4_S4_ES1_IS5_S5_S5_S5_ES1_IS6_S6_S6_S6_E"
+		  "S1_IS7_S7_S7_S7_ES1_IS8_S8_S8_S8_ES1_IS9_S9_S9_S9_E"
+		  "S1_ISA_SA_SA_SA_ES1_ISB_SB_SB_SB_ES1_ISC_SC_SC_SC_E"
+		  "S1_ISD_SD_SD_SD_EEv", NULL, E2BIG },
+	};
+	static char big[PF_DEMANGLE_MAX_IN + 1];
+	struct timespec a, b;
+	size_t k;
+	char *d;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		errno = 0;
+		d = pf_demangle(t[k].in);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		if (t[k].want)
+			CHECK(d && strcmp(d, t[k].want) == 0, "%s: got %s", t[k].in, d ? d : "NULL");
+		else
+			CHECK(d == NULL && errno == t[k].err, "%s: got %s, errno %d",
+			    t[k].in, d ? d : "NULL", errno);
+		CHECK((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 100000000L,
+		    "%.20s...: over 100 ms", t[k].in);
+		free(d);
+	}
+	/* _Z + an identifier: only the length decides. */
+	memset(big, 'a', PF_DEMANGLE_MAX_IN);
+	memcpy(big, "_Z4040", 6);
+	errno = 0;
+	CHECK(pf_demangle(big) == NULL && errno == E2BIG, "%d bytes refused", PF_DEMANGLE_MAX_IN);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -332,6 +381,7 @@ main(int argc, char **argv)
 		{ "parse", test_parse }, { "folded", test_folded },
 		{ "stackmap", test_stackmap }, { "linereader", test_linereader },
 		{ "outfile", test_outfile }, { "privs", test_privs }, { "buf", test_buf },
+		{ "demangle", test_demangle },
 	};
 	size_t k;
 
