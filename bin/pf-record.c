@@ -225,6 +225,13 @@ write_header(struct ctx *c, struct pf_script *w, enum pf_stop *st)
 	    (unsigned long long)opt.freq, c->kernel ? "yes" : "no", when);
 	if (!c->kernel)
 		pf_buf_printf(&h, "# pf-record: kernel frames excluded: %s\n", c->excluded);
+	for (i = 0; !opt.all && !opt.cmd && i < c->t.npids; i++) {
+		char why[128];
+
+		if (pf_sym_jit_vet(c->t.pids[i], why, sizeof(why)) == -1)
+			pf_buf_printf(&h, "# pf-record: jit map /tmp/perf-%d.map refused: %s\n",
+			    (int)c->t.pids[i], why);
+	}
 	pf_buf_printf(&h, "# pf-record: caps duration=%.3gs max-size=%llu min-free=%llu "
 	    "rings=%zux%u pages fds=%zu\n", (double)c->dur_ns / 1e9,
 	    (unsigned long long)opt.max_size,
@@ -503,6 +510,8 @@ main(int argc, char **argv)
 		pf_sym_set_kallsyms(c.sym, c.ksyms);
 	}
 	fin = emit(&c, w, hst);
+	if (pf_sym_jit_refusal(c.sym))
+		pf_warnx("JIT map refused, its frames stay [unknown]: %s", pf_sym_jit_refusal(c.sym));
 	if (opt.stats) {
 		struct pf_sym_stats ss;
 

@@ -20,3 +20,4 @@ unit() {
 @test "perf and kallsyms permission rules follow the kernel's" { unit privs; }
 @test "the growable buffer appends and grows" { unit buf; }
 @test "names demangle as perf prints them, within the caps on input and output" { unit demangle; }
+@test "JIT maps are trusted only from root or the target, and read within caps" { unit jitmap; }

@@ -591,6 +591,48 @@ mount_tmpfs() {
 		fail "no JIT frame named"
 }
 
+# start_jit SECONDS: rec-jit in the background, once its map is written;
+# BGPID is its pid, JITMAP its map (removed by the caller).
+start_jit() {
+	[ "$(uname -m)" = x86_64 ] || skip "the rec-jit workload emits x86-64 code"
+	"$WORKLOADS/rec-jit" "$1" & BGPID=$!
+	JITMAP=/tmp/perf-$BGPID.map
+	local i
+	for i in $(seq 50); do [ -s "$JITMAP" ] && return 0; sleep 0.1; done
+	fail "rec-jit wrote no map"
+}
+
+@test "a JIT map owned by another user is refused, and the header says so" {
+	require_root
+	start_jit 4
+	chown nobody "$JITMAP"
+	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/j.txt" -p "$BGPID"
+	rm -f "$JITMAP"
+	local uid
+	uid=$(id -u nobody)
+	grep -qxF "# pf-record: jit map $JITMAP refused: owned by uid $uid, not root or the target's uid 0" \
+		"$BATS_TEST_TMPDIR/j.txt" || fail "no header line: $(head -4 "$BATS_TEST_TMPDIR/j.txt")"
+	[[ "$stderr" == *"JIT map refused, its frames stay [unknown]: $JITMAP: owned by uid $uid"* ]] ||
+		fail "stderr: $stderr"
+	grep -q ' \[unknown\] ' "$BATS_TEST_TMPDIR/j.txt" || fail "no JIT frame sampled"
+	! grep -q rec_jit_spin "$BATS_TEST_TMPDIR/j.txt" || fail "the refused map was used"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/j.txt"
+}
+
+@test "a 512 MiB sparse JIT map is read within its cap: bounded memory, its symbols still named" {
+	start_jit 4
+	truncate -s 512M "$JITMAP"
+	run -0 --separate-stderr /usr/bin/time -f 'time %e %M' -o "$BATS_TEST_TMPDIR/time" \
+		"$PF_BIN_DIR/pf-record" -F 499 -d 1 -o "$BATS_TEST_TMPDIR/j.txt" -p "$BGPID"
+	rm -f "$JITMAP"
+	local rss
+	read -r _ _ rss < "$BATS_TEST_TMPDIR/time"
+	[ "$rss" -lt 65536 ] || fail "max RSS $rss KB"
+	grep -Eq $'^\t'" +[0-9a-f]+ rec_jit_spin\+0x[0-9a-f]+ \($JITMAP\)\$" "$BATS_TEST_TMPDIR/j.txt" ||
+		fail "no JIT frame named"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/j.txt"
+}
+
 @test "a one-line progress display appears on a terminal, never in a pipe or with --no-progress" {
 	require_cmd script
 	script -qfec "'$PF_BIN_DIR/pf-record' -d 1 -o '$BATS_TEST_TMPDIR/t1.txt' -- '$SPLIT' 2" "$BATS_TEST_TMPDIR/tty1" >/dev/null
