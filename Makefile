@@ -44,7 +44,8 @@ override CFLAGS += -std=gnu11 $(WARN) -Ilib/common $(PKG_CFLAGS) -MMD -MP \
 	   -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 LDFLAGS ?=
 override LDFLAGS += -Wl,--as-needed
-LDLIBS  += $(PKG_LIBS) -lm
+# libiberty (demangling) is a static archive: no run-time dependency.
+LDLIBS  += $(PKG_LIBS) -liberty -lm
 
 ifeq ($(DEVELOPER),1)
 override CFLAGS += -Werror
@@ -111,7 +112,7 @@ $(OUTBIN)/pf-%: $(B)/bin/pf-%.o $(B)/libpf.a | $(OUTBIN)
 
 # Test workloads keep frame pointers and symbols: they are profiled.
 build/workloads/%: tests/workloads/%.c | build/workloads
-	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -std=gnu11 -Wall -MMD -MP -o $@ $< -lpthread -lm
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -std=gnu11 -Wall -MMD -MP -o $@ $< -lpthread -liberty -lm
 
 workloads: $(WORKLOADS)
 
@@ -146,7 +147,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Ilib/common
 
 build/fuzz/%: fuzz/%.c $(LIBSRC) build/gen/flame-js.c | build/fuzz
-	clang $(FUZZ_FLAGS) -o $@ $< $(LIBSRC) build/gen/flame-js.c $(PKG_LIBS) -lm
+	clang $(FUZZ_FLAGS) -o $@ $< $(LIBSRC) build/gen/flame-js.c $(PKG_LIBS) -liberty -lm
 
 build/fuzz:
 	mkdir -p $@

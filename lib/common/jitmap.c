@@ -1,11 +1,16 @@
 /*
  * jitmap: parsed once after the sampling window, looked up by binary
  * search over entries sorted by start (stable, so later lines win ties).
+ * The file is read through one fixed chunk, never whole, so its size
+ * costs nothing but the capped read time.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -22,6 +27,7 @@ struct pf_jitmap {
 	struct jent *e;
 	size_t n, cap;
 	struct pf_buf strs;
+	int truncated;
 };
 
 static const char *
@@ -62,7 +68,8 @@ add(struct pf_jitmap *m, const char *line, size_t len)
 	if ((p = hex(p + 1, end, &size)) == NULL || p >= end || *p != ' ' || size == 0)
 		return 0;
 	p++;
-	if (p >= end)
+	/* A NUL would cut the name, to nothing at worst: malformed. */
+	if (p >= end || memchr(p, '\0', (size_t)(end - p)) != NULL)
 		return 0;
 	if (m->n == m->cap) {
 		size_t c = m->cap ? m->cap * 2 : 256;
@@ -94,39 +101,98 @@ cmp_jent(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+int
+pf_jitmap_open(const char *path, uid_t owner, char *why, size_t whylen)
+{
+	struct stat st;
+	int fd, e;
+
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		e = errno;
+		snprintf(why, whylen, "%s", e == ELOOP ? "a symbolic link" : strerror(e));
+		errno = e == ELOOP ? EPERM : e;
+		return -1;
+	}
+	if (fstat(fd, &st) == -1) {
+		e = errno;
+		snprintf(why, whylen, "%s", strerror(e));
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode))
+		snprintf(why, whylen, "not a regular file");
+	else if (st.st_uid != 0 && st.st_uid != owner) {
+		if (owner == (uid_t)-1)
+			snprintf(why, whylen, "owned by uid %u, not root (the target's uid is unknown)",
+			    (unsigned)st.st_uid);
+		else
+			snprintf(why, whylen, "owned by uid %u, not root or the target's uid %u",
+			    (unsigned)st.st_uid, (unsigned)owner);
+	} else
+		return fd;
+	close(fd);
+	errno = EPERM;
+	return -1;
+}
+
 struct pf_jitmap *
 pf_jitmap_load(int fd)
 {
 	struct pf_jitmap *m;
-	struct pf_buf all = { 0 };
-	char chunk[65536];
+	char *chunk = NULL;
+	size_t have = 0, total = 0, i, start;
+	int skipping = 0;	/* inside a line longer than the cap */
 	ssize_t n;
-	size_t i, start = 0;
 
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 		return NULL;
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+	/* One line of up to the cap, plus room to read behind it. */
+	if ((chunk = malloc(2 * PF_JITMAP_MAX_LINE)) == NULL)
+		goto fail;
+	for (;;) {
+		if (total >= PF_JITMAP_MAX_BYTES || m->n >= PF_JITMAP_MAX_ENTRIES) {
+			m->truncated = 1;
+			break;
+		}
+		n = read(fd, chunk + have, 2 * PF_JITMAP_MAX_LINE - have);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EAGAIN)	/* O_NONBLOCK on a file that blocks: done */
+				break;
 			goto fail;
 		}
-		if (pf_buf_append(&all, chunk, (size_t)n) == -1)
-			goto fail;
-	}
-	for (i = 0; i < all.len; i++)
-		if (all.data[i] == '\n') {
-			if (add(m, all.data + start, i - start) == -1)
+		if (n == 0)
+			break;
+		total += (size_t)n;
+		have += (size_t)n;
+		start = 0;
+		for (i = 0; i < have && m->n < PF_JITMAP_MAX_ENTRIES; i++) {
+			if (chunk[i] != '\n')
+				continue;
+			if (!skipping && add(m, chunk + start, i - start) == -1)
 				goto fail;
+			skipping = 0;
 			start = i + 1;
 		}
-	if (start < all.len && add(m, all.data + start, all.len - start) == -1)
+		memmove(chunk, chunk + start, have - start);
+		have -= start;
+		if (have >= PF_JITMAP_MAX_LINE) {
+			/* Over-long: drop what we have and the rest up to its newline. */
+			skipping = 1;
+			have = 0;
+		}
+	}
+	if (have > 0 && !skipping && m->n < PF_JITMAP_MAX_ENTRIES && !m->truncated &&
+	    add(m, chunk, have) == -1)
 		goto fail;
-	pf_buf_free(&all);
-	qsort(m->e, m->n, sizeof(*m->e), cmp_jent);
+	free(chunk);
+	if (m->n > 1)
+		qsort(m->e, m->n, sizeof(*m->e), cmp_jent);
 	return m;
 fail:
-	pf_buf_free(&all);
+	free(chunk);
 	pf_jitmap_free(m);
 	return NULL;
 }
@@ -165,6 +231,12 @@ uint64_t
 pf_jitmap_count(const struct pf_jitmap *m)
 {
 	return m ? m->n : 0;
+}
+
+int
+pf_jitmap_truncated(const struct pf_jitmap *m)
+{
+	return m ? m->truncated : 0;
 }
 
 void

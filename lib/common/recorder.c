@@ -357,6 +357,14 @@ write_header(struct pf_recorder *r, struct pf_script *w)
 		for (i = 0; i < r->t.npids; i++)
 			pf_buf_printf(&h, "%s%d", i ? "," : "pid:", (int)r->t.pids[i]);
 	r->ops->header(r, &h, when);
+	/* A JIT map refused now (foreign owner, not a regular file) says so. */
+	for (i = 0; !o->all && !o->cmd && i < r->t.npids; i++) {
+		char why[128];
+
+		if (pf_sym_jit_vet(r->t.pids[i], why, sizeof(why)) == -1)
+			pf_buf_printf(&h, "# %s: jit map /tmp/perf-%d.map refused: %s\n", tool,
+			    (int)r->t.pids[i], why);
+	}
 	pf_buf_printf(&h, "# %s: caps duration=%.3gs max-size=%llu min-free=%llu ", tool,
 	    (double)r->dur_ns / 1e9, (unsigned long long)o->max_size,
 	    (unsigned long long)(r->floor_applies ? r->min_free : 0));
@@ -504,6 +512,10 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	}
 	rc = emit(r, w, hst, &fin, st);
 	pf_script_free(w);
+	/* One refused after the header (a command's, or made during the window). */
+	if (pf_sym_jit_refusal(r->sym) != NULL)
+		say(r, PF_SAY_WARN, 0, "JIT map refused, its frames stay [unknown]: %s",
+		    pf_sym_jit_refusal(r->sym));
 	if (rc == -1)
 		return -1;
 	if (r->opt.stats)

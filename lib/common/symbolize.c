@@ -56,6 +56,8 @@ struct proc {
 	size_t n, cap;
 	bool sorted;
 	bool jit_tried;
+	bool uid_known;
+	uid_t uid;		/* the owner a JIT map must have, besides root */
 	struct pf_jitmap *jit;
 	char *jit_name;
 };
@@ -87,6 +89,7 @@ struct pf_symbolizer {
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
 	uint64_t vdso_size;	/* of our own [vdso] mapping, 0 if none */
+	char *jit_refusal;	/* the first JIT map refused, and why */
 };
 
 /*
@@ -394,6 +397,19 @@ load_cb(const struct pf_maps_entry *e, void *arg)
 	return 0;
 }
 
+/* /proc/PID/maps belongs to the process's effective uid. */
+static void
+note_uid(struct pf_symbolizer *s, pid_t pid, int maps_fd)
+{
+	struct stat st;
+	struct proc *p;
+
+	if (fstat(maps_fd, &st) == 0 && (p = get_proc(s, pid, true)) != NULL) {
+		p->uid = st.st_uid;
+		p->uid_known = true;
+	}
+}
+
 int
 pf_sym_load_proc(struct pf_symbolizer *s, const char *proc_root, pid_t pid, bool open_files)
 {
@@ -404,6 +420,7 @@ pf_sym_load_proc(struct pf_symbolizer *s, const char *proc_root, pid_t pid, bool
 	snprintf(path, sizeof(path), "%s/%d/maps", proc_root ? proc_root : "/proc", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return -1;
+	note_uid(s, pid, fd);
 	rc = pf_maps_read(fd, load_cb, &c);
 	e = errno;
 	close(fd);
@@ -421,6 +438,10 @@ pf_sym_fork(struct pf_symbolizer *s, pid_t parent, pid_t child)
 		return 0;
 	if ((cp = get_proc(s, child, true)) == NULL)
 		return -1;
+	if (!cp->uid_known) {
+		cp->uid = pp->uid;
+		cp->uid_known = pp->uid_known;
+	}
 	if (cp->n)
 		return 0;
 	for (i = 0; i < pp->n; i++) {
@@ -579,11 +600,14 @@ intern(struct pf_symbolizer *s, const char *str)
 	return nm;
 }
 
-/* Versions go (foo@@GLIBC_2.34 -> foo), then C++/Rust names are demangled. */
+/*
+ * Versions go (foo@@GLIBC_2.34 -> foo), then C++/Rust names are demangled.
+ * A name cut to fit buf is PF_DEMANGLE_MAX_IN long, so it stays mangled.
+ */
 static const char *
 clean_name(struct pf_symbolizer *s, const char *raw)
 {
-	char buf[1024], *d;
+	char buf[PF_DEMANGLE_MAX_IN + 1], *d;
 	const char *at = strchr(raw + 1, '@'), *r;
 	size_t n = at ? (size_t)(at - raw) : strlen(raw);
 
@@ -662,28 +686,79 @@ file_lookup(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr,
 	cache_add(s, h, &k, *name, off);
 }
 
-static void
-jit_load(struct proc *p)
+/*
+ * The target's own map, in our /tmp or else in its mount namespace's;
+ * fd or -1 with why filled for a refusal (errno EPERM).
+ */
+static int
+jit_open(pid_t pid, uid_t owner, char *why, size_t whylen)
 {
-	char path[PATH_MAX];
-	int fd, i;
+	char path[PATH_MAX], w[128];
+	int fd, i, refused = 0;
 
-	p->jit_tried = true;
 	for (i = 0; i < 2; i++) {
 		if (i == 0)
-			snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)p->pid);
+			snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
 		else
 			snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map",
-			    (int)p->pid, (int)p->pid);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-			continue;
-		p->jit = pf_jitmap_load(fd);
-		close(fd);
-		if (p->jit) {
-			snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)p->pid);
-			p->jit_name = strdup(path);
-			return;
+			    (int)pid, (int)pid);
+		if ((fd = pf_jitmap_open(path, owner, w, sizeof(w))) != -1)
+			return fd;
+		if (errno == EPERM && !refused) {
+			refused = 1;
+			snprintf(why, whylen, "%s", w);
 		}
+	}
+	errno = refused ? EPERM : ENOENT;
+	return -1;
+}
+
+static uid_t
+target_uid(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return stat(path, &st) == 0 ? st.st_uid : (uid_t)-1;
+}
+
+int
+pf_sym_jit_vet(pid_t pid, char *why, size_t whylen)
+{
+	int fd;
+
+	if ((fd = jit_open(pid, target_uid(pid), why, whylen)) == -1)
+		return errno == EPERM ? -1 : 0;
+	close(fd);
+	return 1;
+}
+
+static void
+jit_load(struct pf_symbolizer *s, struct proc *p)
+{
+	char path[PATH_MAX], why[128];
+	int fd;
+
+	p->jit_tried = true;
+	if ((fd = jit_open(p->pid, p->uid_known ? p->uid : target_uid(p->pid),
+	    why, sizeof(why))) == -1) {
+		if (errno == EPERM) {
+			s->st.jit_refused++;
+			if (s->jit_refusal == NULL &&
+			    asprintf(&s->jit_refusal, "/tmp/perf-%d.map: %s", (int)p->pid, why) == -1)
+				s->jit_refusal = NULL;
+		}
+		return;
+	}
+	p->jit = pf_jitmap_load(fd);
+	close(fd);
+	if (p->jit) {
+		s->st.jit_maps++;
+		if (pf_jitmap_truncated(p->jit))
+			s->st.jit_truncated++;
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)p->pid);
+		p->jit_name = strdup(path);
 	}
 }
 
@@ -747,7 +822,7 @@ pf_sym_frame(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *in,
 	if (p == NULL && (p = get_proc(s, pid, true)) == NULL)
 		return;
 	if (!p->jit_tried)
-		jit_load(p);
+		jit_load(s, p);
 	if (p->jit) {
 		uint64_t off;
 		const char *name = pf_jitmap_lookup(p->jit, look, &off);
@@ -764,6 +839,12 @@ void
 pf_sym_stats(const struct pf_symbolizer *s, struct pf_sym_stats *st)
 {
 	*st = s->st;
+}
+
+const char *
+pf_sym_jit_refusal(const struct pf_symbolizer *s)
+{
+	return s->jit_refusal;
 }
 
 void
@@ -799,6 +880,7 @@ pf_sym_free(struct pf_symbolizer *s)
 	ptrtab_free(&s->names);
 	pf_htab_free(&s->cindex);
 	free(s->cache);
+	free(s->jit_refusal);
 	free(s->debuginfo_path);
 	free(s);
 }

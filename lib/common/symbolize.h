@@ -87,8 +87,21 @@ void pf_sym_frame(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *
 /* Counters for the header/diagnostics. */
 struct pf_sym_stats {
 	uint64_t lookups, cache_hits, files, files_failed;
+	uint64_t jit_maps, jit_refused, jit_truncated;	/* /tmp/perf-PID.map */
 };
 void pf_sym_stats(const struct pf_symbolizer *s, struct pf_sym_stats *st);
+
+/*
+ * The first JIT map refused (not a regular file, or owned by neither root
+ * nor the target's uid), as "/tmp/perf-PID.map: reason"; NULL if none.
+ */
+const char *pf_sym_jit_refusal(const struct pf_symbolizer *s);
+
+/*
+ * Whether pid's JIT map would be trusted now: 1 yes, 0 there is none,
+ * -1 refused with the reason in why.  For the header, before the window.
+ */
+int pf_sym_jit_vet(pid_t pid, char *why, size_t whylen);
 
 void pf_sym_free(struct pf_symbolizer *s);
 

@@ -22,3 +22,5 @@ unit() {
 @test "the address search finds the last start at or below an address" { unit addrsearch; }
 @test "the hash table finds every key it holds, through collisions and growth" { unit htab; }
 @test "the classification tables pick the first matching class" { unit classify; }
+@test "names demangle as perf prints them, within the caps on input and output" { unit demangle; }
+@test "JIT maps are trusted only from root or the target, and read within caps" { unit jitmap; }

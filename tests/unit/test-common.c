@@ -11,16 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "addrsearch.h"
 #include "buf.h"
 #include "classify.h"
+#include "demangle.h"
 #include "fileio.h"
 #include "folded.h"
+#include "fsfree.h"
 #include "hash.h"
 #include "htab.h"
-#include "fsfree.h"
+#include "jitmap.h"
 #include "linereader.h"
 #include "outfile.h"
 #include "parse.h"
@@ -546,6 +549,167 @@ test_classify(void)
 	CHECK(v.hint && strstr(v.hint, "hypervisor"), "pid steal hint");
 }
 
+static void
+test_demangle(void)
+{
+	static const struct { const char *in, *want; int err; } t[] = {
+		{ "_ZN2ns1WIdE4spinEd", "ns::W<double>::spin", 0 },
+		{ "_ZN2ns1WIdE4spinEd.isra.0", "ns::W<double>::spin", 0 },
+		{ "_ZL6helperPiil.constprop.0", "helper", 0 },
+		{ "_ZN7mycrate6legacy4spin17h0123456789abcdefE", "mycrate::legacy::spin", 0 },
+		{ "_RNvNtCs1234_7mycrate2v04spin", "mycrate::v0::spin", 0 },
+		{ "main", NULL, EINVAL },
+		{ "finish_task_switch.isra.0", NULL, EINVAL },
+		{ "", NULL, EINVAL },
+		/* libiberty prints "A<>" before failing: nothing of it is kept. */
+		{ "_ZN1AIT_EE", NULL, EINVAL },
+		/* 229 bytes that expand to 365 MB. */
+		{ "_Z1fI1a1bIS0_S0_S0_S0_ES1_IS2_S2_S2_S2_ES1_IS3_S3_S3_S3_E"
+		  "S1_IS4_S4_S4_S4_ES1_IS5_S5_S5_S5_ES1_IS6_S6_S6_S6_E"
+		  "S1_IS7_S7_S7_S7_ES1_IS8_S8_S8_S8_ES1_IS9_S9_S9_S9_E"
+		  "S1_ISA_SA_SA_SA_ES1_ISB_SB_SB_SB_ES1_ISC_SC_SC_SC_E"
+		  "S1_ISD_SD_SD_SD_EEv", NULL, E2BIG },
+	};
+	static char big[PF_DEMANGLE_MAX_IN + 1];
+	struct timespec a, b;
+	size_t k;
+	char *d;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		errno = 0;
+		d = pf_demangle(t[k].in);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		if (t[k].want)
+			CHECK(d && strcmp(d, t[k].want) == 0, "%s: got %s", t[k].in, d ? d : "NULL");
+		else
+			CHECK(d == NULL && errno == t[k].err, "%s: got %s, errno %d",
+			    t[k].in, d ? d : "NULL", errno);
+		CHECK((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 100000000L,
+		    "%.20s...: over 100 ms", t[k].in);
+		free(d);
+	}
+	/* _Z + an identifier: only the length decides. */
+	memset(big, 'a', PF_DEMANGLE_MAX_IN);
+	memcpy(big, "_Z4040", 6);
+	errno = 0;
+	CHECK(pf_demangle(big) == NULL && errno == E2BIG, "%d bytes refused", PF_DEMANGLE_MAX_IN);
+}
+
+/* path holding text, for the JIT map checks. */
+static void
+put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static struct pf_jitmap *
+load_path(const char *path)
+{
+	struct pf_jitmap *m;
+	int fd = open(path, O_RDONLY);
+
+	if (fd == -1)
+		return NULL;
+	m = pf_jitmap_load(fd);
+	close(fd);
+	return m;
+}
+
+static void
+test_jitmap(void)
+{
+	char dir[] = "/tmp/pf-unit-jm-XXXXXX", p[256], l[256], why[128];
+	struct pf_jitmap *m;
+	const char *name;
+	uint64_t off = 0;
+	struct timespec a, b;
+	FILE *f;
+	int fd, k;
+
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(p, sizeof(p), "%s/map", dir);
+	snprintf(l, sizeof(l), "%s/link", dir);
+	put_file(p, "1000 100 first\nbad line\n1050 10 second overlaps\n0x2000 0 empty\n3000 10 last");
+	m = load_path(p);
+	CHECK(m && pf_jitmap_count(m) == 3 && !pf_jitmap_truncated(m), "3 entries");
+	name = pf_jitmap_lookup(m, 0x1055, &off);
+	CHECK(name && strcmp(name, "second overlaps") == 0 && off == 5, "later line wins");
+	name = pf_jitmap_lookup(m, 0x1010, &off);
+	CHECK(name && strcmp(name, "first") == 0 && off == 0x10, "first");
+	name = pf_jitmap_lookup(m, 0x3009, &off);
+	CHECK(name && strcmp(name, "last") == 0, "unterminated last line");
+	CHECK(pf_jitmap_lookup(m, 0x2000, &off) == NULL, "size 0 skipped");
+	pf_jitmap_free(m);
+
+	/* An over-long line is skipped whole; the next one still counts. */
+	f = fopen(p, "w");
+	fputs("10 1 a\n20 1 ", f);
+	for (k = 0; k < 3 * PF_JITMAP_MAX_LINE; k++)
+		fputc('x', f);
+	fputs("\n30 1 c\n", f);
+	fclose(f);
+	m = load_path(p);
+	CHECK(m && pf_jitmap_count(m) == 2 && pf_jitmap_lookup(m, 0x30, &off) &&
+	    pf_jitmap_lookup(m, 0x20, &off) == NULL, "long line skipped");
+	pf_jitmap_free(m);
+
+	/* Entries past the cap are not kept. */
+	f = fopen(p, "w");
+	for (k = 0; k < (int)PF_JITMAP_MAX_ENTRIES + 10; k++)
+		fprintf(f, "%x 1 f\n", k + 1);
+	fclose(f);
+	m = load_path(p);
+	CHECK(m && pf_jitmap_count(m) == PF_JITMAP_MAX_ENTRIES && pf_jitmap_truncated(m),
+	    "entry cap: %llu", (unsigned long long)pf_jitmap_count(m));
+	pf_jitmap_free(m);
+
+	/* 512 MiB, sparse: read up to the byte cap, quickly, the line before kept. */
+	put_file(p, "40 8 before\n");
+	CHECK(truncate(p, 512 << 20) == 0, "truncate");
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	m = load_path(p);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	CHECK(m && pf_jitmap_count(m) == 1 && pf_jitmap_truncated(m), "byte cap");
+	CHECK(b.tv_sec - a.tv_sec < 2, "byte cap: %lds", (long)(b.tv_sec - a.tv_sec));
+	pf_jitmap_free(m);
+
+	/* Who may be trusted. */
+	put_file(p, "1000 10 x\n");
+	fd = pf_jitmap_open(p, getuid(), why, sizeof(why));
+	CHECK(fd != -1, "own map: %s", why);
+	if (fd != -1)
+		close(fd);
+	CHECK(symlink(p, l) == 0, "symlink");
+	CHECK(pf_jitmap_open(l, getuid(), why, sizeof(why)) == -1 && errno == EPERM &&
+	    strcmp(why, "a symbolic link") == 0, "symlink refused: %s", why);
+	unlink(l);
+	CHECK(mkfifo(l, 0600) == 0, "mkfifo");
+	CHECK(pf_jitmap_open(l, getuid(), why, sizeof(why)) == -1 && errno == EPERM &&
+	    strcmp(why, "not a regular file") == 0, "fifo refused, without blocking: %s", why);
+	unlink(l);
+	CHECK(pf_jitmap_open(l, getuid(), why, sizeof(why)) == -1 && errno == ENOENT, "absent");
+	if (geteuid() == 0) {
+		CHECK(chown(p, 65534, 65534) == 0, "chown");
+		CHECK(pf_jitmap_open(p, 0, why, sizeof(why)) == -1 && errno == EPERM &&
+		    strcmp(why, "owned by uid 65534, not root or the target's uid 0") == 0,
+		    "foreign owner refused: %s", why);
+		CHECK(pf_jitmap_open(p, (uid_t)-1, why, sizeof(why)) == -1 && errno == EPERM,
+		    "unknown target uid: root only");
+		fd = pf_jitmap_open(p, 65534, why, sizeof(why));
+		CHECK(fd != -1, "the target's own uid is trusted: %s", why);
+		if (fd != -1)
+			close(fd);
+	}
+	unlink(p);
+	rmdir(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -555,6 +719,7 @@ main(int argc, char **argv)
 		{ "outfile", test_outfile }, { "privs", test_privs }, { "buf", test_buf },
 		{ "addrsearch", test_addrsearch }, { "htab", test_htab },
 		{ "classify", test_classify },
+		{ "demangle", test_demangle }, { "jitmap", test_jitmap },
 	};
 	size_t k;
 
