@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <iconv.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,79 @@ static struct options {
 	const char *nameattr;
 	const char *encoding;
 } opt;
+
+/*
+ * What went to stdout: once a document began there, a failure must not
+ * start a second one (flame_render closes what it began).
+ */
+static struct {
+	int begun;
+	int failed;
+} sout;
+
+static int
+write_stdout(void *ctx, const void *p, size_t n)
+{
+	(void)ctx;
+	sout.begun = 1;
+	if (pf_write_all(STDOUT_FILENO, p, n) == -1) {
+		sout.failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static void vfail(int with_errno, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0), noreturn));
+static void fail(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+static void failx(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+/*
+ * A runtime failure (exit 3), worded as pf_die and pf_diex word it.  The
+ * promise is a well-formed document on stdout whatever happens, so that
+ * `... | pf-svg > out.svg` never leaves an empty or cut file: unless one
+ * was begun there already, a small SVG saying "pf-svg: why" goes out
+ * first.  Only a failing stdout itself gets nothing.  No allocation here
+ * (memory may be what ran out): the message is built on the stack.
+ */
+static void
+vfail(int with_errno, const char *fmt, va_list ap)
+{
+	int saved = errno;
+	char why[8192];
+	size_t n;
+
+	n = (size_t)snprintf(why, sizeof(why), "%s: ",
+	    program_invocation_short_name);
+	if (n < sizeof(why))
+		vsnprintf(why + n, sizeof(why) - n, fmt, ap);
+	if (with_errno && (n = strlen(why)) < sizeof(why))
+		snprintf(why + n, sizeof(why) - n, ": %s", strerror(saved));
+	fprintf(stderr, "%s\n", why);
+	if (!sout.begun)
+		(void)flame_render_empty(&opt.fo, why, write_stdout, NULL);
+	exit(PF_EXIT_FAIL);
+}
+
+static void
+fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(1, fmt, ap);
+}
+
+static void
+failx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(0, fmt, ap);
+}
 
 enum {
 	OPT_BGCOLORS = 256, OPT_COLORS, OPT_COUNTNAME, OPT_CP, OPT_ENCODING,
@@ -161,7 +235,7 @@ minwidth_arg(const char *s)
 	if (n > 0 && s[n - 1] == '%') {
 		char *t = strndup(s, n - 1);
 		if (t == NULL)
-			pf_die(PF_EXIT_FAIL, "minwidth");
+			fail("minwidth");
 		opt.fo.minwidth = num_arg("minwidth", t, 0, 100);
 		opt.fo.minwidth_pct = 1;
 		free(t);
@@ -225,6 +299,9 @@ is_utf8_name(const char *s)
 
 /* ---- --cp: palette.map ------------------------------------------- */
 
+/* errno of the first name --cp could not keep, or 0. */
+static int cp_lost;
+
 /*
  * The map holds name -> rgb in count[0] (0xRRGGBB) and 1 in count[1] once
  * the entry came from the file or was used, so the file written back holds
@@ -242,9 +319,14 @@ cp_color(void *arg, const char *name, size_t len, unsigned char rgb[3])
 		rgb[2] = (unsigned char)e->count[0];
 		return;
 	}
-	if (stackmap_add(m, name, len,
+	/*
+	 * Mid-render, with part of the document out: dying here would cut
+	 * it.  The frame keeps its computed colour; main reports the loss
+	 * after the document is whole.
+	 */
+	if (cp_lost == 0 && stackmap_add(m, name, len,
 	    (uint64_t)rgb[0] << 16 | (uint64_t)rgb[1] << 8 | rgb[2], 1) == -1)
-		pf_die(PF_EXIT_FAIL, "palette map");
+		cp_lost = errno;
 }
 
 /* "name->rgb(r,g,b)": 0 and the parts, or -1. */
@@ -305,16 +387,16 @@ cp_read(struct stackmap *m)
 		if (errno == ENOENT)
 			return;
 		if (errno == ELOOP)
-			pf_diex(PF_EXIT_FAIL, "%s: is a symbolic link; refusing "
+			failx("%s: is a symbolic link; refusing "
 			    "to follow it", PALETTE_MAP);
-		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+		fail("%s", PALETTE_MAP);
 	}
 	if (fstat(fd, &st) == -1)
-		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+		fail("%s", PALETTE_MAP);
 	if (!S_ISREG(st.st_mode))
-		pf_diex(PF_EXIT_FAIL, "%s: not a regular file", PALETTE_MAP);
+		failx("%s: not a regular file", PALETTE_MAP);
 	if ((lr = lr_new(fd, PALETTE_MAP)) == NULL)
-		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+		fail("%s", PALETTE_MAP);
 	while ((r = lr_next(lr, &line, &len)) == 1) {
 		if (len == 0)
 			continue;
@@ -325,10 +407,10 @@ cp_read(struct stackmap *m)
 		}
 		if (stackmap_get(m, line, namelen) == NULL &&
 		    stackmap_add(m, line, namelen, rgb, 1) == -1)
-			pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+			fail("%s", PALETTE_MAP);
 	}
 	if (r == -1)
-		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+		fail("%s", PALETTE_MAP);
 	lr_free(lr);
 	close(fd);
 }
@@ -347,25 +429,25 @@ cp_write(struct stackmap *m)
 	int fd;
 
 	if ((v = stackmap_sorted(m, &n)) == NULL)
-		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+		fail("%s", PALETTE_MAP);
 	for (i = 0; i < n; i++) {
 		uint64_t c = v[i]->count[0];
 		if (pf_buf_append(&b, v[i]->key, v[i]->len) == -1 ||
 		    pf_buf_printf(&b, "->rgb(%u,%u,%u)\n", (unsigned)(c >> 16) & 255,
 		    (unsigned)(c >> 8) & 255, (unsigned)c & 255) == -1)
-			pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+			fail("%s", PALETTE_MAP);
 	}
 	free(v);
 	if ((fd = mkstemp(tmp)) == -1)
-		pf_die(PF_EXIT_FAIL, "%s", tmp);
+		fail("%s", tmp);
 	if (pf_write_all(fd, b.data, b.len) == -1 || fsync(fd) == -1 ||
 	    close(fd) == -1) {
 		unlink(tmp);
-		pf_die(PF_EXIT_FAIL, "%s", tmp);
+		fail("%s", tmp);
 	}
 	if (rename(tmp, PALETTE_MAP) == -1) {
 		unlink(tmp);
-		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+		fail("%s", PALETTE_MAP);
 	}
 	pf_buf_free(&b);
 }
@@ -437,7 +519,7 @@ put_attr(struct pf_buf *b, const char *name, size_t nlen, const char *val,
 	    pf_buf_puts(b, "=\"") == -1 ||
 	    xmlesc_append(b, val, vlen, XMLESC_ATTR) == -1 ||
 	    pf_buf_putc(b, '"') == -1)
-		pf_die(PF_EXIT_FAIL, "nameattr");
+		fail("nameattr");
 	return 0;
 }
 
@@ -480,7 +562,7 @@ dup_or_die(const char *s, size_t n)
 	char *p = strndup(s, n);
 
 	if (p == NULL)
-		pf_die(PF_EXIT_FAIL, "nameattr");
+		fail("nameattr");
 	return p;
 }
 
@@ -561,7 +643,7 @@ nameattr_add(struct nameattrs *na, const struct nameattr_at *at,
 		size_t ncap = na->cap ? na->cap * 2 : 16;
 		struct flame_nameattr *v = realloc(na->v, ncap * sizeof(*v));
 		if (v == NULL)
-			pf_die(PF_EXIT_FAIL, "nameattr");
+			fail("nameattr");
 		na->v = v;
 		na->cap = ncap;
 	}
@@ -572,7 +654,7 @@ nameattr_add(struct nameattrs *na, const struct nameattr_at *at,
 	}
 	na->v[na->n++] = *a;
 	if (stackmap_add(na->map, name, n, na->n, 0) == -1)
-		pf_die(PF_EXIT_FAIL, "nameattr");
+		fail("nameattr");
 }
 
 /* The --nameattr file: NAME<TAB>KEY=VALUE[<TAB>KEY=VALUE...] lines. */
@@ -585,11 +667,11 @@ nameattr_read(const char *path, struct nameattrs *na)
 	size_t len;
 
 	if ((na->map = stackmap_new()) == NULL)
-		pf_die(PF_EXIT_FAIL, "nameattr");
+		fail("nameattr");
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		pf_die(PF_EXIT_FAIL, "%s", path);
+		fail("%s", path);
 	if ((lr = lr_new(fd, path)) == NULL)
-		pf_die(PF_EXIT_FAIL, "%s", path);
+		fail("%s", path);
 	while ((r = lr_next(lr, &line, &len)) == 1) {
 		struct nameattr_at at = { path,
 		    (unsigned long long)lr_lineno(lr) };
@@ -622,7 +704,7 @@ nameattr_read(const char *path, struct nameattrs *na)
 		nameattr_add(na, &at, line, (size_t)(tab - line), &a);
 	}
 	if (r == -1)
-		pf_die(PF_EXIT_FAIL, "%s", path);
+		fail("%s", path);
 	lr_free(lr);
 	close(fd);
 }
@@ -654,14 +736,14 @@ convert(struct reader *rd, char *s, size_t n)
 		size_t room, r;
 
 		if (pf_buf_reserve(&rd->conv, left * 4 + 16) == -1)
-			pf_die(PF_EXIT_FAIL, "encoding");
+			fail("encoding");
 		out = rd->conv.data + rd->conv.len;
 		room = rd->conv.cap - rd->conv.len - 1;
 		r = iconv(rd->cd, &in, &left, &out, &room);
 		rd->conv.len = (size_t)(out - rd->conv.data);
 		if (r == (size_t)-1 && errno != E2BIG) {
 			if (pf_buf_puts(&rd->conv, "\xef\xbf\xbd") == -1)
-				pf_die(PF_EXIT_FAIL, "encoding");
+				fail("encoding");
 			in++;
 			left--;
 		}
@@ -687,7 +769,7 @@ read_input(struct reader *rd, int fd, const char *name)
 	int r;
 
 	if ((lr = lr_new(fd, name)) == NULL)
-		pf_die(PF_EXIT_FAIL, "%s", name);
+		fail("%s", name);
 	while ((r = lr_next(lr, &line, &len)) == 1) {
 		struct folded_line fl;
 		const char *stack;
@@ -713,23 +795,16 @@ read_input(struct reader *rd, int fd, const char *name)
 		if (flame_add(rd->f, stack, slen, fl.ncounts, fl.count[0],
 		    fl.ncounts == 2 ? fl.count[1] : fl.count[0]) == -1) {
 			if (errno == EOVERFLOW)
-				pf_diex(PF_EXIT_FAIL, "%s:%llu: total count over "
+				failx("%s:%llu: total count over "
 				    "2^64-1", name, (unsigned long long)lr_lineno(lr));
-			pf_die(PF_EXIT_FAIL, "%s:%llu", name,
+			fail("%s:%llu", name,
 			    (unsigned long long)lr_lineno(lr));
 		}
 	}
 	if (r == -1)
-		pf_die(PF_EXIT_FAIL, "%s:%llu", name,
+		fail("%s:%llu", name,
 		    (unsigned long long)lr_lineno(lr) + 1);
 	lr_free(lr);
-}
-
-static int
-write_stdout(void *ctx, const void *p, size_t n)
-{
-	(void)ctx;
-	return pf_write_all(STDOUT_FILENO, p, n);
 }
 
 /* ':' first: a missing value comes back as ':', not '?' (pf_usage_getopt). */
@@ -848,7 +923,7 @@ set_hooks(struct hooks *hooks, struct nameattrs *na, struct stackmap **cpmap)
 	}
 	if (opt.cp) {
 		if ((*cpmap = stackmap_new()) == NULL)
-			pf_die(PF_EXIT_FAIL, "memory");
+			fail("memory");
 		cp_read(*cpmap);
 		hooks->cp = *cpmap;
 		opt.fo.color = hook_color;
@@ -870,7 +945,7 @@ read_inputs(struct reader *rd, int nfiles, char *files[])
 			continue;
 		}
 		if ((fd = open(files[i], O_RDONLY | O_CLOEXEC)) == -1)
-			pf_die(PF_EXIT_FAIL, "%s", files[i]);
+			fail("%s", files[i]);
 		read_input(rd, fd, files[i]);
 		close(fd);
 	}
@@ -890,7 +965,7 @@ render(const struct flame *f)
 		pf_warnx("no stack counts found in the input");
 		if (flame_render_empty(&opt.fo, "no stack counts found in the "
 		    "input of pf-svg", write_stdout, NULL) == -1)
-			pf_die(PF_EXIT_FAIL, "stdout");
+			fail("stdout");
 		pf_exit_checked(PF_EXIT_FAIL);
 	}
 	if (opt.fo.total != 0 && opt.fo.total < flame_total(f)) {
@@ -900,7 +975,11 @@ render(const struct flame *f)
 		opt.fo.total = 0;
 	}
 	if (flame_render(f, &opt.fo, write_stdout, NULL) == -1)
-		pf_die(PF_EXIT_FAIL, "stdout");
+		fail("%s", sout.failed ? "stdout" : "rendering the graph");
+	if (cp_lost != 0) {
+		errno = cp_lost;
+		fail("%s: not written back", PALETTE_MAP);
+	}
 }
 
 int
@@ -917,7 +996,7 @@ main(int argc, char *argv[])
 	    (rd.cd = iconv_open("UTF-8", opt.encoding)) == (iconv_t)-1)
 		pf_die(PF_EXIT_USAGE, "--encoding: %s", opt.encoding);
 	if ((rd.f = flame_new(opt.flamechart, opt.reverse)) == NULL)
-		pf_die(PF_EXIT_FAIL, "memory");
+		fail("memory");
 	set_hooks(&hooks, &na, &cpmap);
 	read_inputs(&rd, argc - first, argv + first);
 	render(rd.f);

@@ -25,9 +25,24 @@ fill() {
 	grep -F "<title>$1 (" "$2" | sed -n 's/.*fill="\([^"]*\)".*/\1/p'
 }
 
+# xml_ok FILE: well-formed, and no namespace error either (xmllint exits 0
+# on an unbound prefix, which a browser refuses to render).
 xml_ok() {
 	run xmllint --noout "$1"
-	[ "$status" -eq 0 ] || fail "not well-formed XML: $output"
+	[ "$status" -eq 0 ] && [ -z "$output" ] || fail "not well-formed XML: $output"
+}
+
+# fails_with_svg WHY ARGS...: pf-svg ARGS exits 3, says "pf-svg: WHY" on
+# stderr and leaves a well-formed SVG saying the same on stdout.
+fails_with_svg() {
+	local why=$1
+	shift
+	run -3 --separate-stderr pf-svg "$@"
+	[[ "$stderr" == *"pf-svg: $why"* ]] || fail "$*: stderr: $stderr"
+	[ -n "$output" ] || fail "$*: nothing on stdout"
+	printf '%s\n' "$output" >fail.svg
+	xml_ok fail.svg
+	grep -qF "ERROR: pf-svg: $why" fail.svg || fail "$*: the SVG does not say why: $output"
 }
 
 @test "hostile frame names still give well-formed XML, escaped and cleaned" {
@@ -365,6 +380,83 @@ xml_ok() {
 	printf 'a 1\n' >in.folded
 	run -3 bash -c "pf-svg in.folded >/dev/full"
 	[[ "$output" == *"pf-svg: stdout: No space left on device"* ]] || fail "$output"
+}
+
+@test "an input that cannot be read still leaves a well-formed SVG saying why, exit 3" {
+	require_cmd xmllint
+	printf 'a;b 1\n' >in.folded
+	mkdir adir
+	fails_with_svg "missing.folded: No such file or directory" in.folded missing.folded
+	fails_with_svg "adir:1: Is a directory" in.folded adir
+	# A stream without a newline: the line limit, after input started.
+	head -c $((65 << 20)) /dev/zero | tr '\0' a >long.folded
+	fails_with_svg "long.folded:1: " in.folded long.folded
+}
+
+@test "--nameattr, --cp and count failures still leave a well-formed SVG saying why, exit 3" {
+	require_cmd xmllint
+	printf 'a;b 1\n' >in.folded
+	mkdir adir
+	fails_with_svg "missing: No such file or directory" --nameattr missing in.folded
+	fails_with_svg "adir: Is a directory" --nameattr adir in.folded
+	printf 'a 18446744073709551615\nb 1\n' >big.folded
+	fails_with_svg "big.folded:2: total count over 2^64-1" big.folded
+	ln -s adir palette.map
+	fails_with_svg "palette.map: is a symbolic link" --cp in.folded
+	rm palette.map
+	mkdir palette.map
+	fails_with_svg "palette.map: not a regular file" --cp in.folded
+}
+
+@test "out of memory at any allocation still leaves a well-formed SVG, exit 3" {
+	require_cmd cc
+	require_cmd xmllint
+	if ldd "$(command -v pf-svg)" | grep -q libasan; then
+		skip "ASan replaces malloc itself"
+	fi
+	# From the FAIL_AFTER-th call on, every malloc, calloc and realloc
+	# fails: memory running out for good, as on the sick host.
+	cat >failmalloc.c <<-'EOF'
+	#include <errno.h>
+	#include <stdlib.h>
+	void *__libc_malloc(size_t);
+	void *__libc_calloc(size_t, size_t);
+	void *__libc_realloc(void *, size_t);
+	static long left = -1;
+	__attribute__((constructor)) static void init(void)
+	{ const char *s = getenv("FAIL_AFTER"); left = s ? atol(s) : -1; }
+	static int refuse(void)
+	{ if (left < 0) return 0; if (left == 0) { errno = ENOMEM; return 1; } left--; return 0; }
+	void *malloc(size_t n) { return refuse() ? NULL : __libc_malloc(n); }
+	void *calloc(size_t k, size_t n) { return refuse() ? NULL : __libc_calloc(k, n); }
+	void *realloc(void *p, size_t n) { return refuse() ? NULL : __libc_realloc(p, n); }
+	EOF
+	cc -shared -fPIC -o failmalloc.so failmalloc.c || fail "cannot build the shim"
+	# Over 256 KiB of frames, then a long name the renderer needs more
+	# memory for: it runs out after part of the document went out.
+	{
+		awk 'BEGIN { for (i = 0; i < 3000; i++) print "main;fn" i % 97 ";leaf" i, i % 13 + 1 }'
+		printf 'main;z%0400000d 5\n' 0
+	} >in.folded
+	local n cut=0 early=0
+	for ((n = 0; n < 2000; n++)); do
+		run --separate-stderr env FAIL_AFTER=$n LD_PRELOAD="$PWD/failmalloc.so" pf-svg in.folded
+		[ "$status" -eq 0 ] && break
+		[ "$status" -eq 3 ] || fail "allocation $n: exit $status: $stderr"
+		[[ "$stderr" == *"Cannot allocate memory"* ]] || fail "allocation $n: stderr: $stderr"
+		printf '%s\n' "$output" >out.svg
+		xml_ok out.svg
+		if grep -q 'ERROR: out of memory: the graph is incomplete' out.svg; then
+			cut=$((cut + 1))
+		elif grep -q 'ERROR: ' out.svg; then
+			early=$((early + 1))
+		else
+			fail "allocation $n: the SVG does not say why"
+		fi
+	done
+	[ "$status" -eq 0 ] || fail "still failing after $n allocations"
+	[ "$early" -gt 10 ] || fail "only $early failures before the document began"
+	[ "$cut" -gt 0 ] || fail "memory never ran out after the document began"
 }
 
 @test "bad option values are usage errors" {
