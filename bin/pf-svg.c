@@ -26,6 +26,7 @@
 #include "folded.h"
 #include "linereader.h"
 #include "msg.h"
+#include "nameattr.h"
 #include "parse.h"
 #include "pf.h"
 #include "stackmap.h"
@@ -454,25 +455,10 @@ cp_write(struct stackmap *m)
 
 /* ---- --nameattr --------------------------------------------------- */
 
-struct nameattrs {
-	struct stackmap *map;		/* name -> index + 1 in count[0] */
-	struct flame_nameattr *v;
-	size_t n, cap;
-};
-
-static const struct flame_nameattr *
-nameattr_lookup(void *arg, const char *name, size_t len)
-{
-	const struct nameattrs *na = arg;
-	const struct stackmap_entry *e = stackmap_get(na->map, name, len);
-
-	return e != NULL ? &na->v[e->count[0] - 1] : NULL;
-}
-
 /* The hooks share one argument: the palette map or the attributes. */
 struct hooks {
 	struct stackmap *cp;
-	struct nameattrs *na;
+	struct nameattr *na;
 };
 
 static void
@@ -484,229 +470,42 @@ hook_color(void *arg, const char *name, size_t len, unsigned char rgb[3])
 static const struct flame_nameattr *
 hook_nameattr(void *arg, const char *name, size_t len)
 {
-	return nameattr_lookup(((struct hooks *)arg)->na, name, len);
+	return nameattr_get(((struct hooks *)arg)->na, name, len);
 }
 
-static int
-attr_name_ok(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n == 0 || !((s[0] >= 'a' && s[0] <= 'z') ||
-	    (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
-		return 0;
-	for (i = 1; i < n; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		    "0123456789_-.:", s[i]) || s[i] == '\0')
-			return 0;
-	/* Event handlers would run script from a data file. */
-	if (n > 2 && (s[0] == 'o' || s[0] == 'O') && (s[1] == 'n' || s[1] == 'N'))
-		return 0;
-	return 1;
-}
-
-/*
- * Append one attribute (name and raw value) to b, escaped.  -1 when the
- * name is not acceptable.
- */
-static int
-put_attr(struct pf_buf *b, const char *name, size_t nlen, const char *val,
-    size_t vlen)
-{
-	if (!attr_name_ok(name, nlen))
-		return -1;
-	if (pf_buf_putc(b, ' ') == -1 || pf_buf_append(b, name, nlen) == -1 ||
-	    pf_buf_puts(b, "=\"") == -1 ||
-	    xmlesc_append(b, val, vlen, XMLESC_ATTR) == -1 ||
-	    pf_buf_putc(b, '"') == -1)
-		fail("nameattr");
-	return 0;
-}
-
-/* g_extra / a_extra: `name="value" name='value' ...`.  -1 if malformed. */
-static int
-put_extra(struct pf_buf *b, const char *s, size_t n)
-{
-	size_t i = 0;
-
-	for (;;) {
-		size_t ns, ne, vs;
-		char q;
-
-		while (i < n && (s[i] == ' ' || s[i] == '\t'))
-			i++;
-		if (i == n)
-			return 0;
-		ns = i;
-		while (i < n && s[i] != '=' && s[i] != ' ')
-			i++;
-		ne = i;
-		if (i + 1 >= n || s[i] != '=' || (s[i + 1] != '"' && s[i + 1] != '\''))
-			return -1;
-		q = s[i + 1];
-		vs = i + 2;
-		i = vs;
-		while (i < n && s[i] != q)
-			i++;
-		if (i == n)
-			return -1;
-		if (put_attr(b, s + ns, ne - ns, s + vs, i - vs) == -1)
-			return -1;
-		i++;
-	}
-}
-
-static char *
-dup_or_die(const char *s, size_t n)
-{
-	char *p = strndup(s, n);
-
-	if (p == NULL)
-		fail("nameattr");
-	return p;
-}
-
-static int
-is_script_url(const char *s, size_t n)
-{
-	while (n > 0 && (*s == ' ' || *s == '\t')) {
-		s++;
-		n--;
-	}
-	return (n >= 11 && strncasecmp(s, "javascript:", 11) == 0) ||
-	    (n >= 9 && strncasecmp(s, "vbscript:", 9) == 0);
-}
-
-/* Where a --nameattr field comes from, for warnings. */
-struct nameattr_at {
-	const char *path;
-	unsigned long long line;
-};
-
-/*
- * One "key=value" field (f to fe) into a: title, href and target as they
- * are, the rest as escaped attributes appended to g (on the frame) or x
- * (on the link).  Anything unsafe or unknown is left out with a warning.
- */
 static void
-nameattr_field(const struct nameattr_at *at, const char *f, const char *fe,
-    struct flame_nameattr *a, struct pf_buf *g, struct pf_buf *x)
+nameattr_warning(void *arg, const char *why)
 {
-	const char *eq = memchr(f, '=', (size_t)(fe - f));
-	size_t kl, vl;
+	const struct linereader *lr = arg;
 
-	if (eq == NULL) {
-		pf_warnx("%s:%llu: ignored field without '='", at->path, at->line);
-		return;
-	}
-	kl = (size_t)(eq - f);
-	eq++;
-	vl = (size_t)(fe - eq);
-#define KEY(k) (kl == strlen(k) && memcmp(f, k, kl) == 0)
-	if (KEY("title")) {
-		a->title = dup_or_die(eq, vl);
-	} else if (KEY("href")) {
-		if (is_script_url(eq, vl))
-			pf_warnx("%s:%llu: ignored script href", at->path,
-			    at->line);
-		else
-			a->href = dup_or_die(eq, vl);
-	} else if (KEY("target")) {
-		a->target = dup_or_die(eq, vl);
-	} else if (KEY("class") || KEY("id")) {
-		put_attr(g, f, kl, eq, vl);
-	} else if (KEY("g_extra") || KEY("a_extra")) {
-		struct pf_buf *t = KEY("g_extra") ? g : x;
-		size_t keep = t->len;
-
-		if (put_extra(t, eq, vl) == -1) {
-			t->len = keep;
-			if (t->cap)
-				t->data[keep] = '\0';
-			pf_warnx("%s:%llu: ignored %.*s: want name=\"value\" "
-			    "pairs, no event handlers", at->path, at->line,
-			    (int)kl, f);
-		}
-	} else {
-		pf_warnx("%s:%llu: ignored unknown key %.*s", at->path, at->line,
-		    (int)kl, f);
-	}
-#undef KEY
-}
-
-/* Keep a as the attributes of name (n bytes), unless it came before. */
-static void
-nameattr_add(struct nameattrs *na, const struct nameattr_at *at,
-    const char *name, size_t n, const struct flame_nameattr *a)
-{
-	if (na->n == na->cap) {
-		size_t ncap = na->cap ? na->cap * 2 : 16;
-		struct flame_nameattr *v = realloc(na->v, ncap * sizeof(*v));
-		if (v == NULL)
-			fail("nameattr");
-		na->v = v;
-		na->cap = ncap;
-	}
-	if (stackmap_get(na->map, name, n) != NULL) {
-		pf_warnx("%s:%llu: ignored: %.*s listed before", at->path,
-		    at->line, (int)n, name);
-		return;
-	}
-	na->v[na->n++] = *a;
-	if (stackmap_add(na->map, name, n, na->n, 0) == -1)
-		fail("nameattr");
+	pf_warnx("%s:%llu: %s", lr_name(lr), (unsigned long long)lr_lineno(lr),
+	    why);
 }
 
 /* The --nameattr file: NAME<TAB>KEY=VALUE[<TAB>KEY=VALUE...] lines. */
-static void
-nameattr_read(const char *path, struct nameattrs *na)
+static struct nameattr *
+nameattr_read(const char *path)
 {
-	int fd, r;
+	struct nameattr *na;
 	struct linereader *lr;
 	char *line;
 	size_t len;
+	int fd, r;
 
-	if ((na->map = stackmap_new()) == NULL)
-		fail("nameattr");
+	if ((na = nameattr_new()) == NULL)
+		fail("%s", path);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		fail("%s", path);
 	if ((lr = lr_new(fd, path)) == NULL)
 		fail("%s", path);
-	while ((r = lr_next(lr, &line, &len)) == 1) {
-		struct nameattr_at at = { path,
-		    (unsigned long long)lr_lineno(lr) };
-		struct flame_nameattr a = { 0 };
-		struct pf_buf g = { 0 }, x = { 0 };
-		const char *tab = memchr(line, '\t', len), *p, *end = line + len;
-
-		if (len > 0 && line[len - 1] == '\r')
-			end--;
-		if (tab == NULL || tab == line) {
-			if (len > 0)
-				pf_warnx("%s:%llu: ignored: want NAME<TAB>KEY=VALUE...",
-				    path, at.line);
-			continue;
-		}
-		for (p = tab + 1; p < end;) {
-			const char *fe = memchr(p, '\t', (size_t)(end - p));
-
-			if (fe == NULL)
-				fe = end;
-			nameattr_field(&at, p, fe, &a, &g, &x);
-			p = fe + 1;
-		}
-		a.gattrs = g.len ? g.data : NULL;
-		a.aattrs = x.len ? x.data : NULL;
-		if (!g.len)
-			pf_buf_free(&g);
-		if (!x.len)
-			pf_buf_free(&x);
-		nameattr_add(na, &at, line, (size_t)(tab - line), &a);
-	}
+	while ((r = lr_next(lr, &line, &len)) == 1)
+		if (nameattr_line(na, line, len, nameattr_warning, lr) == -1)
+			fail("%s:%llu", path, (unsigned long long)lr_lineno(lr));
 	if (r == -1)
 		fail("%s", path);
 	lr_free(lr);
 	close(fd);
+	return na;
 }
 
 /* ---- input -------------------------------------------------------- */
@@ -913,11 +712,10 @@ parse_options(int argc, char *argv[])
  * the palette map, to write back after rendering, in *cpmap.
  */
 static void
-set_hooks(struct hooks *hooks, struct nameattrs *na, struct stackmap **cpmap)
+set_hooks(struct hooks *hooks, struct stackmap **cpmap)
 {
 	if (opt.nameattr != NULL) {
-		nameattr_read(opt.nameattr, na);
-		hooks->na = na;
+		hooks->na = nameattr_read(opt.nameattr);
 		opt.fo.nameattr = hook_nameattr;
 		opt.fo.hook_arg = hooks;
 	}
@@ -987,7 +785,6 @@ main(int argc, char *argv[])
 {
 	struct reader rd = { .cd = (iconv_t)-1 };
 	struct stackmap *cpmap = NULL;
-	struct nameattrs na = { 0 };
 	struct hooks hooks = { 0 };
 	int first;
 
@@ -997,7 +794,7 @@ main(int argc, char *argv[])
 		pf_die(PF_EXIT_USAGE, "--encoding: %s", opt.encoding);
 	if ((rd.f = flame_new(opt.flamechart, opt.reverse)) == NULL)
 		fail("memory");
-	set_hooks(&hooks, &na, &cpmap);
+	set_hooks(&hooks, &cpmap);
 	read_inputs(&rd, argc - first, argv + first);
 	render(rd.f);
 	if (cpmap != NULL)
@@ -1005,6 +802,7 @@ main(int argc, char *argv[])
 
 	flame_free(rd.f);
 	stackmap_free(cpmap);
+	nameattr_free(hooks.na);
 	pf_buf_free(&rd.conv);
 	if (rd.cd != (iconv_t)-1)
 		iconv_close(rd.cd);

@@ -532,8 +532,113 @@ fails_with_svg() {
 	! grep -q 'javascript:' out.svg || fail "script href kept"
 	! grep -q 'onclick' out.svg || fail "event handler kept"
 	grep -q '<g data-s="1" data-n="1" id="ok"><title>c (' out.svg
-	[[ "$stderr" == *"attrs:2: ignored script href"* ]]
+	[[ "$stderr" == *"attrs:2: ignored href javascript:alert(1): only http, https and relative links"* ]]
 	[[ "$stderr" == *"attrs:2: ignored g_extra"* ]]
+}
+
+@test "--nameattr links: only http, https and relative ones, however the scheme is spelt" {
+	require_cmd xmllint
+	local href k=0 refused=()
+	# One function a line, each with a link a browser must not follow.
+	while IFS= read -r href; do
+		k=$((k + 1))
+		printf 'main;f%d 1\n' "$k" >>in.folded
+		printf 'f%d\thref=%b\n' "$k" "$href" >>attrs
+		refused+=("$k")
+	done <<-'EOF'
+	data:text/html,<script>alert(1)</script>
+	data:image/svg+xml;base64,PHN2Zz4=
+	javascript:alert(1)
+	JaVaScRiPt:alert(1)
+	vbscript:msgbox(1)
+	file:///etc/passwd
+	 javascript:alert(1)
+	\001javascript:alert(1)
+	\037javascript:alert(1)
+	java\rscript:alert(1)
+	\302\240javascript:alert(1)
+	javascript&#58;alert(1)
+	javascript&colon;alert(1)
+	jav&#x09;ascript:alert(1)
+	javascript%3aalert(1)
+	java\\script:alert(1)
+	 https://example.invalid/lead
+	https://example.invalid/trail\040
+	EOF
+	run -0 --separate-stderr pf-svg --nameattr attrs in.folded
+	printf '%s\n' "$output" >out.svg
+	xml_ok out.svg
+	! grep -q '<a ' out.svg || fail "a refused link was kept: $(grep -o '<a [^>]*>' out.svg)"
+	for k in "${refused[@]}"; do
+		grep -q "<title>f$k (1 samples" out.svg || fail "f$k is not drawn"
+		[[ "$stderr" == *"attrs:$k: ignored href "*": only http, https and relative links"* ]] ||
+			fail "no warning for line $k: $stderr"
+	done
+	# What stays a link.
+	printf 'main;g%d 1\n' 1 2 3 4 5 6 >>in.folded
+	{
+		printf 'g1\thref=https://example.invalid/a?b=1&c=2\n'
+		printf 'g2\thref=HTTP://example.invalid/\n'
+		printf 'g3\thref=docs/x.html#y\n'
+		printf 'g4\thref=//example.invalid/p\n'
+		printf 'g5\thref=#frag\n'
+		printf 'g6\thref=../a:b\n'
+	} >>attrs
+	run -0 --separate-stderr pf-svg --nameattr attrs in.folded
+	[ "$(grep -c '<a ' <<<"$output")" -eq 6 ] || fail "$(grep -o '<a [^>]*>' <<<"$output")"
+	[[ "$output" == *'xlink:href="https://example.invalid/a?b=1&amp;c=2"'* ]]
+	[[ "$output" == *'xlink:href="HTTP://example.invalid/"'* ]]
+	[[ "$output" == *'xlink:href="../a:b"'* ]]
+}
+
+@test "--nameattr cannot add event handlers, style, URL-taking, namespaced or duplicate attributes" {
+	require_cmd xmllint
+	local line k=0
+	while IFS= read -r line; do
+		k=$((k + 1))
+		printf 'main;f%d 1\n' "$k" >>in.folded
+		printf 'f%d\t%s\n' "$k" "$line" | sed 's/|/\t/g' >>attrs
+	done <<-'EOF'
+	g_extra=onclick="alert(1)"
+	g_extra=ONLOAD="alert(1)"
+	g_extra=data-ok="1" onmouseover='alert(1)'
+	href=https://example.invalid/|a_extra=href="javascript:alert(1)"
+	href=https://example.invalid/|a_extra=xlink:href="javascript:alert(1)"
+	g_extra=style="fill:url(https://evil.invalid/s)"
+	g_extra=fill="url(https://evil.invalid/f)"
+	g_extra=filter="url(https://evil.invalid/f.svg#f)"
+	g_extra=cursor="url(https://evil.invalid/c.cur),auto"
+	href=https://example.invalid/|a_extra=ping="https://evil.invalid/p"
+	g_extra=xmlns="http://www.w3.org/1999/xhtml"
+	g_extra=a:b="1"
+	g_extra=data-s="99999"
+	class=a|class=b
+	href=https://example.invalid/|g_extra=data-x="1"|a_extra=data-x="2"
+	g_extra=data-y="1" data-y="2"
+	EOF
+	run -0 --separate-stderr pf-svg --nameattr attrs in.folded
+	printf '%s\n' "$output" >out.svg
+	xml_ok out.svg
+	local bad
+	for bad in onclick ONLOAD onmouseover javascript style= 'url(h' evil.invalid \
+		xhtml a:b= 'data-s="99999"' 'class="b"' 'data-x="2"' 'data-y="2"' 'data-ok'; do
+		! grep -qF "$bad" out.svg || fail "$bad kept: $(grep -F "$bad" out.svg | head -c 300)"
+	done
+	for ((k = 1; k <= 16; k++)); do
+		grep -q "<title>f$k (1 samples" out.svg || fail "f$k is not drawn"
+		[[ "$stderr" == *"attrs:$k: ignored "* ]] || fail "no warning for line $k: $stderr"
+	done
+	# The first of two is kept; a link keeps its one href.
+	grep -q '<g data-s="[0-9]*" data-n="1" class="a"><title>f14 (' out.svg
+	grep -q '<a data-s="[0-9]*" data-n="1" data-x="1" xlink:href="https://example.invalid/" target="_top"><title>f15 (' out.svg
+	[ "$(grep -c 'xlink:href=' out.svg)" -eq 4 ]
+	# What g_extra and a_extra are for still works, escaped.
+	printf 'a;b 1\n' >in.folded
+	printf 'b\thref=https://example.invalid/\tg_extra=data-k="v&1" aria-label=\x27b <x>\x27 opacity="0.5"\ta_extra=rel="noopener" hreflang="en"\n' >attrs
+	run -0 --separate-stderr pf-svg --nameattr attrs in.folded
+	[ -z "$stderr" ] || fail "warned: $stderr"
+	[[ "$output" == *'<a data-s="0" data-n="1" data-k="v&amp;1" aria-label="b &lt;x&gt;" opacity="0.5" xlink:href="https://example.invalid/" target="_top" rel="noopener" hreflang="en"><title>b ('* ]] ||
+		fail "$(grep -o '<a [^>]*>' <<<"$output")"
 }
 
 @test "the script is embedded once, in CDATA, and the document has no external references" {
