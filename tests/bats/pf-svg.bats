@@ -29,7 +29,9 @@ fill() {
 # on an unbound prefix, which a browser refuses to render).
 xml_ok() {
 	run xmllint --noout "$1"
-	[ "$status" -eq 0 ] && [ -z "$output" ] || fail "not well-formed XML: $output"
+	if [ "$status" -ne 0 ] || [ -n "$output" ]; then
+		fail "not well-formed XML: $output"
+	fi
 }
 
 # fails_with_svg WHY ARGS...: pf-svg ARGS exits 3, says "pf-svg: WHY" on
