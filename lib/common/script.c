@@ -15,7 +15,6 @@
 #include "fileio.h"
 #include "script.h"
 
-
 struct pf_script {
 	int fd;
 	bool regular;
@@ -139,7 +138,8 @@ flush(struct pf_script *w, bool floor)
 		}
 	}
 	if (r != PF_STOP_NONE) {
-		if (w->regular && at > w->committed) {
+		/* A failed write may have left part of its piece. */
+		if (w->regular) {
 			(void)!ftruncate(w->fd, (off_t)w->committed);
 			(void)lseek(w->fd, (off_t)w->committed, SEEK_SET);
 		}
