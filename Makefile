@@ -43,14 +43,16 @@ CFLAGS  ?= $(OPT)
 override CFLAGS += -std=gnu11 $(WARN) -Ilib/common $(PKG_CFLAGS) -MMD -MP \
 	   -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 LDFLAGS ?=
-override LDFLAGS += -Wl,--as-needed
+# Full RELRO: the GOT is read-only once the program has started.
+override LDFLAGS += -Wl,--as-needed -Wl,-z,relro,-z,now
 LDLIBS  += $(PKG_LIBS) -lm
 
 ifeq ($(DEVELOPER),1)
 override CFLAGS += -Werror
 endif
 ifneq ($(SANITIZE),)
-override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all \
+	   -DPF_SANITIZE
 override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
@@ -119,7 +121,16 @@ workloads: $(WORKLOADS)
 $(B)/unit/%: tests/unit/%.c $(B)/libpf.a | $(B)/unit
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpf.a $(LDLIBS)
 
-units: $(UNITS)
+# The recorders again, with the test hooks of the recorder core
+# (-DPF_TEST_HOOKS): tests/bats read what the confined run could open.
+# The tools in $(OUTBIN) never hold them.
+HOOKS   := $(B)/unit/pf-record-hook $(B)/unit/pf-offcpu-hook
+
+$(B)/unit/pf-%-hook: bin/pf-%.c lib/common/recorder.c $(B)/libpf.a | $(B)/unit
+	$(CC) $(CFLAGS) -DPF_TEST_HOOKS $(LDFLAGS) -o $@ bin/pf-$*.c lib/common/recorder.c \
+	    $(B)/libpf.a $(LDLIBS)
+
+units: $(UNITS) $(HOOKS)
 
 $(sort build/lib build/bin build/workloads $(B)/lib $(B)/bin $(B)/unit $(OUTBIN)):
 	mkdir -p $@
