@@ -27,6 +27,7 @@
 #include "outfile.h"
 #include "parse.h"
 #include "pf.h"
+#include "procstat.h"
 #include "recorder.h"
 #include "replay.h"
 #include "spawn.h"
@@ -271,6 +272,45 @@ open_output(struct pf_recorder *r, struct pf_result *st)
 	return 0;
 }
 
+/*
+ * Out of descriptors: how many the events needed (one per online CPU per
+ * thread of a -p target; per CPU for -a and a command, whose threads
+ * inherit), against the hard RLIMIT_NOFILE the soft one was raised to.
+ */
+static int
+too_many_files(const struct pf_recorder *r, int e, struct pf_result *st)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long long threads = 0, need;
+	struct pf_taskstat ts;
+	struct rlimit rl;
+	char hard[32];
+	size_t i;
+
+	for (i = 0; i < r->t.npids; i++)
+		if (pf_taskstat_read("/proc", r->t.pids[i], 0, &ts) == 0 && ts.num_threads > 0)
+			threads += (unsigned long long)ts.num_threads;
+	if (threads == 0)
+		threads = 1;
+	if (ncpu < 1)
+		ncpu = 1;
+	need = threads * (unsigned long long)ncpu + PF_REC_FD_RESERVE;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_max == RLIM_INFINITY)
+		snprintf(hard, sizeof(hard), "unlimited");
+	else
+		snprintf(hard, sizeof(hard), "%llu", (unsigned long long)rl.rlim_max);
+	if (e == ENFILE)
+		return pf_result_set(st, PF_EXIT_FAIL, 0, "perf_event_open: the system's file "
+		    "table is full (fs.file-max) with %llu descriptors needed (%llu threads x "
+		    "%ld CPUs, and %d of its own; RLIMIT_NOFILE hard limit %s)", need, threads,
+		    ncpu, PF_REC_FD_RESERVE, hard);
+	return pf_result_set(st, PF_EXIT_FAIL, 0, "perf_event_open: too many open files: "
+	    "%llu descriptors needed (%llu threads x %ld CPUs, and %d of its own), above "
+	    "RLIMIT_NOFILE's hard limit %s: raise the hard limit: prlimit --nofile=%llu:%llu "
+	    "-p $$ or ulimit -Hn %llu as root", need, threads, ncpu, PF_REC_FD_RESERVE, hard,
+	    need, need, need);
+}
+
 /* A refused perf_event_open named by what would allow it. */
 static int
 denied(struct pf_recorder *r, pid_t pid, int e, struct pf_result *st)
@@ -283,6 +323,8 @@ denied(struct pf_recorder *r, pid_t pid, int e, struct pf_result *st)
 		    "kernel.perf_event_mlock_kb");
 	if (e == ESRCH)
 		return pf_result_set(st, PF_EXIT_FAIL, 0, "pid %d: no such process", (int)pid);
+	if (e == EMFILE || e == ENFILE)
+		return too_many_files(r, e, st);
 	if (e == EACCES || e == EPERM) {
 		if (r->opt.all)
 			return all_refused(r, st);

@@ -389,6 +389,27 @@ confined_status() {
 	done
 }
 
+@test "out of descriptors, pf-record exits 3 naming RLIMIT_NOFILE and how many it needed" {
+	require_root
+	require_cmd prlimit
+	[ -x "$WORKLOADS/many-threads" ] || fail "$WORKLOADS/many-threads not built: run make"
+	local i ncpu need
+	"$WORKLOADS/many-threads" 2001 120 >"$BATS_TEST_TMPDIR/mt.out" & BGPID=$!
+	for i in $(seq 100); do
+		grep -q '^ready' "$BATS_TEST_TMPDIR/mt.out" && break
+		sleep 0.1
+	done
+	grep -q '^ready' "$BATS_TEST_TMPDIR/mt.out" || fail "many-threads did not start"
+	ncpu=$(getconf _NPROCESSORS_ONLN)
+	need=$((2001 * ncpu + 16))
+	run -3 --separate-stderr prlimit --nofile=1024:1024 pf-record -d 1 \
+	    -o "$BATS_TEST_TMPDIR/mt.txt" -p "$BGPID"
+	[[ "$stderr" == *"too many open files: $need descriptors needed (2001 threads x $ncpu CPUs"* ]] ||
+		fail "stderr: $stderr"
+	[[ "$stderr" == *"RLIMIT_NOFILE's hard limit 1024: raise the hard limit: prlimit --nofile=$need:$need"* ]] ||
+		fail "stderr: $stderr"
+}
+
 @test "as nobody on its own child: user-only stacks and a header that says why" {
 	require_root
 	require_cmd setpriv
