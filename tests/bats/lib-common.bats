@@ -22,3 +22,5 @@ unit() {
 @test "the address search finds the last start at or below an address" { unit addrsearch; }
 @test "the hash table finds every key it holds, through collisions and growth" { unit htab; }
 @test "the classification tables pick the first matching class" { unit classify; }
+@test "thread names are kept by tid through growth, inherited and truncated" { unit comms; }
+@test "the symbol check finds an ELF file's own symbol table and refuses a non-ELF file" { unit symfile; }
