@@ -238,17 +238,12 @@ open_slot(struct opens *o, uint32_t tid)
 {
 	struct tid_key k = { o, tid };
 	uint64_t h = pf_hash_u64(tid);
-	struct pf_htab_slot *s = pf_htab_find(&o->index, h, tid_eq, &k);
+	struct pf_htab_slot *s = pf_htab_claim(&o->index, h, tid_eq, &k);
 
+	if (s == NULL)
+		pf_die(PF_EXIT_FAIL, "pairing");
 	if (s->idx)
 		return &o->v[s->idx - 1];
-	switch (pf_htab_reserve(&o->index)) {
-	case -1:
-		pf_die(PF_EXIT_FAIL, "pairing");
-	case 1:
-		s = pf_htab_find(&o->index, h, tid_eq, &k);
-		break;
-	}
 	o->v[o->n].tid = tid;
 	pf_htab_set(&o->index, s, h, o->n);
 	return &o->v[o->n++];

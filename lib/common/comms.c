@@ -53,18 +53,14 @@ comm_slot(struct pf_comms *c, uint32_t tid, bool create)
 		if (!create || pf_htab_init(&c->index, 256) == -1)
 			return NULL;
 	}
-	s = pf_htab_find(&c->index, h, tid_eq, &k);
+	if (!create) {
+		s = pf_htab_find(&c->index, h, tid_eq, &k);
+		return s->idx ? &c->v[s->idx - 1] : NULL;
+	}
+	if ((s = pf_htab_claim(&c->index, h, tid_eq, &k)) == NULL)
+		return NULL;
 	if (s->idx)
 		return &c->v[s->idx - 1];
-	if (!create)
-		return NULL;
-	switch (pf_htab_reserve(&c->index)) {
-	case -1:
-		return NULL;
-	case 1:
-		s = pf_htab_find(&c->index, h, tid_eq, &k);
-		break;
-	}
 	if (c->n == c->cap) {
 		size_t nc = c->cap ? c->cap * 2 : 128;
 		struct pf_comm_ent *v = reallocarray(c->v, nc, sizeof(*v));
