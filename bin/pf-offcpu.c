@@ -219,26 +219,12 @@ struct opens {
 	struct pf_htab index;
 };
 
-struct tid_key {
-	const struct opens *o;
-	uint32_t tid;
-};
-
-static bool
-tid_eq(const void *arg, size_t idx)
-{
-	const struct tid_key *k = arg;
-
-	return k->o->v[idx].tid == k->tid;
-}
-
 /* The open interval of tid, a new empty one (off 0, time 0) if none. */
 static struct open *
 open_slot(struct opens *o, uint32_t tid)
 {
-	struct tid_key k = { o, tid };
 	uint64_t h = pf_hash_u64(tid);
-	struct pf_htab_slot *s = pf_htab_claim(&o->index, h, tid_eq, &k);
+	struct pf_htab_slot *s = pf_htab_claim(&o->index, h, pf_htab_u64_eq, NULL);
 
 	if (s == NULL)
 		pf_die(PF_EXIT_FAIL, "pairing");

@@ -21,19 +21,6 @@ struct pf_comm_ent {
 	char name[16];
 };
 
-struct tid_key {
-	const struct pf_comms *c;
-	uint32_t tid;
-};
-
-static bool
-tid_eq(const void *arg, size_t idx)
-{
-	const struct tid_key *k = arg;
-
-	return k->c->v[idx].tid == k->tid;
-}
-
 /*
  * The entry of tid, or with create a new one (name empty) when there is
  * none; NULL when tid is 0 (never stored: perf names it "swapper"), when
@@ -43,7 +30,6 @@ tid_eq(const void *arg, size_t idx)
 static struct pf_comm_ent *
 comm_slot(struct pf_comms *c, uint32_t tid, bool create)
 {
-	struct tid_key k = { c, tid };
 	uint64_t h = pf_hash_u64(tid);
 	struct pf_htab_slot *s;
 
@@ -54,10 +40,10 @@ comm_slot(struct pf_comms *c, uint32_t tid, bool create)
 			return NULL;
 	}
 	if (!create) {
-		s = pf_htab_find(&c->index, h, tid_eq, &k);
+		s = pf_htab_find(&c->index, h, pf_htab_u64_eq, NULL);
 		return s->idx ? &c->v[s->idx - 1] : NULL;
 	}
-	if ((s = pf_htab_claim(&c->index, h, tid_eq, &k)) == NULL)
+	if ((s = pf_htab_claim(&c->index, h, pf_htab_u64_eq, NULL)) == NULL)
 		return NULL;
 	if (s->idx)
 		return &c->v[s->idx - 1];

@@ -33,6 +33,19 @@ struct pf_htab {
 typedef bool pf_htab_eq(const void *arg, size_t idx);
 
 /*
+ * The comparison for integer keys hashed with pf_hash_u64 (hash.h): that
+ * hash is a bijection of 64-bit values, so an equal hash is an equal key
+ * and the entry need not be read.
+ */
+static inline bool
+pf_htab_u64_eq(const void *arg, size_t idx)
+{
+	(void)arg;
+	(void)idx;
+	return true;
+}
+
+/*
  * An empty table of at least nslots slots (rounded up to a power of
  * two, at least 16).  0, or -1 with ENOMEM.
  */

@@ -202,26 +202,11 @@ pf_sym_new(const struct pf_kallsyms *kallsyms)
 	return s;
 }
 
-struct proc_key {
-	const struct pf_symbolizer *s;
-	pid_t pid;
-};
-
-static bool
-proc_eq(const void *arg, size_t idx)
-{
-	const struct proc_key *k = arg;
-	const struct proc *p = k->s->procs.v[idx];
-
-	return p->pid == k->pid;
-}
-
 static struct proc *
 get_proc(struct pf_symbolizer *s, pid_t pid, bool create)
 {
-	struct proc_key k = { s, pid };
 	uint64_t h = pf_hash_u64((uint64_t)pid);
-	const struct pf_htab_slot *sl = pf_htab_find(&s->procs.index, h, proc_eq, &k);
+	const struct pf_htab_slot *sl = pf_htab_find(&s->procs.index, h, pf_htab_u64_eq, NULL);
 	struct proc *p;
 
 	if (sl->idx)
@@ -229,7 +214,7 @@ get_proc(struct pf_symbolizer *s, pid_t pid, bool create)
 	if (!create || (p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
 	p->pid = pid;
-	if (ptrtab_add(&s->procs, h, p, proc_eq, &k) == -1) {
+	if (ptrtab_add(&s->procs, h, p, pf_htab_u64_eq, NULL) == -1) {
 		free(p);
 		return NULL;
 	}
