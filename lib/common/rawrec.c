@@ -123,6 +123,24 @@ add_event(struct pf_rawrec *r, const struct pf_rawevent *ev, const char *str)
 	return 0;
 }
 
+/*
+ * The rest of a record that starts with pid and tid, carries a string at
+ * byte stroff of its body and ends with the sample_id trailer (MMAP2,
+ * COMM): at most maxlen bytes of the string are kept.
+ */
+static int
+add_named(struct pf_rawrec *r, struct pf_rawevent *ev, const char *p, const char *end,
+    size_t stroff, uint32_t maxlen)
+{
+	size_t n = strnlen(p + stroff, (size_t)(end - p) - stroff);
+
+	ev->pid = u32_at(p);
+	ev->tid = u32_at(p + 4);
+	ev->time = u64_at(end - ID_SIZE + ID_TIME);
+	ev->slen = n > maxlen ? maxlen : (uint32_t)n;
+	return add_event(r, ev, p + stroff);
+}
+
 /* An executable mapping (MMAP2) as an event; other mappings are dropped. */
 static int
 add_mmap2(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
@@ -136,8 +154,6 @@ add_mmap2(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 	/* Only executable mappings name frames. */
 	if (!(u32_at(p + 56) & 4))
 		return 0;
-	ev.pid = u32_at(p);
-	ev.tid = u32_at(p + 4);
 	ev.addr = u64_at(p + 8);
 	ev.len = u64_at(p + 16);
 	ev.pgoff = u64_at(p + 24);
@@ -146,10 +162,7 @@ add_mmap2(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 		ev.min = u32_at(p + 36);
 		ev.ino = u64_at(p + 40);
 	}
-	ev.time = u64_at(end - ID_SIZE + ID_TIME);
-	p += 64;
-	ev.slen = (uint32_t)strnlen(p, (size_t)(end - p));
-	return add_event(r, &ev, p);
+	return add_named(r, &ev, p, end, 64, UINT32_MAX);
 }
 
 /* A thread's new name (COMM), or its exec when the kernel flags one. */
@@ -161,15 +174,9 @@ add_comm(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 
 	if ((size_t)(end - p) < 8 + ID_SIZE)
 		return 0;
-	ev.pid = u32_at(p);
-	ev.tid = u32_at(p + 4);
 	ev.exec = (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
-	ev.time = u64_at(end - ID_SIZE + ID_TIME);
-	p += 8;
-	ev.slen = (uint32_t)strnlen(p, (size_t)(end - p));
-	if (ev.slen > 15)
-		ev.slen = 15;
-	return add_event(r, &ev, p);
+	/* The kernel keeps 15 bytes of a name. */
+	return add_named(r, &ev, p, end, 8, 15);
 }
 
 /* A thread's start (FORK) or end (EXIT): pid, ppid, tid, ptid, time. */
