@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "hash.h"
+#include "htab.h"
 #include "msg.h"
 #include "parse.h"
 #include "pf.h"
@@ -211,16 +212,27 @@ cmp_item(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The open interval of tid (open addressing, cap a power of two). */
-static struct open *
-open_slot(struct open *v, size_t cap, uint32_t tid)
-{
-	size_t h = (size_t)pf_hash_u64(tid) & (cap - 1);
+/* The open intervals, one per thread seen, indexed by tid (htab.h). */
+struct opens {
+	struct open *v;		/* room for one per item: no thread more */
+	size_t n;
+	struct pf_htab index;
+};
 
-	while (v[h].tid && v[h].tid != tid)
-		h = (h + 1) & (cap - 1);
-	v[h].tid = tid;
-	return &v[h];
+/* The open interval of tid, a new empty one (off 0, time 0) if none. */
+static struct open *
+open_slot(struct opens *o, uint32_t tid)
+{
+	uint64_t h = pf_hash_u64(tid);
+	struct pf_htab_slot *s = pf_htab_claim(&o->index, h, pf_htab_u64_eq, NULL);
+
+	if (s == NULL)
+		pf_die(PF_EXIT_FAIL, "pairing");
+	if (s->idx)
+		return &o->v[s->idx - 1];
+	o->v[o->n].tid = tid;
+	pf_htab_set(&o->index, s, h, o->n);
+	return &o->v[o->n++];
 }
 
 /*
@@ -231,9 +243,9 @@ static struct pf_rawref *
 pair(struct pf_recorder *r, size_t *nblocks)
 {
 	struct pf_rawrec *rec = &r->rec;
-	size_t n = 0, cap = 64, i, nb = 0, off;
+	size_t n = 0, i, nb = 0, off;
 	struct item *it;
-	struct open *slots;
+	struct opens opens = { 0 };
 	struct pf_rawref *bl;
 	uint64_t seq = 0;
 
@@ -263,9 +275,8 @@ pair(struct pf_recorder *r, size_t *nblocks)
 	}
 	qsort(it, n, sizeof(*it), cmp_item);
 
-	while (cap < 2 * (n + 1))
-		cap *= 2;
-	if ((slots = calloc(cap, sizeof(*slots))) == NULL)
+	if ((opens.v = calloc(n + 1, sizeof(*opens.v))) == NULL ||
+	    pf_htab_init(&opens.index, 2 * (n + 1)) == -1)
 		pf_die(PF_EXIT_FAIL, "pairing");
 	for (i = 0; i < n; i++) {
 		struct open *o;
@@ -275,7 +286,7 @@ pair(struct pf_recorder *r, size_t *nblocks)
 			fig.idle += it[i].kind == K_SAMPLE;
 			continue;
 		}
-		o = open_slot(slots, cap, it[i].tid);
+		o = open_slot(&opens, it[i].tid);
 		switch (it[i].kind) {
 		case K_SAMPLE:
 			if (o->off != UINT64_MAX && o->time)
@@ -309,10 +320,11 @@ pair(struct pf_recorder *r, size_t *nblocks)
 		}
 	}
 	/* Threads still off-CPU at the end: their interval has no end. */
-	for (i = 0; i < cap; i++)
-		if (slots[i].tid && slots[i].off != UINT64_MAX && slots[i].time)
+	for (i = 0; i < opens.n; i++)
+		if (opens.v[i].off != UINT64_MAX && opens.v[i].time)
 			fig.unpaired++;
-	free(slots);
+	pf_htab_free(&opens.index);
+	free(opens.v);
 	free(it);
 	pf_rawrec_sort(rec, bl, nb);
 	*nblocks = nb;

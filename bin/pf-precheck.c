@@ -15,9 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <getopt.h>
-#include <libelf.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
@@ -41,6 +39,7 @@
 #include "procstat.h"
 #include "psi.h"
 #include "recorder.h"
+#include "symbolize.h"
 #include "sysctl.h"
 
 
@@ -599,64 +598,13 @@ check_runtime(struct env *e)
 	    rt->name, e->tst.comm, e->tstatus.nspid > 0 ? e->tstatus.nspid : opt.pid);
 }
 
-/* Whether ELF has a .symtab; *buildid gets the GNU build-id in hex ("" if none). */
-static int
-elf_symbols(int fd, bool *symtab, char *buildid, size_t n, char *debuglink, size_t dn)
-{
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	size_t shstrndx;
-
-	*symtab = false;
-	buildid[0] = debuglink[0] = '\0';
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -1;
-	if ((elf = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
-		return -1;
-	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0) {
-		elf_end(elf);
-		return -1;
-	}
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		const char *name;
-		Elf_Data *d;
-
-		if (gelf_getshdr(scn, &sh) == NULL)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (sh.sh_type == SHT_SYMTAB)
-			*symtab = true;
-		if (name != NULL && strcmp(name, ".gnu_debuglink") == 0 &&
-		    (d = elf_getdata(scn, NULL)) != NULL && d->d_size > 0)
-			snprintf(debuglink, dn, "%.*s", (int)strnlen(d->d_buf, d->d_size), (const char *)d->d_buf);
-		if (sh.sh_type == SHT_NOTE && (d = elf_getdata(scn, NULL)) != NULL) {
-			GElf_Nhdr nh;
-			size_t off = 0, no, de;
-
-			while ((off = gelf_getnote(d, off, &nh, &no, &de)) > 0) {
-				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-				    memcmp((char *)d->d_buf + no, "GNU", 4) == 0) {
-					size_t i, k = 0;
-					const unsigned char *b = (const unsigned char *)d->d_buf + de;
-
-					for (i = 0; i < nh.n_descsz && k + 3 < n; i++, k += 2)
-						snprintf(buildid + k, n - k, "%02x", b[i]);
-				}
-			}
-		}
-	}
-	elf_end(elf);
-	return 0;
-}
-
+/* Symbols as the recorders would find them (symbolize.c's own search). */
 static void
 check_symbols(struct env *e)
 {
-	char path[PATH_MAX], exe[PATH_MAX], bid[128], dl[256], dbg[PATH_MAX];
-	struct stat st;
-	bool symtab, debug = false;
-	int fd;
+	char path[PATH_MAX], exe[PATH_MAX];
+	struct pf_sym_fileinfo fi;
+	int fd, rc;
 
 	if (!e->target_ok)
 		return;
@@ -670,39 +618,27 @@ check_symbols(struct env *e)
 			    "%s: %s", path, strerror(errno));
 		return;
 	}
-	if (elf_symbols(fd, &symtab, bid, sizeof(bid), dl, sizeof(dl)) == -1) {
-		close(fd);
+	/* As the recorders do: local debuginfo only, never the network. */
+	unsetenv("DEBUGINFOD_URLS");
+	rc = pf_sym_file_info(fd, exe[0] ? exe : path, &fi);
+	close(fd);
+	if (rc == -1) {
 		report(e, "warn", "symbols", "frames of this executable will print as [unknown]",
 		    "%s: not an ELF file", exe[0] ? exe : path);
 		return;
 	}
-	close(fd);
-	if (symtab) {
+	if (fi.symtab) {
 		report(e, "ok", "symbols", NULL, "%s: has a symbol table", exe);
 		return;
 	}
-	if (strlen(bid) > 2) {
-		snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
-		debug = stat(dbg, &st) == 0;
-	}
-	if (!debug && dl[0] != '\0') {
-		char dir[PATH_MAX];
-		char *slash;
-
-		snprintf(dir, sizeof(dir), "%s", exe);
-		if ((slash = strrchr(dir, '/')) != NULL)
-			*slash = '\0';
-		if ((size_t)snprintf(dbg, sizeof(dbg), "/usr/lib/debug%s/%s", dir, dl) < sizeof(dbg))
-			debug = stat(dbg, &st) == 0;
-	}
-	if (debug) {
-		report(e, "ok", "symbols", NULL, "%s: stripped, debug symbols in %s", exe, dbg);
+	if (fi.debuginfo) {
+		report(e, "ok", "symbols", NULL, "%s: stripped, debug symbols in %s", exe, fi.debugfile);
 		return;
 	}
 	report(e, "warn", "symbols",
 	    "install its debug symbols (Debian: the -dbgsym package, dpkg -S to find the package), or rebuild with -g",
 	    "%s: stripped (no .symtab) and no debuginfo found%s%s; only exported names resolve",
-	    exe[0] ? exe : path, bid[0] ? ", build-id " : "", bid);
+	    exe[0] ? exe : path, fi.buildid[0] ? ", build-id " : "", fi.buildid);
 }
 
 static void

@@ -1,5 +1,5 @@
 /*
- * comms: thread names, an open-addressing table keyed by tid.
+ * comms: thread names in an array, indexed by tid through htab.h.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -13,6 +13,7 @@
 #include "comms.h"
 #include "fileio.h"
 #include "hash.h"
+#include "htab.h"
 #include "parse.h"
 
 struct pf_comm_ent {
@@ -20,47 +21,45 @@ struct pf_comm_ent {
 	char name[16];
 };
 
-static size_t
-home(uint32_t tid, size_t cap)
-{
-	return (size_t)pf_hash_u64(tid) & (cap - 1);
-}
-
+/*
+ * The entry of tid, or with create a new one (name empty) when there is
+ * none; NULL when tid is 0 (never stored: perf names it "swapper"), when
+ * it is absent and !create, or when memory runs out.  Creating one may
+ * move every entry.
+ */
 static struct pf_comm_ent *
 comm_slot(struct pf_comms *c, uint32_t tid, bool create)
 {
-	size_t h, i;
+	uint64_t h = pf_hash_u64(tid);
+	struct pf_htab_slot *s;
 
-	if (create && (c->n + 1) * 2 > c->cap) {
-		size_t nc = c->cap ? c->cap * 2 : 256;
-		struct pf_comm_ent *v = calloc(nc, sizeof(*v));
+	if (tid == 0)
+		return NULL;
+	if (c->index.nslots == 0) {
+		if (!create || pf_htab_init(&c->index, 256) == -1)
+			return NULL;
+	}
+	if (!create) {
+		s = pf_htab_find(&c->index, h, pf_htab_u64_eq, NULL);
+		return s->idx ? &c->v[s->idx - 1] : NULL;
+	}
+	if ((s = pf_htab_claim(&c->index, h, pf_htab_u64_eq, NULL)) == NULL)
+		return NULL;
+	if (s->idx)
+		return &c->v[s->idx - 1];
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 128;
+		struct pf_comm_ent *v = reallocarray(c->v, nc, sizeof(*v));
 
 		if (v == NULL)
 			return NULL;
-		for (i = 0; i < c->cap; i++)
-			if (c->v[i].tid) {
-				h = home(c->v[i].tid, nc);
-				while (v[h].tid)
-					h = (h + 1) & (nc - 1);
-				v[h] = c->v[i];
-			}
-		free(c->v);
 		c->v = v;
 		c->cap = nc;
 	}
-	if (c->cap == 0 || tid == 0)
-		return NULL;
-	h = home(tid, c->cap);
-	while (c->v[h].tid) {
-		if (c->v[h].tid == tid)
-			return &c->v[h];
-		h = (h + 1) & (c->cap - 1);
-	}
-	if (!create)
-		return NULL;
-	c->v[h].tid = tid;
-	c->n++;
-	return &c->v[h];
+	c->v[c->n].tid = tid;
+	c->v[c->n].name[0] = '\0';
+	pf_htab_set(&c->index, s, h, c->n);
+	return &c->v[c->n++];
 }
 
 void
@@ -132,4 +131,5 @@ pf_comms_free(struct pf_comms *c)
 	free(c->v);
 	c->v = NULL;
 	c->n = c->cap = 0;
+	pf_htab_free(&c->index);
 }

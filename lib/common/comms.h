@@ -10,10 +10,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Thread names by tid (open addressing).  Zero-initialise. */
+#include "htab.h"
+
+/* Thread names by tid (htab.h over an array of names).  Zero-initialise. */
 struct pf_comms {
 	struct pf_comm_ent *v;
-	size_t n, cap;
+	size_t n, cap;		/* names in v, room in v */
+	struct pf_htab index;	/* tid -> entry of v; set up on the first name */
 };
 
 /* Name tid: remembered, else /proc (if alive), else ":tid" as perf prints. */

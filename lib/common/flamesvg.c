@@ -5,7 +5,8 @@
  * document is always well-formed XML; numbers on the per-frame path are
  * formatted by hand, since printf's %f would be a large share of the
  * render time.  The script (flame.js, through flamejs.h) is appended
- * verbatim.
+ * verbatim.  The document goes only through the caller's sink (flame.h):
+ * it is the product, never a diagnostic, and nothing here prints.
  */
 #include <errno.h>
 #include <math.h>

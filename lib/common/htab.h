@@ -33,6 +33,19 @@ struct pf_htab {
 typedef bool pf_htab_eq(const void *arg, size_t idx);
 
 /*
+ * The comparison for integer keys hashed with pf_hash_u64 (hash.h): that
+ * hash is a bijection of 64-bit values, so an equal hash is an equal key
+ * and the entry need not be read.
+ */
+static inline bool
+pf_htab_u64_eq(const void *arg, size_t idx)
+{
+	(void)arg;
+	(void)idx;
+	return true;
+}
+
+/*
  * An empty table of at least nslots slots (rounded up to a power of
  * two, at least 16).  0, or -1 with ENOMEM.
  */
@@ -62,8 +75,30 @@ pf_htab_find(const struct pf_htab *t, uint64_t h, pf_htab_eq *eq, const void *ar
 }
 
 /*
- * Fill the empty slot s (from pf_htab_find, with no pf_htab_reserve
- * growth since) with entry idx of hash h.  Call pf_htab_reserve first.
+ * pf_htab_find, with room made when the key is absent: the slot of the
+ * entry (slot->idx != 0) or the empty slot to pf_htab_set for it.  NULL
+ * with ENOMEM (the table is unchanged).
+ */
+static inline struct pf_htab_slot *
+pf_htab_claim(struct pf_htab *t, uint64_t h, pf_htab_eq *eq, const void *arg)
+{
+	struct pf_htab_slot *s = pf_htab_find(t, h, eq, arg);
+
+	if (s->idx != 0)
+		return s;
+	switch (pf_htab_reserve(t)) {
+	case -1:
+		return NULL;
+	case 1:
+		return pf_htab_find(t, h, eq, arg);
+	default:
+		return s;
+	}
+}
+
+/*
+ * Fill the empty slot s (from pf_htab_claim, or from pf_htab_find after
+ * pf_htab_reserve, with no growth since) with entry idx of hash h.
  */
 static inline void
 pf_htab_set(struct pf_htab *t, struct pf_htab_slot *s, uint64_t h, size_t idx)

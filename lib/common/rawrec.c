@@ -123,74 +123,106 @@ add_event(struct pf_rawrec *r, const struct pf_rawevent *ev, const char *str)
 	return 0;
 }
 
+/*
+ * The rest of a record that starts with pid and tid, carries a string at
+ * byte stroff of its body and ends with the sample_id trailer (MMAP2,
+ * COMM): at most maxlen bytes of the string are kept.
+ */
+static int
+add_named(struct pf_rawrec *r, struct pf_rawevent *ev, const char *p, const char *end,
+    size_t stroff, uint32_t maxlen)
+{
+	size_t n = strnlen(p + stroff, (size_t)(end - p) - stroff);
+
+	ev->pid = u32_at(p);
+	ev->tid = u32_at(p + 4);
+	ev->time = u64_at(end - ID_SIZE + ID_TIME);
+	ev->slen = n > maxlen ? maxlen : (uint32_t)n;
+	return add_event(r, ev, p + stroff);
+}
+
+/* An executable mapping (MMAP2) as an event; other mappings are dropped. */
+static int
+add_mmap2(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
+    const char *end)
+{
+	struct pf_rawevent ev = { .type = PF_EV_MMAP };
+
+	/* pid, tid, addr, len, pgoff, maj, min, ino, ino_gen, prot, flags */
+	if ((size_t)(end - p) < 64 + ID_SIZE)
+		return 0;
+	/* Only executable mappings name frames. */
+	if (!(u32_at(p + 56) & 4))
+		return 0;
+	ev.addr = u64_at(p + 8);
+	ev.len = u64_at(p + 16);
+	ev.pgoff = u64_at(p + 24);
+	if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+		ev.maj = u32_at(p + 32);
+		ev.min = u32_at(p + 36);
+		ev.ino = u64_at(p + 40);
+	}
+	return add_named(r, &ev, p, end, 64, UINT32_MAX);
+}
+
+/* A thread's new name (COMM), or its exec when the kernel flags one. */
+static int
+add_comm(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
+    const char *end)
+{
+	struct pf_rawevent ev = { .type = PF_EV_COMM };
+
+	if ((size_t)(end - p) < 8 + ID_SIZE)
+		return 0;
+	ev.exec = (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+	/* The kernel keeps 15 bytes of a name. */
+	return add_named(r, &ev, p, end, 8, 15);
+}
+
+/* A thread's start (FORK) or end (EXIT): pid, ppid, tid, ptid, time. */
+static int
+add_task(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
+    const char *end)
+{
+	struct pf_rawevent ev = {
+		.type = h->type == PERF_RECORD_FORK ? PF_EV_FORK : PF_EV_EXIT,
+	};
+
+	if ((size_t)(end - p) < 24)
+		return 0;
+	ev.pid = u32_at(p);
+	ev.ppid = u32_at(p + 4);
+	ev.tid = u32_at(p + 8);
+	ev.time = u64_at(p + 16);
+	return add_event(r, &ev, "");
+}
+
 int
 pf_rawrec_on_record(const struct perf_event_header *h, const char *rec, void *arg)
 {
 	struct pf_rawrec *r = arg;
 	const char *p = rec + sizeof(*h);
 	const char *end = rec + h->size;
-	size_t avail = (size_t)(end - p);
-	struct pf_rawevent ev;
 
-	memset(&ev, 0, sizeof(ev));
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		return add_sample(r, p, end);
 	case PERF_RECORD_MMAP2:
-		/* pid, tid, addr, len, pgoff, maj, min, ino, ino_gen, prot, flags */
-		if (avail < 64 + ID_SIZE)
-			return 0;
-		/* Only executable mappings name frames. */
-		if (!(u32_at(p + 56) & 4))
-			return 0;
-		ev.type = PF_EV_MMAP;
-		ev.pid = u32_at(p);
-		ev.tid = u32_at(p + 4);
-		ev.addr = u64_at(p + 8);
-		ev.len = u64_at(p + 16);
-		ev.pgoff = u64_at(p + 24);
-		if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
-			ev.maj = u32_at(p + 32);
-			ev.min = u32_at(p + 36);
-			ev.ino = u64_at(p + 40);
-		}
-		ev.time = u64_at(end - ID_SIZE + ID_TIME);
-		p += 64;
-		ev.slen = (uint32_t)strnlen(p, (size_t)(end - p));
-		return add_event(r, &ev, p);
+		return add_mmap2(r, h, p, end);
 	case PERF_RECORD_COMM:
-		if (avail < 8 + ID_SIZE)
-			return 0;
-		ev.type = PF_EV_COMM;
-		ev.pid = u32_at(p);
-		ev.tid = u32_at(p + 4);
-		ev.exec = (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
-		ev.time = u64_at(end - ID_SIZE + ID_TIME);
-		p += 8;
-		ev.slen = (uint32_t)strnlen(p, (size_t)(end - p));
-		if (ev.slen > 15)
-			ev.slen = 15;
-		return add_event(r, &ev, p);
+		return add_comm(r, h, p, end);
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		/* pid, ppid, tid, ptid, time */
-		if (avail < 24)
-			return 0;
-		ev.type = h->type == PERF_RECORD_FORK ? PF_EV_FORK : PF_EV_EXIT;
-		ev.pid = u32_at(p);
-		ev.ppid = u32_at(p + 4);
-		ev.tid = u32_at(p + 8);
-		ev.time = u64_at(p + 16);
-		return add_event(r, &ev, "");
+		return add_task(r, h, p, end);
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		/* Both kinds end with the sample_id trailer. */
-		if (!r->keep_switches || avail < ID_SIZE)
+		if (!r->keep_switches || (size_t)(end - p) < ID_SIZE)
 			return 0;
 		return add_switch(r, h, end);
 	case PERF_RECORD_LOST:
 		/* id, lost */
-		if (avail >= 16)
+		if (end - p >= 16)
 			r->lost += u64_at(p + 8);
 		return 0;
 	case PERF_RECORD_THROTTLE:

@@ -628,7 +628,8 @@ done:
 
 		if (t != NULL) {
 			fd = open(t, O_RDONLY | O_CLOEXEC);
-			dprintf(STDERR_FILENO, "test-hook: open %s: %s\n", t,
+			/* Through the tool's say, as every message: "prog: test-hook: ..." */
+			say(r, PF_SAY_WARN, 0, "test-hook: open %s: %s", t,
 			    fd == -1 ? strerrorname_np(errno) : "ok");
 			if (fd != -1)
 				close(fd);

@@ -101,17 +101,12 @@ stackmap_add(struct stackmap *m, const char *key, size_t len,
 {
 	uint64_t h = pf_hash(key, len);
 	struct key k = { m, key, len };
-	struct pf_htab_slot *s = pf_htab_find(&m->index, h, key_eq, &k);
+	struct pf_htab_slot *s = pf_htab_claim(&m->index, h, key_eq, &k);
 	struct stackmap_entry *e;
 
+	if (s == NULL)
+		return -1;
 	if (s->idx == 0) {
-		switch (pf_htab_reserve(&m->index)) {
-		case -1:
-			return -1;
-		case 1:
-			s = pf_htab_find(&m->index, h, key_eq, &k);
-			break;
-		}
 		if (m->nents == m->cap_ents) {
 			size_t cap = m->cap_ents ? m->cap_ents * 2 : 1024;
 			void *p = realloc(m->ents, cap * sizeof(*m->ents));

@@ -28,6 +28,20 @@
 
 #define MAX_PREOPEN 256
 
+/*
+ * Where separate debuginfo is looked for: the file's directory, its
+ * .debug, then /usr/lib/debug (also by .build-id).  pf_sym_file_info
+ * asks the same, so pf-precheck's verdict is the recorders'.
+ */
+static char debuginfo_search[] = ":.debug:/usr/lib/debug";
+static char *debuginfo_path = debuginfo_search;
+static const Dwfl_Callbacks dwfl_cb = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
 struct seg {
 	uint64_t offset, vaddr, filesz;
 };
@@ -86,8 +100,6 @@ struct pf_symbolizer {
 	struct pf_htab cindex;
 	size_t preopened;
 	struct pf_sym_stats st;
-	char *debuginfo_path;
-	Dwfl_Callbacks cb;
 	uint64_t vdso_size;	/* of our own [vdso] mapping, 0 if none */
 	char *jit_refusal;	/* the first JIT map refused, and why */
 };
@@ -189,36 +201,15 @@ pf_sym_new(const struct pf_kallsyms *kallsyms)
 		pf_sym_free(s);
 		return NULL;
 	}
-	/* The file's dir, its .debug, then /usr/lib/debug (also .build-id). */
-	s->debuginfo_path = strdup(":.debug:/usr/lib/debug");
-	s->cb.find_elf = dwfl_build_id_find_elf;
-	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
-	s->cb.section_address = dwfl_offline_section_address;
-	s->cb.debuginfo_path = &s->debuginfo_path;
 	s->vdso_size = own_vdso_size();
 	return s;
-}
-
-struct proc_key {
-	const struct pf_symbolizer *s;
-	pid_t pid;
-};
-
-static bool
-proc_eq(const void *arg, size_t idx)
-{
-	const struct proc_key *k = arg;
-	const struct proc *p = k->s->procs.v[idx];
-
-	return p->pid == k->pid;
 }
 
 static struct proc *
 get_proc(struct pf_symbolizer *s, pid_t pid, bool create)
 {
-	struct proc_key k = { s, pid };
 	uint64_t h = pf_hash_u64((uint64_t)pid);
-	const struct pf_htab_slot *sl = pf_htab_find(&s->procs.index, h, proc_eq, &k);
+	const struct pf_htab_slot *sl = pf_htab_find(&s->procs.index, h, pf_htab_u64_eq, NULL);
 	struct proc *p;
 
 	if (sl->idx)
@@ -226,7 +217,7 @@ get_proc(struct pf_symbolizer *s, pid_t pid, bool create)
 	if (!create || (p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
 	p->pid = pid;
-	if (ptrtab_add(&s->procs, h, p, proc_eq, &k) == -1) {
+	if (ptrtab_add(&s->procs, h, p, pf_htab_u64_eq, NULL) == -1) {
 		free(p);
 		return NULL;
 	}
@@ -526,7 +517,7 @@ open_file(struct pf_symbolizer *s, struct symfile *f, pid_t pid)
 		f->fd = open_candidate(pid, f->path, 0, 0, f->ino);
 	if (f->fd == -1)
 		goto fail;
-	if ((f->dwfl = dwfl_begin(&s->cb)) == NULL)
+	if ((f->dwfl = dwfl_begin(&dwfl_cb)) == NULL)
 		goto fail;
 	dwfl_report_begin(f->dwfl);
 	base = strrchr(f->path, '/');
@@ -896,7 +887,6 @@ pf_sym_free(struct pf_symbolizer *s)
 	pf_htab_free(&s->cindex);
 	free(s->cache);
 	free(s->jit_refusal);
-	free(s->debuginfo_path);
 	free(s);
 }
 
@@ -922,5 +912,66 @@ pf_sym_load_all(struct pf_symbolizer *s, const char *proc_root)
 		(void)pf_sym_load_proc(s, proc_root, (pid_t)pid, false);
 	}
 	closedir(d);
+	return 0;
+}
+
+/* Whether elf has a .symtab of its own. */
+static bool
+has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_SYMTAB)
+			return true;
+	return false;
+}
+
+int
+pf_sym_file_info(int fd, const char *path, struct pf_sym_fileinfo *fi)
+{
+	const unsigned char *bits;
+	const char *base, *debug = NULL;
+	GElf_Addr vaddr;
+	Dwarf_Addr bias;
+	Dwfl_Module *mod;
+	Dwfl *dwfl;
+	Elf *elf;
+	int dfd, n, i;
+
+	memset(fi, 0, sizeof(*fi));
+	if ((dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1)
+		return -1;
+	if ((dwfl = dwfl_begin(&dwfl_cb)) == NULL) {
+		close(dfd);
+		errno = ENOMEM;
+		return -1;
+	}
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	dwfl_report_begin(dwfl);
+	/* dwfl_report_elf consumes the fd, also on failure. */
+	mod = dwfl_report_elf(dwfl, base, path, dfd, 0, false);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (mod == NULL || (elf = dwfl_module_getelf(mod, &bias)) == NULL) {
+		dwfl_end(dwfl);
+		errno = EINVAL;
+		return -1;
+	}
+	fi->symtab = has_symtab(elf);
+	if ((n = dwfl_module_build_id(mod, &bits, &vaddr)) > 0)
+		for (i = 0; i < n && (size_t)(2 * i + 2) < sizeof(fi->buildid); i++)
+			snprintf(fi->buildid + 2 * i, 3, "%02x", bits[i]);
+	if (!fi->symtab) {
+		/* The symbol table look-up is what searches separate debuginfo. */
+		(void)dwfl_module_getsymtab(mod);
+		(void)dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug);
+		if (debug != NULL) {
+			fi->debuginfo = true;
+			snprintf(fi->debugfile, sizeof(fi->debugfile), "%s", debug);
+		}
+	}
+	dwfl_end(dwfl);
 	return 0;
 }

@@ -21,6 +21,7 @@
 #ifndef PF_SYMBOLIZE_H
 #define PF_SYMBOLIZE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -114,5 +115,21 @@ const char *pf_sym_jit_refusal(const struct pf_symbolizer *s);
 int pf_sym_jit_vet(pid_t pid, char *why, size_t whylen);
 
 void pf_sym_free(struct pf_symbolizer *s);
+
+/* What a symbolizer finds for one ELF file. */
+struct pf_sym_fileinfo {
+	bool symtab;		/* the file has a .symtab of its own */
+	bool debuginfo;		/* else: separate debuginfo found, in debugfile */
+	char debugfile[PATH_MAX];
+	char buildid[129];	/* the GNU build-id in hex, "" if none */
+};
+
+/*
+ * Look at the ELF file open on fd (named path: a .gnu_debuglink is
+ * looked for beside it) as the symbolizer would, with the same debuginfo
+ * search.  fd stays the caller's.  0 with *fi filled, or -1 (EINVAL: not
+ * an ELF file).  DEBUGINFOD_URLS must be unset first, as for pf_sym_new.
+ */
+int pf_sym_file_info(int fd, const char *path, struct pf_sym_fileinfo *fi);
 
 #endif

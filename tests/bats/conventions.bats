@@ -225,3 +225,38 @@ needs_arg_option() {
 	done
 	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
 }
+
+# Library code reports through its return value (-1 with errno, a struct
+# pf_result); only msg.c prints or exits, for the tool that calls it.
+# Output is not diagnostics: a recording written to the descriptor the
+# caller chose (STDOUT_FILENO without -o) and an SVG written through the
+# caller's sink (flame.h) are the product, and asking whether stderr is a
+# terminal (isatty) writes nothing.  Each allowed exception is listed here
+# with its reason, as file:code.
+@test "no lib/common code outside msg.c prints or exits" {
+	local f line code bad=() calls allowed
+	calls='exit|_exit|_Exit|quick_exit|abort|printf|vprintf|fprintf|vfprintf|dprintf|vdprintf'
+	calls+='|puts|fputs|putchar|putc|fputc|fwrite|perror|psignal|syslog'
+	calls+='|warn|warnx|vwarn|vwarnx|err|errx|verr|verrx'
+	calls+='|pf_warn|pf_warnx|pf_die|pf_diex|pf_usage_error|pf_usage_getopt'
+	calls+='|pf_print_version|pf_exit_checked|pf_say|pf_result_exit'
+	# spawn.c: the forked child leaves with _exit when the exec fails or the
+	# parent gives up; it must not run the parent's atexit handlers.
+	allowed='spawn.c:_exit(127);'
+	for f in "$PF_ROOT"/lib/common/*.[ch]; do
+		case ${f##*/} in msg.[ch]) continue ;; esac
+		# String literals and comments are not calls.
+		while IFS= read -r line; do
+			code=$(printf '%s\n' "$line" | sed -E 's/^[[:space:]]+//')
+			case " $allowed " in
+			*" ${f##*/}:$code "*) continue ;;
+			esac
+			bad+=("lib/common/${f##*/}: $code")
+		done < <(sed -E -e 's/"([^"\\]|\\.)*"/""/g' -e 's,/\*.*\*/,,g' -e 's,//.*$,,' \
+		    -e '/^[[:space:]]*(\/\*|\*)/d' "$f" |
+		    sed -E -e 's/__attribute__[[:space:]]*\(\(format\(printf,[^)]*\)\)\)//g' \
+			-e 's/isatty[[:space:]]*\([[:space:]]*STDERR_FILENO[[:space:]]*\)/isatty()/g' |
+		    grep -E "(^|[^A-Za-z0-9_>.])($calls)[[:space:]]*\(|(^|[^A-Za-z0-9_])(stdout|stderr|STDERR_FILENO)([^A-Za-z0-9_]|\$)|(^|[^A-Za-z0-9_])write[[:space:]]*\([[:space:]]*[12][[:space:]]*," || true)
+	done
+	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
+}

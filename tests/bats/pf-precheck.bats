@@ -231,6 +231,24 @@ level() {
 	assert_line "ok symbols $WORKLOADS/cls-sleeper: has a symbol table"
 }
 
+@test "symbols: debuginfo found where the recorders look (a debug link into .debug beside the binary)" {
+	require_cmd objcopy
+	objcopy --only-keep-debug "$WORKLOADS/cls-sleeper" "$FXD/sl.debug"
+	strip -o "$FXD/sl" "$WORKLOADS/cls-sleeper"
+	objcopy --remove-section=.gnu_debuglink "$FXD/sl"
+	(cd "$FXD" && objcopy --add-gnu-debuglink=sl.debug sl)
+	mkdir "$FXD/.debug"
+	mv "$FXD/sl.debug" "$FXD/.debug/"
+	"$FXD/sl" 10 30 &
+	KIDS=$!
+	sleep 0.2
+	run -0 pf-precheck -p "$KIDS" -o /tmp --min-free 0
+	assert_line "ok symbols $FXD/sl: stripped, debug symbols in $FXD/.debug/sl.debug"
+	rm "$FXD/.debug/sl.debug"
+	run -0 pf-precheck -p "$KIDS" -o /tmp --min-free 0
+	assert_line --regexp "^warn symbols $FXD/sl: stripped \(no .symtab\) and no debuginfo found"
+}
+
 @test "tasks blocked on I/O say classify first" {
 	mkproc "$FXD/io" 1 0 516 5
 	run -0 pf-precheck --proc-root "$FXD/io" -o /tmp --min-free 0

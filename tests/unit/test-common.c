@@ -18,6 +18,7 @@
 #include "addrsearch.h"
 #include "buf.h"
 #include "classify.h"
+#include "comms.h"
 #include "demangle.h"
 #include "fileio.h"
 #include "folded.h"
@@ -30,6 +31,7 @@
 #include "parse.h"
 #include "privs.h"
 #include "stackmap.h"
+#include "symbolize.h"
 #include "sysctl.h"
 
 static int failures, checks;
@@ -762,6 +764,70 @@ test_jitmap(void)
 	rmdir(dir);
 }
 
+/* Thread names by tid through growth: every name kept, inherited, replaced. */
+static void
+test_comms(void)
+{
+	struct pf_comms c = { 0 };
+	char name[16], buf[32];
+	uint32_t tid, bad = 0;
+	/* No such process: a tid not remembered is named ":tid". */
+	const uint32_t gone = 0x7ffffff0;
+
+	CHECK(strcmp(pf_comms_get(&c, gone, 0, buf, sizeof(buf)), "swapper") == 0, "tid 0");
+	CHECK(strcmp(pf_comms_get(&c, gone, 77, buf, sizeof(buf)), ":77") == 0, "unknown tid");
+	for (tid = 1; tid <= 5000; tid++) {
+		snprintf(name, sizeof(name), "t%u", tid * 7);
+		pf_comms_set(&c, tid * 7, name);
+	}
+	for (tid = 1; tid <= 5000; tid++) {
+		snprintf(name, sizeof(name), "t%u", tid * 7);
+		bad += strcmp(pf_comms_get(&c, gone, tid * 7, buf, sizeof(buf)), name) != 0;
+	}
+	CHECK(bad == 0, "%u names of 5000 lost through growth", bad);
+	pf_comms_inherit(&c, 7, 100001);
+	CHECK(strcmp(pf_comms_get(&c, gone, 100001, buf, sizeof(buf)), "t7") == 0, "inherited");
+	pf_comms_inherit(&c, 14, 100001);
+	CHECK(strcmp(pf_comms_get(&c, gone, 100001, buf, sizeof(buf)), "t7") == 0,
+	    "a named thread keeps its name");
+	pf_comms_set(&c, 7, "a-very-long-thread-name");
+	CHECK(strcmp(pf_comms_get(&c, gone, 7, buf, sizeof(buf)), "a-very-long-thr") == 0,
+	    "renamed, truncated to 15 bytes");
+	pf_comms_set(&c, 0, "idle");
+	CHECK(strcmp(pf_comms_get(&c, gone, 0, buf, sizeof(buf)), "swapper") == 0,
+	    "tid 0 is never stored");
+	pf_comms_free(&c);
+}
+
+/* The symbol check of an ELF file and of a file that is not one. */
+static void
+test_symfile(void)
+{
+	struct pf_sym_fileinfo fi;
+	char path[] = "/tmp/pf-unit-symfile.XXXXXX";
+	int fd;
+
+	unsetenv("DEBUGINFOD_URLS");
+	if ((fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) == -1) {
+		CHECK(0, "open /proc/self/exe: %s", strerror(errno));
+		return;
+	}
+	CHECK(pf_sym_file_info(fd, "/proc/self/exe", &fi) == 0, "self: %s", strerror(errno));
+	CHECK(fi.symtab && !fi.debuginfo, "self has its own symbol table");
+	CHECK(fcntl(fd, F_GETFD) != -1, "the fd stays open");
+	close(fd);
+	if ((fd = mkstemp(path)) == -1) {
+		CHECK(0, "mkstemp: %s", strerror(errno));
+		return;
+	}
+	CHECK(write(fd, "#!/bin/sh\n", 10) == 10, "write");
+	errno = 0;
+	CHECK(pf_sym_file_info(fd, path, &fi) == -1 && errno == EINVAL, "not ELF: EINVAL");
+	CHECK(!fi.symtab && !fi.debuginfo && fi.buildid[0] == '\0', "not ELF: nothing found");
+	close(fd);
+	unlink(path);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -772,6 +838,7 @@ main(int argc, char **argv)
 		{ "addrsearch", test_addrsearch }, { "htab", test_htab },
 		{ "classify", test_classify },
 		{ "demangle", test_demangle }, { "jitmap", test_jitmap },
+		{ "comms", test_comms }, { "symfile", test_symfile },
 	};
 	size_t k;
 
