@@ -3,13 +3,18 @@
  * recorder after its setup.  See confine.h for what each layer is for.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/audit.h>
@@ -362,4 +367,221 @@ fail:
 	close(rs);
 	errno = e;
 	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The allow-list (see confine.h). */
+
+struct pf_confine_allow {
+	char **v;
+	size_t n, cap;
+	struct { dev_t dev; ino_t ino; } roots[64];
+	size_t nroots;
+	bool nomem;
+};
+
+static void
+allow_add(struct pf_confine_allow *a, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->v[i], path) == 0)
+			return;
+	if (a->n == a->cap) {
+		size_t c = a->cap ? a->cap * 2 : 32;
+		char **v = realloc(a->v, c * sizeof(*v));
+
+		if (v == NULL) {
+			a->nomem = true;
+			return;
+		}
+		a->v = v;
+		a->cap = c;
+	}
+	if ((a->v[a->n] = strdup(path)) == NULL)
+		a->nomem = true;
+	else
+		a->n++;
+}
+
+static bool
+beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* file's directory, or file alone in "/" and beneath /etc; canonical paths only. */
+void
+pf_confine_allow_dir_of(struct pf_confine_allow *a, const char *file)
+{
+	const char *const *std = pf_confine_std_paths();
+	const char *slash = strrchr(file, '/');
+	char dir[PATH_MAX];
+	size_t i, n;
+
+	if (file[0] != '/' || slash == NULL)
+		return;
+	for (i = 0; std[i] != NULL; i++)
+		if (beneath(file, std[i]))
+			return;
+	n = (size_t)(slash - file);
+	if (n == 0 || beneath(file, "/etc")) {
+		allow_add(a, file);
+		return;
+	}
+	memcpy(dir, file, n);
+	dir[n] = '\0';
+	allow_add(a, dir);
+}
+
+/*
+ * A mapped file counts only where its path names the same file here: a
+ * process in another root (or one that mapped a file since replaced)
+ * must not choose which of our directories become readable.
+ */
+void
+pf_confine_allow_mapped(const char *path, uint32_t maj, uint32_t min, uint64_t ino,
+    void *arg)
+{
+	struct stat st;
+
+	if (ino == 0 || stat(path, &st) == -1 || !S_ISREG(st.st_mode) || st.st_ino != ino ||
+	    major(st.st_dev) != maj || minor(st.st_dev) != min)
+		return;
+	pf_confine_allow_dir_of(arg, path);
+}
+
+/* Where execvp(file) finds file, canonical, into buf (PATH_MAX); -1 when nowhere. */
+static int
+exec_path(const char *file, char *buf)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	char cand[PATH_MAX];
+	struct stat st;
+	size_t n;
+
+	if (strchr(file, '/') != NULL)
+		return realpath(file, buf) == NULL ? -1 : 0;
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	for (p = path; ; p = colon + 1) {
+		colon = strchrnul(p, ':');
+		n = (size_t)(colon - p);
+		if (snprintf(cand, sizeof(cand), "%.*s%s%s", (int)n, n ? p : ".", "/", file) <
+		    (int)sizeof(cand) && access(cand, X_OK) == 0 && stat(cand, &st) == 0 &&
+		    S_ISREG(st.st_mode) && realpath(cand, buf) != NULL)
+			return 0;
+		if (*colon == '\0')
+			return -1;
+	}
+}
+
+/* /proc/PID/root, when it is another root than ours and not listed yet. */
+static void
+root_of(struct pf_confine_allow *a, const struct stat *ours, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	if (stat(path, &st) == -1 || (st.st_dev == ours->st_dev && st.st_ino == ours->st_ino))
+		return;
+	for (i = 0; i < a->nroots; i++)
+		if (a->roots[i].dev == st.st_dev && a->roots[i].ino == st.st_ino)
+			return;
+	if (a->nroots < PF_ARRAY_LEN(a->roots)) {
+		a->roots[a->nroots].dev = st.st_dev;
+		a->roots[a->nroots++].ino = st.st_ino;
+	}
+	allow_add(a, path);
+}
+
+void
+pf_confine_allow_root_of(struct pf_confine_allow *a, pid_t pid)
+{
+	struct stat ours;
+
+	if (stat("/", &ours) == 0)
+		root_of(a, &ours, pid);
+}
+
+void
+pf_confine_allow_all_roots(struct pf_confine_allow *a)
+{
+	struct stat ours;
+	struct dirent *d;
+	DIR *dir;
+
+	if (stat("/", &ours) == -1 || (dir = opendir("/proc")) == NULL)
+		return;
+	while ((d = readdir(dir)) != NULL) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+
+		if (*end == '\0' && pid > 0 && pid <= INT_MAX)
+			root_of(a, &ours, (pid_t)pid);
+	}
+	closedir(dir);
+}
+
+int
+pf_confine_allow_command(struct pf_confine_allow *a, const char *file)
+{
+	char exe[PATH_MAX];
+
+	if (exec_path(file, exe) == -1)
+		return -1;
+	pf_confine_allow_dir_of(a, exe);
+	return 0;
+}
+
+struct pf_confine_allow *
+pf_confine_allow_new(void)
+{
+	return calloc(1, sizeof(struct pf_confine_allow));
+}
+
+int
+pf_confine_allow_apply(struct pf_confine_allow *a, int *abi, size_t *npaths)
+{
+	const char *const *std = pf_confine_std_paths();
+	const char **list;
+	size_t nstd = 0, i;
+	int rc, e;
+
+	*abi = 0;
+	*npaths = 0;
+	while (std[nstd] != NULL)
+		nstd++;
+	if (a->nomem || (list = calloc(nstd + a->n, sizeof(*list))) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (i = 0; i < nstd; i++)
+		list[i] = std[i];
+	for (i = 0; i < a->n; i++)
+		list[nstd + i] = a->v[i];
+	*npaths = nstd + a->n;
+	rc = pf_confine_landlock(list, nstd + a->n, abi);
+	e = errno;
+	free(list);
+	errno = e;
+	return rc;
+}
+
+void
+pf_confine_allow_free(struct pf_confine_allow *a)
+{
+	size_t i;
+
+	if (a == NULL)
+		return;
+	for (i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	free(a);
 }

@@ -10,17 +10,13 @@
  * leaves no file and any old one untouched.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -406,175 +402,6 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 }
 
 /*
- * Confinement, once set up: the Landlock allow-list.  Beside the standard
- * paths it holds the directories of the objects the targets map (a
- * library loaded later usually sits beside its siblings, debug files in
- * .debug beneath), the command's directory, and the roots of targets in
- * another filesystem root (a container).  "/" and /etc are never allowed
- * whole: a file there is allowed alone.
- */
-struct allow {
-	char **v;
-	size_t n, cap;
-	struct { dev_t dev; ino_t ino; } roots[PF_TARGET_MAX_PIDS];
-	size_t nroots;
-	bool nomem;
-};
-
-static void
-allow_add(struct allow *a, const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < a->n; i++)
-		if (strcmp(a->v[i], path) == 0)
-			return;
-	if (a->n == a->cap) {
-		size_t c = a->cap ? a->cap * 2 : 32;
-		char **v = realloc(a->v, c * sizeof(*v));
-
-		if (v == NULL) {
-			a->nomem = true;
-			return;
-		}
-		a->v = v;
-		a->cap = c;
-	}
-	if ((a->v[a->n] = strdup(path)) == NULL)
-		a->nomem = true;
-	else
-		a->n++;
-}
-
-static void
-allow_free(struct allow *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->n; i++)
-		free(a->v[i]);
-	free(a->v);
-}
-
-static bool
-beneath(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
-/* file's directory, or file alone in "/" and beneath /etc; canonical paths only. */
-static void
-allow_dir_of(struct allow *a, const char *file)
-{
-	const char *const *std = pf_confine_std_paths();
-	const char *slash = strrchr(file, '/');
-	char dir[PATH_MAX];
-	size_t i, n;
-
-	if (file[0] != '/' || slash == NULL)
-		return;
-	for (i = 0; std[i] != NULL; i++)
-		if (beneath(file, std[i]))
-			return;
-	n = (size_t)(slash - file);
-	if (n == 0 || beneath(file, "/etc")) {
-		allow_add(a, file);
-		return;
-	}
-	memcpy(dir, file, n);
-	dir[n] = '\0';
-	allow_add(a, dir);
-}
-
-/*
- * A mapped file counts only where its path names the same file here: a
- * process in another root (or one that mapped a file since replaced)
- * must not choose which of our directories become readable.
- */
-static void
-allow_mapped(const char *path, uint32_t maj, uint32_t min, uint64_t ino, void *arg)
-{
-	struct stat st;
-
-	if (ino == 0 || stat(path, &st) == -1 || !S_ISREG(st.st_mode) || st.st_ino != ino ||
-	    major(st.st_dev) != maj || minor(st.st_dev) != min)
-		return;
-	allow_dir_of(arg, path);
-}
-
-/* Where execvp(file) finds file, canonical, into buf (PATH_MAX); -1 when nowhere. */
-static int
-exec_path(const char *file, char *buf)
-{
-	const char *path = getenv("PATH"), *p, *colon;
-	char cand[PATH_MAX];
-	struct stat st;
-	size_t n;
-
-	if (strchr(file, '/') != NULL)
-		return realpath(file, buf) == NULL ? -1 : 0;
-	if (path == NULL)
-		path = "/bin:/usr/bin";
-	for (p = path; ; p = colon + 1) {
-		colon = strchrnul(p, ':');
-		n = (size_t)(colon - p);
-		if (snprintf(cand, sizeof(cand), "%.*s%s%s", (int)n, n ? p : ".", "/", file) <
-		    (int)sizeof(cand) && access(cand, X_OK) == 0 && stat(cand, &st) == 0 &&
-		    S_ISREG(st.st_mode) && realpath(cand, buf) != NULL)
-			return 0;
-		if (*colon == '\0')
-			return -1;
-	}
-}
-
-/* /proc/PID/root, when it is another root than ours and not listed yet. */
-static void
-allow_root_of(struct allow *a, const struct stat *ours, pid_t pid)
-{
-	char path[64];
-	struct stat st;
-	size_t i;
-
-	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-	if (stat(path, &st) == -1 || (st.st_dev == ours->st_dev && st.st_ino == ours->st_ino))
-		return;
-	for (i = 0; i < a->nroots; i++)
-		if (a->roots[i].dev == st.st_dev && a->roots[i].ino == st.st_ino)
-			return;
-	if (a->nroots < PF_ARRAY_LEN(a->roots)) {
-		a->roots[a->nroots].dev = st.st_dev;
-		a->roots[a->nroots++].ino = st.st_ino;
-	}
-	allow_add(a, path);
-}
-
-static void
-allow_roots(struct pf_recorder *r, struct allow *a)
-{
-	struct stat ours;
-	struct dirent *d;
-	DIR *dir;
-	size_t i;
-
-	if (stat("/", &ours) == -1)
-		return;
-	for (i = 0; i < r->t.npids; i++)
-		allow_root_of(a, &ours, r->t.pids[i]);
-	if (!r->opt.all || (dir = opendir("/proc")) == NULL)
-		return;
-	while ((d = readdir(dir)) != NULL) {
-		char *end;
-		long pid = strtol(d->d_name, &end, 10);
-
-		if (*end == '\0' && pid > 0)
-			allow_root_of(a, &ours, (pid_t)pid);
-	}
-	closedir(dir);
-}
-
-/*
  * Confine the rest of the run: seccomp always, Landlock where the kernel
  * has it.  Called once the output is in place (Landlock forbids renaming
  * it later) and just before the window.  Neither failure stops the run:
@@ -583,11 +410,7 @@ allow_roots(struct pf_recorder *r, struct allow *a)
 static void
 confine(struct pf_recorder *r)
 {
-	const char *const *std = pf_confine_std_paths();
-	struct allow a = { 0 };
-	const char **list;
-	char exe[PATH_MAX];
-	size_t nstd = 0, i;
+	struct pf_confine_allow *a;
 
 #ifdef PF_SANITIZE
 	/* LeakSanitizer stops the threads with ptrace at exit. */
@@ -598,26 +421,22 @@ confine(struct pf_recorder *r)
 	if (r->seccomp_err)
 		say(r, PF_SAY_WARN, r->seccomp_err, "seccomp filter not installed");
 
-	pf_sym_foreach_file(r->sym, allow_mapped, &a);
-	if (r->opt.cmd && exec_path(r->opt.cmd[0], exe) == 0)
-		allow_dir_of(&a, exe);
-	allow_roots(r, &a);
-	while (std[nstd] != NULL)
-		nstd++;
-	if (a.nomem || (list = calloc(nstd + a.n, sizeof(*list))) == NULL) {
-		r->landlock_err = ENOMEM;
-		goto done;
-	}
-	for (i = 0; i < nstd; i++)
-		list[i] = std[i];
-	for (i = 0; i < a.n; i++)
-		list[nstd + i] = a.v[i];
-	r->landlock_paths = nstd + a.n;
-	if (pf_confine_landlock(list, nstd + a.n, &r->landlock_abi) == -1)
+	if ((a = pf_confine_allow_new()) == NULL) {
 		r->landlock_err = errno;
-	free(list);
-done:
-	allow_free(&a);
+	} else {
+		size_t i;
+
+		pf_sym_foreach_file(r->sym, pf_confine_allow_mapped, a);
+		if (r->opt.cmd)
+			(void)pf_confine_allow_command(a, r->opt.cmd[0]);
+		for (i = 0; i < r->t.npids; i++)
+			pf_confine_allow_root_of(a, r->t.pids[i]);
+		if (r->opt.all)
+			pf_confine_allow_all_roots(a);
+		if (pf_confine_allow_apply(a, &r->landlock_abi, &r->landlock_paths) == -1)
+			r->landlock_err = errno;
+		pf_confine_allow_free(a);
+	}
 	if (r->landlock_err && r->landlock_err != ENOSYS && r->landlock_err != EOPNOTSUPP)
 		say(r, PF_SAY_WARN, r->landlock_err, "Landlock not applied");
 #ifdef PF_TEST_HOOKS

@@ -54,3 +54,21 @@ execve errno=EPERM"
 	# above is Landlock's, not the file mode's.
 	run -0 cat /etc/shadow
 }
+
+@test "a mapped file opens its directory only where the path names the same file (device and inode)" {
+	require_root
+	local d
+	# Not beneath a standard path (/tmp is one), so only the list decides.
+	d=$(mktemp -d /var/tmp/pf-confine.XXXXXX)
+	mkdir "$d/good" "$d/bad"
+	echo ok >"$d/good/lib.so"
+	echo no >"$d/bad/lib.so"
+	confine mapped "$d/good/lib.so" "$d/bad/lib.so"
+	rm -rf "$d"
+	if [ "$status" -eq 3 ] && [[ "$stderr" == *"Function not implemented"* ]]; then
+		skip "this kernel has no Landlock: $stderr"
+	fi
+	[ "$status" -eq 0 ] || fail "status $status: $stderr"
+	assert_line "good ok"
+	assert_line "bad errno=EACCES"
+}

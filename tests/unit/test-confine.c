@@ -6,6 +6,9 @@
  *   test-confine seccomp [ptrace]     the filter (ptrace kept with "ptrace")
  *   test-confine landlock PATH...     read-only beneath the std paths, then
  *                                     try to open each PATH for reading
+ *   test-confine mapped GOOD BAD      the allow-list given GOOD as a mapped
+ *                                     file with its own device and inode,
+ *                                     BAD with another inode; then open both
  *
  * Each attempt prints "NAME ok" or "NAME errno=E"; the exit status is 0
  * once confinement was applied, 3 when it could not be.
@@ -20,6 +23,8 @@
 #include <sys/ptrace.h>
 #include <sched.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,6 +111,33 @@ main(int argc, char **argv)
 		for (i = 2; i < argc; i++)
 			report(argv[i], try_open(argv[i], O_RDONLY));
 		report("create-in-tmp", try_open("/tmp/pf-confine-test-never", O_WRONLY | O_CREAT | O_EXCL));
+		return 0;
+	}
+	if (strcmp(argv[1], "mapped") == 0 && argc == 4) {
+		struct pf_confine_allow *a;
+		struct stat good, bad;
+		size_t n;
+
+		if (stat(argv[2], &good) == -1 || stat(argv[3], &bad) == -1) {
+			perror("stat");
+			return 2;
+		}
+		if ((a = pf_confine_allow_new()) == NULL)
+			return 3;
+		pf_confine_allow_mapped(argv[2], major(good.st_dev), minor(good.st_dev),
+		    good.st_ino, a);
+		/* What a process in another root, or a replaced file, would name. */
+		pf_confine_allow_mapped(argv[3], major(bad.st_dev), minor(bad.st_dev),
+		    bad.st_ino + 1, a);
+		if (pf_confine_allow_apply(a, &abi, &n) == -1) {
+			perror("landlock");
+			pf_confine_allow_free(a);
+			return 3;
+		}
+		pf_confine_allow_free(a);
+		printf("abi %d\n", abi);
+		report("good", try_open(argv[2], O_RDONLY));
+		report("bad", try_open(argv[3], O_RDONLY));
 		return 0;
 	}
 	return 2;
