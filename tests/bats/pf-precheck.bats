@@ -290,11 +290,11 @@ level() {
 # many_threads N: start the many-threads workload with N threads in the
 # background (its pid in KIDS and MT) and wait until all run.
 many_threads() {
-	local i
+	local _
 	[ -x "$WORKLOADS/many-threads" ] || fail "$WORKLOADS/many-threads not built: run make"
 	"$WORKLOADS/many-threads" "$1" 120 >"$BATS_TEST_TMPDIR/mt.out" &
 	MT=$! KIDS="$KIDS $!"
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		grep -q '^ready' "$BATS_TEST_TMPDIR/mt.out" && return 0
 		sleep 0.1
 	done

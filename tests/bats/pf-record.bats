@@ -14,7 +14,7 @@ setup() {
 }
 
 teardown() {
-	if [ -n "${BGPID:-}" ]; then kill $BGPID 2>/dev/null || true; fi
+	if [ -n "${BGPID:-}" ]; then kill "$BGPID" 2>/dev/null || true; fi
 	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT"; fi
 	user_dir_cleanup
 	if [ -n "${SAVED_RATE:-}" ]; then
@@ -880,8 +880,8 @@ no_tmp_left() {
 @test "a zombie target is a failed start: exit 3 saying so, no file" {
 	# The parent execs a sleep that never reaps its child.
 	sh -c 'sleep 0.1 & exec sleep 30' & BGPID=$!
-	local z state i
-	for i in 1 2 3 4 5 6 7 8 9 10; do
+	local z state _
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		sleep 0.2
 		z=$(pgrep -P "$BGPID" | head -n 1)
 		[ -n "$z" ] && state=$(awk '{ print $3 }' "/proc/$z/stat" 2>/dev/null)
