@@ -698,8 +698,8 @@ start_jit() {
 	[ "$(uname -m)" = x86_64 ] || skip "the rec-jit workload emits x86-64 code"
 	"$WORKLOADS/rec-jit" "$1" & BGPID=$!
 	JITMAP=/tmp/perf-$BGPID.map
-	local i
-	for i in $(seq 50); do [ -s "$JITMAP" ] && return 0; sleep 0.1; done
+	local _
+	for _ in $(seq 50); do [ -s "$JITMAP" ] && return 0; sleep 0.1; done
 	fail "rec-jit wrote no map"
 }
 
