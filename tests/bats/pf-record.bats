@@ -393,9 +393,9 @@ confined_status() {
 	require_root
 	require_cmd prlimit
 	[ -x "$WORKLOADS/many-threads" ] || fail "$WORKLOADS/many-threads not built: run make"
-	local i ncpu need
+	local _ ncpu need
 	"$WORKLOADS/many-threads" 2001 120 >"$BATS_TEST_TMPDIR/mt.out" & BGPID=$!
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		grep -q '^ready' "$BATS_TEST_TMPDIR/mt.out" && break
 		sleep 0.1
 	done
