@@ -331,8 +331,8 @@ mount_tmpfs() {
 # filter, then print its Seccomp, NoNewPrivs and CapEff lines and its core
 # size limit.
 confined_status() {
-	local i
-	for i in $(seq 50); do
+	local _
+	for _ in $(seq 50); do
 		grep -qE '^Seccomp:[[:space:]]+2$' "/proc/$1/status" 2>/dev/null && break
 		sleep 0.1
 	done
