@@ -22,3 +22,5 @@ unit() {
 @test "the address search finds the last start at or below an address" { unit addrsearch; }
 @test "the hash table finds every key it holds, through collisions and growth" { unit htab; }
 @test "the classification tables pick the first matching class" { unit classify; }
+@test "kallsyms loads, sorts and finds symbols; no symbol at all is an empty table" { unit kallsyms; }
+@test "per-thread /proc files open below a task directory and re-read in place until the task exits" { unit procstat; }
