@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +45,7 @@
 #define SAMPLE_HZ	10
 #define MAX_SAMPLES	600
 #define SAMPLE_THREADS	16	/* thread states read per sampling round */
+#define SAMPLE_LIST_MAX	256	/* above: sample the first snapshot's threads */
 
 static const char synopsis[] =
     "usage: pf-classify [-p PID] [-i SECONDS] [--proc-root DIR] [--sys-root DIR]\n"
@@ -67,6 +70,10 @@ static const char *const psi_names[PF_NPSI] = { "cpu", "io", "memory" };
 enum { VM_OOM, VM_PSWPIN, VM_PGMAJ, NVM };
 static const char *const vm_keys[NVM] = { "oom_kill", "pswpin", "pgmajfault" };
 
+/* A thread's files kept open from the first snapshot to the second. */
+enum { TF_STAT, TF_SCHED, TF_STATUS, NTF };
+static const char *const tf_names[NTF] = { "stat", "schedstat", "status" };
+
 struct thr {
 	int tid;
 	uint64_t start;
@@ -75,7 +82,21 @@ struct thr {
 	bool have_ss;
 	uint64_t vcs, nvcs;
 	bool have_cs;
+	bool kept;			/* fd[] are open (live mode, first snapshot) */
+	int fd[NTF];
 };
+
+/*
+ * Live PID mode reads each thread's files relative to one descriptor of
+ * <proc>/<pid>/task and keeps the first snapshot's descriptors open for
+ * the second and for the state sampling: on a process with thousands of
+ * threads the opens, closes and path walks are most of pf-classify's cost.
+ */
+#define FD_RESERVE	64	/* descriptors left for everything else */
+static struct {
+	int taskdir;			/* -1: path reads (replay, or no task dir) */
+	long keep_budget;		/* threads whose files may still be kept */
+} live = { -1, 0 };
 
 struct snap {
 	struct pf_sysstat *sys;
@@ -115,6 +136,7 @@ struct samples {
 	uint64_t running, blocked;	/* system mode: sums of procs_running/procs_blocked */
 	unsigned sys_n;
 	unsigned long rot;		/* where the next round starts in the thread list */
+	const struct snap *base;	/* live, many threads: sample these */
 	int *tids;			/* the thread list being sampled */
 	long ntids;
 	char root[PATH_MAX];		/* the proc root it came from */
@@ -145,18 +167,136 @@ cmp_thr(const void *a, const void *b)
 static void
 snap_free(struct snap *s)
 {
+	size_t i;
+	int k;
+
+	for (i = 0; i < s->nthr; i++)
+		if (s->thr[i].kept)
+			for (k = 0; k < NTF; k++)
+				close(s->thr[i].fd[k]);
 	free(s->sys);
 	free(s->thr);
 	memset(s, 0, sizeof(*s));
 }
 
+/* Parse a thread's three files into t (tid and kept left alone). */
+static int
+thr_parse(struct thr *t, const char *stat, const char *sched, const char *status)
+{
+	struct pf_taskstat ts;
+	struct pf_status st;
+
+	if (stat == NULL || pf_taskstat_parse(stat, &ts) == -1)
+		return -1;
+	t->start = ts.starttime;
+	t->utime = ts.utime;
+	t->stime = ts.stime;
+	t->blkio = ts.blkio_ticks;
+	t->have_ss = sched != NULL && pf_schedstat_parse(sched, &t->ss) == 0;
+	t->have_cs = false;
+	if (status != NULL && pf_status_parse(status, &st) == 0 && st.have_ctxt) {
+		t->have_cs = true;
+		t->vcs = st.vcs;
+		t->nvcs = st.nvcs;
+	}
+	return 0;
+}
+
+/* Per-thread read buffers, one each: sized as procstat's own readers. */
+static char tbuf_stat[1024], tbuf_sched[128], tbuf_status[8192];
+static char *const tbuf[NTF] = { tbuf_stat, tbuf_sched, tbuf_status };
+static const size_t tbuf_cap[NTF] = { sizeof(tbuf_stat), sizeof(tbuf_sched),
+    sizeof(tbuf_status) };
+
 /*
- * Read one snapshot from proc_root/sys_root.  Returns 0, or -1 with errno
- * when /proc/stat itself cannot be read (a runtime failure); a vanished
- * target is not an error (alive = false).
+ * Read thread tid's files afresh into t: by path, or (live mode) opened
+ * below the task directory and kept open when keep and the budget allow.
+ * -1 when the thread is gone.
  */
 static int
-snap_read(struct snap *s, const char *proc_root, const struct pf_cgroup *cg)
+thr_read(struct thr *t, const char *proc_root, int tid, bool keep)
+{
+	const char *txt[NTF];
+	int fd[NTF], k, rc;
+
+	t->tid = tid;
+	t->kept = false;
+	if (live.taskdir == -1) {
+		for (k = 0; k < NTF; k++)
+			txt[k] = pf_proc_read(proc_root, opt.pid, tid, tf_names[k],
+			    tbuf[k], tbuf_cap[k]) == -1 ? NULL : tbuf[k];
+		return thr_parse(t, txt[TF_STAT], txt[TF_SCHED], txt[TF_STATUS]);
+	}
+	for (k = 0; k < NTF; k++) {
+		fd[k] = pf_proc_openat(live.taskdir, tid, tf_names[k]);
+		txt[k] = fd[k] != -1 && pf_proc_pread(fd[k], tbuf[k], tbuf_cap[k]) != -1 ?
+		    tbuf[k] : NULL;
+	}
+	rc = thr_parse(t, txt[TF_STAT], txt[TF_SCHED], txt[TF_STATUS]);
+	if (rc == 0 && keep && live.keep_budget > 0 && fd[TF_STAT] != -1 &&
+	    fd[TF_SCHED] != -1 && fd[TF_STATUS] != -1) {
+		live.keep_budget--;
+		t->kept = true;
+		memcpy(t->fd, fd, sizeof(fd));
+		return 0;
+	}
+	for (k = 0; k < NTF; k++)
+		if (fd[k] != -1)
+			close(fd[k]);
+	return rc;
+}
+
+/*
+ * Read thread o again through the descriptors kept since the first
+ * snapshot, into t.  A thread whose schedstat has not moved was not
+ * switched in since (a switch-in counts a slice, a switch-out adds run
+ * time): its ticks, I/O delay and context switches cannot have moved
+ * either, so only that one small file is read.  -1 when the task the
+ * descriptors belong to has exited (its tid may name a new thread now).
+ */
+static int
+thr_reread(struct thr *t, const struct thr *o)
+{
+	struct pf_schedstat ss;
+	const char *stat, *status;
+
+	if (pf_proc_pread(o->fd[TF_SCHED], tbuf_sched, sizeof(tbuf_sched)) == -1)
+		return -1;
+	if (o->have_ss && pf_schedstat_parse(tbuf_sched, &ss) == 0 && ss.slices > 0 &&
+	    ss.run_ns > 0 && ss.run_ns == o->ss.run_ns && ss.wait_ns == o->ss.wait_ns &&
+	    ss.slices == o->ss.slices) {
+		*t = *o;
+		t->kept = false;
+		return 0;
+	}
+	stat = pf_proc_pread(o->fd[TF_STAT], tbuf_stat, sizeof(tbuf_stat)) == -1 ?
+	    NULL : tbuf_stat;
+	status = pf_proc_pread(o->fd[TF_STATUS], tbuf_status, sizeof(tbuf_status)) == -1 ?
+	    NULL : tbuf_status;
+	t->tid = o->tid;
+	t->kept = false;
+	return thr_parse(t, stat, tbuf_sched, status);
+}
+
+static const struct thr *
+thr_find(const struct snap *s, int tid)
+{
+	struct thr key = { .tid = tid };
+
+	if (s == NULL || s->nthr == 0)
+		return NULL;
+	return bsearch(&key, s->thr, s->nthr, sizeof(*s->thr), cmp_thr);
+}
+
+/*
+ * Read one snapshot from proc_root/sys_root; prev, when given, is the
+ * live first snapshot whose kept descriptors serve the re-reads.  Returns
+ * 0, or -1 with errno when /proc/stat itself cannot be read (a runtime
+ * failure); a vanished target is not an error (alive = false).
+ */
+static int
+snap_read(struct snap *s, const char *proc_root, const struct pf_cgroup *cg,
+    const struct snap *prev)
 {
 	char path[PATH_MAX];
 	int *tids = NULL;
@@ -192,27 +332,50 @@ snap_read(struct snap *s, const char *proc_root, const struct pf_cgroup *cg)
 	}
 	for (i = 0; i < n; i++) {
 		struct thr *t = &s->thr[s->nthr];
-		struct pf_taskstat ts;
-		struct pf_status st;
+		const struct thr *o = thr_find(prev, tids[i]);
 
-		if (pf_taskstat_read(proc_root, opt.pid, tids[i], &ts) == -1)
-			continue;	/* exited between the listing and the read */
-		t->tid = tids[i];
-		t->start = ts.starttime;
-		t->utime = ts.utime;
-		t->stime = ts.stime;
-		t->blkio = ts.blkio_ticks;
-		t->have_ss = pf_schedstat_read(proc_root, opt.pid, tids[i], &t->ss) == 0;
-		if (pf_status_read(proc_root, opt.pid, tids[i], &st) == 0 && st.have_ctxt) {
-			t->have_cs = true;
-			t->vcs = st.vcs;
-			t->nvcs = st.nvcs;
+		if (o != NULL && o->kept && thr_reread(t, o) == 0) {
+			s->nthr++;
+			continue;
 		}
+		if (thr_read(t, proc_root, tids[i], prev == NULL) == -1)
+			continue;	/* exited between the listing and the read */
 		s->nthr++;
 	}
 	free(tids);
 	qsort(s->thr, s->nthr, sizeof(*s->thr), cmp_thr);
 	return 0;
+}
+
+/*
+ * Live PID mode: open the task directory the per-thread files are read
+ * below, and let as many threads keep their three files open as the
+ * descriptor limit allows (raising the soft limit toward the hard one).
+ * Without the directory every read goes by path, as in a replay.
+ */
+static void
+live_open(const char *proc_root)
+{
+	char path[PATH_MAX];
+	struct rlimit rl;
+	rlim_t want = (rlim_t)MAX_TASKS * NTF + FD_RESERVE;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%d/task", proc_root, opt.pid) >= sizeof(path) ||
+	    (live.taskdir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		live.taskdir = -1;
+		return;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return;
+	if (rl.rlim_cur < want && rl.rlim_cur < rl.rlim_max) {
+		rlim_t cur = rl.rlim_cur;
+
+		rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			rl.rlim_cur = cur;
+	}
+	if (rl.rlim_cur > FD_RESERVE)
+		live.keep_budget = (long)((rl.rlim_cur - FD_RESERVE) / NTF);
 }
 
 /*
@@ -269,23 +432,40 @@ sample_once(struct samples *sm, const char *proc_root)
 	 * threads, so a process with thousands of threads costs no more to
 	 * watch than one with a few dozen.
 	 */
-	/* The thread list is refreshed once a second, not every round. */
-	if (sm->tids == NULL || sm->n % SAMPLE_HZ == 1 || strcmp(proc_root, sm->root) != 0) {
+	/*
+	 * The thread list is refreshed once a second, not every round; a
+	 * process with more than SAMPLE_LIST_MAX threads is sampled from the
+	 * first snapshot's threads, through its kept descriptors, and not
+	 * listed again (a listing costs a dentry per thread).
+	 */
+	if (sm->base == NULL && (sm->tids == NULL || sm->n % SAMPLE_HZ == 1 ||
+	    strcmp(proc_root, sm->root) != 0)) {
 		free(sm->tids);
 		sm->tids = NULL;
 		sm->ntids = pf_tasks_list(proc_root, opt.pid, MAX_TASKS, &sm->tids, &trunc);
 		snprintf(sm->root, sizeof(sm->root), "%s", proc_root);
 	}
 	tids = sm->tids;
-	n = sm->ntids;
+	n = sm->base != NULL ? (long)sm->base->nthr : sm->ntids;
 	k = n < SAMPLE_THREADS ? n : SAMPLE_THREADS;
 	for (j = 0; j < k; j++) {
 		char buf[512];
 		const char *p;
+		const struct thr *t = NULL;
+		int tid;
+		long r;
 
 		i = (long)((sm->rot + (unsigned long)j) % (unsigned long)n);
-		if (pf_proc_read(proc_root, opt.pid, tids[i], "stat", buf, sizeof(buf)) <= 0 ||
-		    (p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		if (sm->base != NULL) {
+			t = &sm->base->thr[i];
+			tid = t->tid;
+		} else
+			tid = tids[i];
+		if (t != NULL && t->kept)
+			r = pf_proc_pread(t->fd[TF_STAT], buf, sizeof(buf));
+		else
+			r = pf_proc_read(proc_root, opt.pid, tid, "stat", buf, sizeof(buf));
+		if (r <= 0 || (p = strrchr(buf, ')')) == NULL || p[1] != ' ')
 			continue;
 		sm->thr_points++;
 		if (p[2] == 'D')
@@ -295,7 +475,7 @@ sample_once(struct samples *sm, const char *proc_root)
 		else if (p[2] == 'S')
 			sm->s++;
 		if ((p[2] == 'D' || p[2] == 'S') && wchan_reads++ < WCHAN_READS)
-			tally_wchan(sm, proc_root, tids[i]);
+			tally_wchan(sm, proc_root, tid);
 	}
 	if (k > 0)
 		sm->rot += (unsigned long)k;
@@ -1027,14 +1207,18 @@ main(int argc, char **argv)
 		snprintf(sys0, sizeof(sys0), "%s/t0/sys", opt.replay);
 		if (opt.pid != 0)
 			(void)pf_cgroup_find(p0, sys0, opt.pid, &cg0);
-		if (snap_read(&a, p0, &cg0) == -1)
+		if (snap_read(&a, p0, &cg0, NULL) == -1)
 			pf_die(PF_EXIT_FAIL, "%s/stat", p0);
 		replay_samples(&sm);
 	} else {
-		if (snap_read(&a, p0, &cg) == -1)
+		if (opt.pid != 0)
+			live_open(p0);
+		if (snap_read(&a, p0, &cg, NULL) == -1)
 			pf_die(PF_EXIT_FAIL, "%s/stat", p0);
 		if (opt.pid != 0 && !a.alive)
 			pf_diex(PF_EXIT_FAIL, "pid %d: no such process", opt.pid);
+		if (live.taskdir != -1 && a.nthr > SAMPLE_LIST_MAX)
+			sm.base = &a;
 		t0 = now_s();
 		t_end = t0 + T;
 		for (next_t = t0 + 1.0 / SAMPLE_HZ; next_t < t_end - 0.001; next_t += 1.0 / SAMPLE_HZ) {
@@ -1043,8 +1227,10 @@ main(int argc, char **argv)
 		}
 		sleep_until(t_end);
 	}
-	if (snap_read(&b, p1, &cg) == -1)
+	if (snap_read(&b, p1, &cg, live.taskdir != -1 ? &a : NULL) == -1)
 		pf_die(PF_EXIT_FAIL, "%s/stat", p1);
+	if (live.taskdir != -1)
+		close(live.taskdir);
 	if (opt.replay == NULL)
 		T = now_s() - t0;
 

@@ -53,7 +53,7 @@ pf_kallsyms_fd_visible(int fd)
 }
 
 static int
-add_line(struct pf_kallsyms *k, char *s, size_t len)
+add_line(struct pf_kallsyms *k, const char *s, size_t len)
 {
 	uint64_t addr = 0;
 	size_t i = 0, nstart, nend, mstart = 0, mend = 0;
@@ -117,6 +117,29 @@ cmp_ksym(const void *a, const void *b)
 }
 
 static struct pf_kallsyms *
+table_new(void)
+{
+	struct pf_kallsyms *k;
+
+	if ((k = calloc(1, sizeof(*k))) == NULL)
+		return NULL;
+	/* Offset 0 of strs is the empty string: "no module". */
+	if (pf_buf_putc(&k->strs, '\0') == -1) {
+		free(k);
+		return NULL;
+	}
+	return k;
+}
+
+static void
+table_sort(struct pf_kallsyms *k)
+{
+	/* No symbol at all (every address hidden) leaves syms NULL: qsort wants an array. */
+	if (k->n > 1)
+		qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+}
+
+static struct pf_kallsyms *
 load_fd(int fd)
 {
 	struct pf_kallsyms *k;
@@ -125,22 +148,19 @@ load_fd(int fd)
 	size_t len;
 	int r;
 
-	if ((k = calloc(1, sizeof(*k))) == NULL)
+	if ((k = table_new()) == NULL)
 		return NULL;
 	if ((lr = lr_new(fd, "kallsyms")) == NULL) {
-		free(k);
+		pf_kallsyms_free(k);
 		return NULL;
 	}
-	/* Offset 0 of strs is the empty string: "no module". */
-	if (pf_buf_putc(&k->strs, '\0') == -1)
-		goto fail;
 	while ((r = lr_next(lr, &line, &len)) == 1)
 		if (add_line(k, line, len) == -1)
 			goto fail;
 	if (r == -1)
 		goto fail;
 	lr_free(lr);
-	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	table_sort(k);
 	return k;
 fail:
 	r = errno;
@@ -148,6 +168,27 @@ fail:
 	pf_kallsyms_free(k);
 	errno = r;
 	return NULL;
+}
+
+struct pf_kallsyms *
+pf_kallsyms_load_text(const char *text, size_t len)
+{
+	struct pf_kallsyms *k;
+	const char *p = text, *end = text + len, *nl;
+
+	if ((k = table_new()) == NULL)
+		return NULL;
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		if (add_line(k, p, (size_t)(nl - p)) == -1) {
+			pf_kallsyms_free(k);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	table_sort(k);
+	return k;
 }
 
 struct pf_kallsyms *

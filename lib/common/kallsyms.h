@@ -8,6 +8,7 @@
 #ifndef PF_KALLSYMS_H
 #define PF_KALLSYMS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct pf_kallsyms;
@@ -24,6 +25,13 @@ int pf_kallsyms_fd_visible(int fd);
  * on failure.
  */
 struct pf_kallsyms *pf_kallsyms_load(int fd);
+
+/*
+ * Load from len bytes of kallsyms text in memory (lines split at '\n',
+ * the last one with or without it; any bytes).  What pf_kallsyms_load
+ * keeps of the same text.  NULL with errno.
+ */
+struct pf_kallsyms *pf_kallsyms_load_text(const char *text, size_t len);
 
 /* Load from a file of kallsyms text (tests, fixtures).  NULL with errno. */
 struct pf_kallsyms *pf_kallsyms_load_path(const char *path);

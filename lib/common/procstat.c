@@ -375,6 +375,38 @@ pf_proc_read(const char *proc_root, int pid, int tid, const char *name,
 }
 
 int
+pf_proc_openat(int dirfd, int tid, const char *name)
+{
+	char rel[64];
+	int n;
+
+	n = snprintf(rel, sizeof(rel), "%d/%s", tid, name);
+	if (n < 0 || (size_t)n >= sizeof(rel)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
+}
+
+long
+pf_proc_pread(int fd, char *buf, size_t cap)
+{
+	ssize_t r;
+
+	if (cap == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	do
+		r = pread(fd, buf, cap - 1, 0);
+	while (r == -1 && errno == EINTR);
+	if (r < 0)
+		return -1;
+	buf[r] = '\0';
+	return (long)r;
+}
+
+int
 pf_taskstat_read(const char *proc_root, int pid, int tid, struct pf_taskstat *t)
 {
 	char buf[1024];

@@ -98,6 +98,23 @@ int pf_io_parse(const char *text, struct pf_io *io);
 long pf_proc_read(const char *proc_root, int pid, int tid, const char *name,
     char *buf, size_t cap);
 
+/*
+ * Open <tid>/<name> below dirfd, an open <proc_root>/<pid>/task: two
+ * path components to walk instead of five, for the per-thread files a
+ * snapshot reads.  The descriptor (O_CLOEXEC), or -1 with errno.
+ */
+int pf_proc_openat(int dirfd, int tid, const char *name);
+
+/*
+ * Read an open /proc file again from its start into buf (NUL-terminated,
+ * at most cap-1 bytes, one pread(2)).  A /proc file regenerates its text
+ * at offset 0, so a descriptor kept open saves the open and close of a
+ * re-read, and it stays bound to the task it was opened on: once that
+ * task has exited the read fails with ESRCH even if its tid was reused.
+ * The length, or -1 with errno.
+ */
+long pf_proc_pread(int fd, char *buf, size_t cap);
+
 /* pf_proc_read then the matching parser.  -1 with errno on either. */
 int pf_taskstat_read(const char *proc_root, int pid, int tid, struct pf_taskstat *t);
 int pf_schedstat_read(const char *proc_root, int pid, int tid, struct pf_schedstat *s);

@@ -26,3 +26,5 @@ unit() {
 @test "JIT maps are trusted only from root or the target, and read within caps" { unit jitmap; }
 @test "thread names are kept by tid through growth, inherited and truncated" { unit comms; }
 @test "the symbol check finds an ELF file's own symbol table and refuses a non-ELF file" { unit symfile; }
+@test "kallsyms loads, sorts and finds symbols; no symbol at all is an empty table" { unit kallsyms; }
+@test "per-thread /proc files open below a task directory and re-read in place until the task exits" { unit procstat; }

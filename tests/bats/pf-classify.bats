@@ -256,6 +256,39 @@ live() {
 	grep -qE "^wchan [a-z_]*sleep" <<<"$output" || fail "no sleeping wchan: $output"
 }
 
+# many_threads N MS: classify a cls-threads process of N threads waking
+# every MS ms, once all N exist.  Above 256 threads pf-classify re-reads
+# them through descriptors kept from its first snapshot.
+many_threads() {
+	local n=$1 ms=$2 p i
+	"$WORKLOADS/cls-threads" "$n" 60 "$ms" &
+	p=$!
+	for i in $(seq 100); do
+		[ "$(ls "/proc/$p/task" | wc -l)" -ge "$n" ] && break
+		sleep 0.05
+	done
+	output=$(pf-classify -i 2 -p "$p") || true
+	kill "$p" 2>/dev/null || true
+	wait "$p" 2>/dev/null || true
+}
+
+@test "live: 300 threads asleep throughout are IDLE, every thread counted" {
+	many_threads 300 1000000
+	[ "$(value threads)" = 300 ] || fail "threads: $output"
+	[ "$(value class)" = IDLE ] || fail "class: $output"
+	[ "$(value cswch/s)" = 0.00 ] || fail "switches of sleeping threads: $output"
+	[ "$(value state_samples)" -ge 10 ] || fail "state samples: $output"
+	[ "$(value d_state)" = 0.00 ] || fail "d_state: $output"
+}
+
+@test "live: 300 threads waking every 100 ms: their switches are seen at the end" {
+	many_threads 300 100
+	[ "$(value threads)" = 300 ] || fail "threads: $output"
+	# 300 threads x at most 10 sleeps a second; a loaded box wakes them late
+	awk -v c="$(value cswch/s)" 'BEGIN { exit !(c >= 1200 && c <= 3300) }' ||
+	    fail "cswch/s of 300 threads at 10 Hz: $output"
+}
+
 @test "live: an fsync loop on a disk is IO_WAIT" {
 	local dir=${PF_DISK_DIR:-/var/tmp} fs
 	fs=$(stat -f -c %T "$dir")

@@ -8,10 +8,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,10 +29,12 @@
 #include "hash.h"
 #include "htab.h"
 #include "jitmap.h"
+#include "kallsyms.h"
 #include "linereader.h"
 #include "outfile.h"
 #include "parse.h"
 #include "privs.h"
+#include "procstat.h"
 #include "stackmap.h"
 #include "symbolize.h"
 #include "sysctl.h"
@@ -828,6 +833,120 @@ test_symfile(void)
 	unlink(path);
 }
 
+/* A kallsyms table loaded from text through a memfd, as from the real file. */
+static struct pf_kallsyms *
+kallsyms_text(const char *text)
+{
+	struct pf_kallsyms *k;
+	int fd = memfd_create("unit-kallsyms", MFD_CLOEXEC);
+
+	if (fd == -1 || pf_write_all(fd, text, strlen(text)) == -1) {
+		if (fd != -1)
+			close(fd);
+		return NULL;
+	}
+	k = pf_kallsyms_load(fd);
+	close(fd);
+	return k;
+}
+
+static void
+test_kallsyms(void)
+{
+	static const char *const none[] = {
+		"",
+		/* what a reader without the right to see addresses gets */
+		"0000000000000000 T _stext\n0000000000000000 t do_one_initcall\n",
+		"ffffffff81000000 D data_only\nnot a line\n",
+	};
+	static const char text[] = "ffffffff81000100 T second\n\nffffffff81000000 T _stext";
+	struct pf_kallsyms *k;
+	const char *name, *mod;
+	uint64_t off;
+	size_t i;
+
+	/* No symbol at all: an empty table (the fuzzer's first find: qsort on NULL). */
+	for (i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		k = kallsyms_text(none[i]);
+		CHECK(k != NULL, "load of text %zu: %s", i, strerror(errno));
+		CHECK(pf_kallsyms_count(k) == 0, "text %zu: %llu symbols", i,
+		    (unsigned long long)pf_kallsyms_count(k));
+		CHECK(pf_kallsyms_lookup(k, 0xffffffff81000010ULL, &off, &mod) == NULL,
+		    "text %zu: lookup in an empty table", i);
+		pf_kallsyms_free(k);
+	}
+	/* Out of order, with a module, data symbols skipped. */
+	k = kallsyms_text("ffffffff81000100 T second\n"
+	    "ffffffffc0201000 t mod_fn\t[mymod]\n"
+	    "ffffffff81000000 T _stext\n"
+	    "ffffffff81000080 D some_data\n");
+	CHECK(k != NULL && pf_kallsyms_count(k) == 3, "three text symbols");
+	name = pf_kallsyms_lookup(k, 0xffffffff81000090ULL, &off, &mod);
+	CHECK(name && strcmp(name, "_stext") == 0 && off == 0x90 && mod == NULL,
+	    "_stext+0x90: %s", name ? name : "(null)");
+	name = pf_kallsyms_lookup(k, 0xffffffffc0201004ULL, &off, &mod);
+	CHECK(name && strcmp(name, "mod_fn") == 0 && off == 4 && mod && strcmp(mod, "mymod") == 0,
+	    "mod_fn+4 [mymod]: %s", name ? name : "(null)");
+	CHECK(pf_kallsyms_lookup(k, 0xffffffff80000000ULL, &off, &mod) == NULL, "below the first");
+	pf_kallsyms_free(k);
+
+	/* The same from text in memory, the last line without its newline. */
+	k = pf_kallsyms_load_text(text, strlen(text));
+	CHECK(k != NULL && pf_kallsyms_count(k) == 2, "text: two symbols");
+	name = pf_kallsyms_lookup(k, 0xffffffff81000104ULL, &off, &mod);
+	CHECK(name && strcmp(name, "second") == 0 && off == 4, "text: second+4");
+	name = pf_kallsyms_lookup(k, 0xffffffff81000004ULL, &off, &mod);
+	CHECK(name && strcmp(name, "_stext") == 0 && off == 4, "text: the last line whole");
+	pf_kallsyms_free(k);
+	k = pf_kallsyms_load_text("", 0);
+	CHECK(k != NULL && pf_kallsyms_count(k) == 0 &&
+	    pf_kallsyms_lookup(k, 1, &off, &mod) == NULL, "text: empty");
+	pf_kallsyms_free(k);
+}
+
+/* Per-thread files opened below a task directory and re-read in place. */
+static void
+test_procstat(void)
+{
+	char path[64], buf[1024], want[32];
+	long n, m;
+	pid_t child;
+	int dir, fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)getpid());
+	dir = open(path, O_RDONLY | O_DIRECTORY);
+	CHECK(dir != -1, "open %s", path);
+	fd = pf_proc_openat(dir, (int)getpid(), "stat");
+	CHECK(fd != -1, "openat own stat");
+	snprintf(want, sizeof(want), "%d (", (int)getpid());
+	n = pf_proc_pread(fd, buf, sizeof(buf));
+	CHECK(n > 0 && strncmp(buf, want, strlen(want)) == 0, "first read: %s", buf);
+	m = pf_proc_pread(fd, buf, sizeof(buf));
+	CHECK(m > 0 && strncmp(buf, want, strlen(want)) == 0, "second read from the start: %s", buf);
+	CHECK(pf_proc_pread(fd, buf, 8) == 7 && buf[7] == '\0', "a short buffer is NUL-terminated");
+	CHECK(pf_proc_pread(fd, buf, 0) == -1 && errno == EINVAL, "no room: EINVAL");
+	close(fd);
+	close(dir);
+	CHECK(pf_proc_openat(-1, 1, "stat") == -1, "bad directory descriptor");
+
+	/* A kept descriptor belongs to its task: ESRCH once it is gone. */
+	if ((child = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	CHECK(child > 0, "fork");
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)child);
+	dir = open(path, O_RDONLY | O_DIRECTORY);
+	fd = pf_proc_openat(dir, (int)child, "schedstat");
+	CHECK(fd != -1 && pf_proc_pread(fd, buf, sizeof(buf)) > 0, "child schedstat");
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	CHECK(pf_proc_pread(fd, buf, sizeof(buf)) == -1 && errno == ESRCH,
+	    "read after exit: %s", strerror(errno));
+	close(fd);
+	close(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -839,6 +958,7 @@ main(int argc, char **argv)
 		{ "classify", test_classify },
 		{ "demangle", test_demangle }, { "jitmap", test_jitmap },
 		{ "comms", test_comms }, { "symfile", test_symfile },
+		{ "kallsyms", test_kallsyms }, { "procstat", test_procstat },
 	};
 	size_t k;
 
