@@ -116,6 +116,11 @@ $(OUTBIN)/pf-%: $(B)/bin/pf-%.o $(B)/libpf.a | $(OUTBIN)
 build/workloads/%: tests/workloads/%.c | build/workloads
 	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -std=gnu11 -Wall -MMD -MP -o $@ $< -lpthread -liberty -lm
 
+# nofp- workloads are built as distributions build: no frame pointers
+# (only the call-frame information in .eh_frame tells their callers).
+build/workloads/nofp-%: tests/workloads/nofp-%.c | build/workloads
+	$(CC) -O2 -g -fomit-frame-pointer -std=gnu11 -Wall -MMD -MP -o $@ $<
+
 workloads: $(WORKLOADS)
 
 # Unit tests of lib/common: small C drivers run by tests/bats/lib-common.bats.

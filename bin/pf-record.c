@@ -24,7 +24,7 @@
 #include "recorder.h"
 
 static const char synopsis[] =
-    "usage: pf-record [-F hz] [-d seconds] [-g fp] [-o file [--force]]\n"
+    "usage: pf-record [-F hz] [-d seconds] [-g fp|dwarf] [-o file [--force]]\n"
     "                 [--max-size size] [--min-free size|N%] [--no-progress] [--stats]\n"
     "                 -p pid[,pid...] | -a | -- command [arg...]\n";
 
@@ -40,6 +40,9 @@ static const char help[] =
     "  -F, --freq HZ           sampling rate (default 99, ceiling 999)\n"
     "  -d, --duration SECONDS  window (default 15, -a 10; ceiling 120, -a 30)\n"
     "  -g, --call-graph fp     stacks from frame pointers (the default)\n"
+    "  -g, --call-graph dwarf  stacks unwound from a copy of the user stack with the\n"
+    "                          files' unwind tables, for code without frame pointers\n"
+    "                          (ceiling 99 Hz with -a)\n"
     "  -o, --output FILE       write to FILE (created 0600) instead of stdout\n"
     "      --force             replace an existing FILE\n"
     "      --max-size SIZE     cap on the output, trailer included (default 64M, ceiling 1G)\n"
@@ -55,7 +58,6 @@ option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *st)
 {
 	uint64_t v;
 
-	(void)r;
 	switch (ch) {
 	case 'F':
 		if (pf_parse_u64(arg, 1, UINT32_MAX, &v) == -1)
@@ -68,14 +70,26 @@ option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *st)
 		return 0;
 	case 'g':
 		if (strcmp(arg, "dwarf") == 0)
+			r->dwarf = true;
+		else if (strcmp(arg, "fp") == 0)
+			r->dwarf = false;
+		else
 			return pf_result_set(st, PF_EXIT_USAGE, 0,
-			    "-g dwarf: not supported yet; use -g fp");
-		if (strcmp(arg, "fp") != 0)
-			return pf_result_set(st, PF_EXIT_USAGE, 0,
-			    "-g: unknown call graph '%s' (fp)", arg);
+			    "-g: unknown call graph '%s' (fp, dwarf)", arg);
 		return 0;
 	}
 	return 1;
+}
+
+/* Every dwarf sample is unwound as it arrives: the whole system gets less of that. */
+static int
+check_options(struct pf_recorder *r, struct pf_result *st)
+{
+	if (r->dwarf && r->opt.all && freq > PF_RECORD_FREQ_CEILING_DWARF_ALL)
+		return pf_result_set(st, PF_EXIT_USAGE, 0,
+		    "-F %llu: above the ceiling of %d Hz for -g dwarf -a",
+		    (unsigned long long)freq, PF_RECORD_FREQ_CEILING_DWARF_ALL);
+	return 0;
 }
 
 static int
@@ -144,9 +158,12 @@ denied(struct pf_recorder *r, pid_t pid, struct pf_result *st)
 static void
 header(struct pf_recorder *r, struct pf_buf *h, const char *when)
 {
-	(void)r;
-	pf_buf_printf(h, " freq=%llu callgraph=fp kernel-stacks=%s start=%s\n",
-	    (unsigned long long)freq, kernel ? "yes" : "no", when);
+	pf_buf_printf(h, " freq=%llu callgraph=", (unsigned long long)freq);
+	if (r->dwarf)
+		pf_buf_printf(h, "dwarf stack=%d", PF_REC_DWARF_STACK);
+	else
+		pf_buf_puts(h, "fp");
+	pf_buf_printf(h, " kernel-stacks=%s start=%s\n", kernel ? "yes" : "no", when);
 	if (!kernel)
 		pf_buf_printf(h, "# pf-record: kernel frames excluded: %s\n", excluded);
 }
@@ -181,7 +198,8 @@ static const struct option longopts[] = {
 
 static const struct pf_recorder_ops ops = {
 	.tool = &pf_rec_record, .shortopts = "+:F:g:" PF_REC_SHORTOPTS, .longopts = longopts,
-	.say = pf_say, .option = option, .check_privileges = check_privileges,
+	.say = pf_say, .option = option, .check_options = check_options,
+	.check_privileges = check_privileges,
 	.kernel = decide_kernel, .attr = attr, .denied = denied, .header = header,
 	.samples = samples, .stats = stats,
 };

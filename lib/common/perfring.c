@@ -104,6 +104,8 @@ fill_attr(const struct pf_perf *p, struct perf_event_attr *e, bool task)
 	e->sample_id_all = 1;
 	e->context_switch = p->a.context_switch;
 	e->sample_max_stack = p->a.max_stack;
+	e->sample_regs_user = p->a.regs_user;
+	e->sample_stack_user = p->a.stack_user;
 	/* Wake the reader at a quarter of the ring; set once the size is known. */
 	e->watermark = 1;
 	e->wakeup_watermark = (uint32_t)((size_t)p->pages * (size_t)getpagesize() / 4);

@@ -31,6 +31,8 @@ struct pf_perf_attr {
 	bool enable_on_exec;	/* start counting at the target's exec */
 	bool context_switch;	/* PERF_RECORD_SWITCH records (pf-offcpu) */
 	uint16_t max_stack;	/* sample_max_stack, 0 = the sysctl */
+	uint64_t regs_user;	/* sample_regs_user (PERF_SAMPLE_REGS_USER) */
+	uint32_t stack_user;	/* sample_stack_user (PERF_SAMPLE_STACK_USER) */
 };
 
 /*

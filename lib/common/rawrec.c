@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rawrec.h"
+#include "unwind.h"
 
 #define TYPE PF_RAWREC_SAMPLE_TYPE
 
@@ -18,6 +19,12 @@ _Static_assert((TYPE & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
     PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)) == (PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
     PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN),
     "a sample needs its thread, time, cpu, period and callchain");
+
+/* The dwarf layout only adds to the end of the frame-pointer one. */
+_Static_assert((PF_RAWREC_SAMPLE_TYPE_DWARF & ~(uint64_t)(PERF_SAMPLE_REGS_USER |
+    PERF_SAMPLE_STACK_USER)) == TYPE, "the dwarf layout extends the fp one");
+_Static_assert(!(TYPE & (PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK)),
+    "nothing may sit between the callchain and the user registers");
 
 /* Bytes of the 8-byte fields of TYPE in mask. */
 #define WORDS(mask) ((size_t)(8 * __builtin_popcountll(TYPE & (mask))))
@@ -66,9 +73,69 @@ check_cap(struct pf_rawrec *r)
 		r->over = true;
 }
 
+/*
+ * A dwarf sample's chain: the kernel part of the sampled one, then the
+ * user frames unwound from the registers and stack bytes at q (regs_user
+ * {abi, regs[]}, stack_user {size, data[size], dyn_size}).  The
+ * frame-pointer chain stays when unwinding did worse (code without
+ * unwind information, JIT).  n: the sampled chain's length; the new one
+ * goes to out, its length returned.
+ */
+static size_t
+unwind_chain(struct pf_rawrec *r, const struct pf_rawsample *s, const char *ips, size_t n,
+    const char *q, const char *end, uint64_t *out)
+{
+	uint64_t regs[PF_UNWIND_NREGS], abi, size, dyn, pcs[PF_UNWIND_MAX_FRAMES];
+	enum pf_unwind_end how;
+	size_t user = n, k, m, i;
+
+	for (i = 0; i < n; i++)
+		out[i] = u64_at(ips + i * 8);
+	if ((size_t)(end - q) < 8)
+		return n;
+	abi = u64_at(q);
+	q += 8;
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
+		return n;	/* no user context (a kernel thread) */
+	if ((size_t)(end - q) < sizeof(regs) + 8)
+		return n;
+	memcpy(regs, q, sizeof(regs));
+	q += sizeof(regs);
+	size = u64_at(q);
+	q += 8;
+	if (size == 0 || size > (size_t)(end - q) || (size_t)(end - q) - size < 8)
+		return n;
+	dyn = u64_at(q + size);
+	if (dyn > size)
+		dyn = size;
+	for (i = 0; i < n; i++)
+		if (out[i] == (uint64_t)PERF_CONTEXT_USER) {
+			user = i;
+			break;
+		}
+	k = pf_unwind_sample(r->unwind, (pid_t)s->pid, (pid_t)s->tid, regs, q, dyn, pcs,
+	    PF_UNWIND_MAX_FRAMES, &how);
+	/* The frame-pointer chain's user frames, after the marker. */
+	m = user < n ? n - user - 1 : 0;
+	if (k == 0 || (how == PF_UNWIND_BROKEN && k < m)) {
+		r->fp_fallback++;
+		return n;
+	}
+	out[user] = (uint64_t)PERF_CONTEXT_USER;
+	memcpy(out + user + 1, pcs, k * 8);
+	n = user + 1 + k;
+	if (how == PF_UNWIND_TRUNCATED) {
+		out[n++] = PF_RAWREC_TRUNCATED;
+		r->truncated++;
+	}
+	return n;
+}
+
 static int
 add_sample(struct pf_rawrec *r, const char *p, const char *end)
 {
+	/* The kernel's part (max_stack and its markers), the user part, the cut. */
+	uint64_t chain[2 * PF_UNWIND_MAX_FRAMES + 8];
 	struct pf_rawsample s;
 	uint64_t nr;
 
@@ -83,6 +150,16 @@ add_sample(struct pf_rawrec *r, const char *p, const char *end)
 	if (nr > (uint64_t)((size_t)(end - p) - S_IPS) / 8)
 		return 0;
 	s.nr = (uint32_t)nr;
+	if (r->unwind != NULL && nr <= PF_UNWIND_MAX_FRAMES + 4) {
+		s.nr = (uint32_t)unwind_chain(r, &s, p + S_IPS, (size_t)nr, p + S_IPS + nr * 8,
+		    end, chain);
+		if (pf_buf_append(&r->samples, &s, sizeof(s)) == -1 ||
+		    pf_buf_append(&r->samples, chain, (size_t)s.nr * 8) == -1)
+			return -1;
+		r->nsamples++;
+		check_cap(r);
+		return 0;
+	}
 	if (pf_buf_append(&r->samples, &s, sizeof(s)) == -1 ||
 	    pf_buf_append(&r->samples, p + S_IPS, nr * 8) == -1)
 		return -1;
@@ -162,6 +239,11 @@ add_mmap2(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 		ev.min = u32_at(p + 36);
 		ev.ino = u64_at(p + 40);
 	}
+	/* The unwinder places the file too (a path without its NUL is not one). */
+	if (r->unwind != NULL && strnlen(p + 64, (size_t)(end - p) - 64) < (size_t)(end - p) - 64 &&
+	    pf_unwind_map(r->unwind, (pid_t)u32_at(p), ev.addr, ev.len, ev.pgoff, p + 64,
+	    u64_at(end - ID_SIZE + ID_TIME)) == -1)
+		return -1;
 	return add_named(r, &ev, p, end, 64, UINT32_MAX);
 }
 
@@ -175,6 +257,8 @@ add_comm(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 	if ((size_t)(end - p) < 8 + ID_SIZE)
 		return 0;
 	ev.exec = (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+	if (ev.exec && r->unwind != NULL)
+		pf_unwind_exec(r->unwind, (pid_t)u32_at(p), u64_at(end - ID_SIZE + ID_TIME));
 	/* The kernel keeps 15 bytes of a name. */
 	return add_named(r, &ev, p, end, 8, 15);
 }
@@ -194,6 +278,9 @@ add_task(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 	ev.ppid = u32_at(p + 4);
 	ev.tid = u32_at(p + 8);
 	ev.time = u64_at(p + 16);
+	if (ev.type == PF_EV_FORK && ev.pid != ev.ppid && r->unwind != NULL &&
+	    pf_unwind_fork(r->unwind, (pid_t)ev.ppid, (pid_t)ev.pid) == -1)
+		return -1;
 	return add_event(r, &ev, "");
 }
 

@@ -16,6 +16,8 @@
 
 #include "buf.h"
 
+struct pf_unwinder;
+
 /*
  * The sample layout, stated once: the recorders open their events with
  * it and the decoder derives every field's offset from it.  sample_id_all
@@ -25,7 +27,27 @@
 #define PF_RAWREC_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 
-/* One sample; followed by nr u64 callchain entries. */
+/*
+ * With -g dwarf the samples also carry the user registers
+ * (PF_UNWIND_REGS_MASK) and a copy of the top of the user stack, after
+ * the callchain.  They are unwound as they are drained and only the
+ * frames are kept: the stack bytes never outlive the drain.
+ */
+#define PF_RAWREC_SAMPLE_TYPE_DWARF (PF_RAWREC_SAMPLE_TYPE | PERF_SAMPLE_REGS_USER | \
+	PERF_SAMPLE_STACK_USER)
+
+/*
+ * A callchain entry ending a user stack that went on beyond what was
+ * copied (or beyond the frame limit): written as a "[truncated]" frame.
+ * Among the kernel's context markers but not one of them.
+ */
+#define PF_RAWREC_TRUNCATED ((uint64_t)PERF_CONTEXT_MAX + 1)
+
+/*
+ * One sample; followed by nr u64 callchain entries.  With -g dwarf the
+ * user part of the chain is the unwound one (the frame-pointer one when
+ * unwinding found nothing better).
+ */
 struct pf_rawsample {
 	uint32_t pid, tid, cpu;
 	uint32_t nr;
@@ -70,6 +92,14 @@ struct pf_rawrec {
 	uint64_t cap_bytes;	/* raw data beyond this sets over */
 	bool over;
 	bool keep_switches;
+	/*
+	 * -g dwarf: samples have the PF_RAWREC_SAMPLE_TYPE_DWARF layout and
+	 * are unwound with this as they arrive; mappings, forks and execs
+	 * are passed on to it.  NULL: the frame-pointer layout.
+	 */
+	struct pf_unwinder *unwind;
+	uint64_t truncated;	/* stacks cut short (the [truncated] frame) */
+	uint64_t fp_fallback;	/* dwarf samples left with their frame-pointer chain */
 	/* replay state (replay.h) */
 	const struct pf_rawevent **ev;
 	size_t nev, evi;

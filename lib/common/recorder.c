@@ -10,6 +10,7 @@
  * leaves no file and any old one untouched.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -31,6 +32,7 @@
 #include "replay.h"
 #include "spawn.h"
 #include "sysctl.h"
+#include "unwind.h"
 #include "window.h"
 
 #define SECOND 1000000000ULL
@@ -353,6 +355,32 @@ denied(struct pf_recorder *r, pid_t pid, int e, struct pf_result *st)
 }
 
 /*
+ * -g dwarf: the mappings of the processes already running, which no
+ * MMAP2 record will announce.  One that cannot be read is unwound from
+ * the mappings it makes from now on, or falls back to frame pointers.
+ */
+static void
+unwind_maps(struct pf_recorder *r)
+{
+	struct dirent *d;
+	DIR *dir;
+	size_t i;
+
+	for (i = 0; i < r->t.npids; i++)
+		(void)pf_unwind_load_proc(r->rec.unwind, r->t.pids[i]);
+	if (!r->opt.all || (dir = opendir("/proc")) == NULL)
+		return;
+	while ((d = readdir(dir)) != NULL) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+
+		if (*end == '\0' && pid > 0 && pid != (long)getpid())
+			(void)pf_unwind_load_proc(r->rec.unwind, (pid_t)pid);
+	}
+	closedir(dir);
+}
+
+/*
  * The events on the targets, then the pids' mappings and thread names:
  * after the events, so a mapping made in between is in both, not neither.
  */
@@ -371,6 +399,8 @@ attach(struct pf_recorder *r, struct pf_result *st)
 		return denied(r, failed, errno, st);
 	if (r->opt.all)
 		(void)pf_sym_load_all(r->sym, "/proc");
+	if (r->rec.unwind != NULL)
+		unwind_maps(r);
 	for (i = 0; i < r->t.npids; i++) {
 		if (pf_sym_load_proc(r->sym, "/proc", r->t.pids[i], true) == -1 && errno != ENOENT)
 			say(r, PF_SAY_WARN, errno, "pid %d: maps (symbols will be missing)",
@@ -392,7 +422,15 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 	a.inherit = !r->opt.all;
 	a.enable_on_exec = r->opt.cmd != NULL;
 	a.max_stack = (uint16_t)stack;
-	if ((r->perf = pf_perf_new(&a, r->ops->tool->ring_pages)) == NULL)
+	if (r->dwarf) {
+		a.sample_type = PF_RAWREC_SAMPLE_TYPE_DWARF;
+		a.regs_user = PF_UNWIND_REGS_MASK;
+		a.stack_user = PF_REC_DWARF_STACK;
+		if ((r->rec.unwind = pf_unwind_new()) == NULL)
+			return pf_result_set(st, PF_EXIT_FAIL, errno, "unwinder");
+	}
+	if ((r->perf = pf_perf_new(&a, r->dwarf ? PF_REC_DWARF_RING_PAGES :
+	    r->ops->tool->ring_pages)) == NULL)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "perf events");
 	if ((r->sym = pf_sym_new(NULL)) == NULL)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "symbolizer");
@@ -580,6 +618,7 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 	const char *name = r->opt.output ? r->opt.output : "stdout";
 	struct pf_buf b = { 0 };
 	struct pf_rawref *refs;
+	uint64_t ntrunc = 0;
 	size_t n, i;
 
 	if ((refs = r->ops->samples(r, &n)) == NULL)
@@ -595,9 +634,17 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 		pf_buf_reset(&b);
 		pf_rawrec_format(r->sym, &r->comms, s, refs[i].period, r->evname, &b);
 		hst = pf_script_sample(w, b.data, b.len);
+		if (hst == PF_STOP_NONE && s->nr > 0) {
+			uint64_t last;
+
+			memcpy(&last, (const char *)(s + 1) + (s->nr - 1) * 8, sizeof(last));
+			ntrunc += last == PF_RAWREC_TRUNCATED;
+		}
 	}
 	free(refs);
 	pf_buf_free(&b);
+	if (r->dwarf)
+		pf_script_trailer_truncated(w, ntrunc);
 	*fin = pf_script_finish(w, r->ops->tool->name, r->rec.lost, r->rec.throttled, r->stop);
 	if (*fin == PF_STOP_IO)
 		return pf_result_set(st, PF_EXIT_FAIL, pf_script_errno(w), "%s", name);
@@ -731,6 +778,8 @@ pf_recorder_main(const struct pf_recorder_ops *ops, int argc, char **argv,
 	pf_perf_free(r->perf);
 	pf_sym_free(r->sym);
 	pf_kallsyms_free(r->ksyms);
+	pf_unwind_free(r->rec.unwind);
+	r->rec.unwind = NULL;
 	pf_rawrec_free(&r->rec);
 	pf_comms_free(&r->comms);
 	return st;

@@ -45,6 +45,15 @@
 #define PF_RECORD_RING_PAGES	128		/* data pages per CPU ring */
 #define PF_RECORD_FREQ_DEFAULT	99		/* Hz */
 #define PF_RECORD_FREQ_CEILING	999
+#define PF_RECORD_FREQ_CEILING_DWARF_ALL 99	/* -g dwarf -a: every sample is unwound */
+/*
+ * -g dwarf: the bytes of user stack each sample copies from the stack
+ * pointer up (the kernel's ceiling is 65528); a deeper stack ends in a
+ * [truncated] frame.
+ */
+#define PF_REC_DWARF_STACK	16384
+/* -g dwarf rings: a sample is 16 KiB and more, 2 MiB hold some 120 of them. */
+#define PF_REC_DWARF_RING_PAGES	512
 #define PF_RECORD_DUR_DEFAULT	15		/* seconds */
 #define PF_RECORD_DUR_DEFAULT_ALL 10		/* with -a */
 #define PF_RECORD_DUR_CEILING	120
@@ -171,6 +180,7 @@ struct pf_recorder {
 	struct pf_kallsyms *ksyms;
 	struct pf_comms comms;
 	struct pf_rawrec rec;
+	bool dwarf;			/* -g dwarf: the tool sets it from its options */
 	struct pf_outfile out;		/* -o: under a temporary name until published */
 	int out_fd;			/* out.fd, or stdout */
 	uint64_t min_free;

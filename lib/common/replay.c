@@ -101,6 +101,8 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 				kernel = true;
 			else if (ip == (uint64_t)PERF_CONTEXT_USER)
 				kernel = false;
+			else if (ip == PF_RAWREC_TRUNCATED)
+				pf_buf_printf(b, "\t%16x [truncated] ([unknown])\n", 0);
 			else
 				continue;	/* hv/guest: not sampled here */
 			first_in_ctx = true;

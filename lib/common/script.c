@@ -25,6 +25,8 @@ struct pf_script {
 	uint64_t avail;		/* free bytes at the last statvfs, minus what we wrote since */
 	uint64_t samples;	/* samples in the output */
 	uint64_t bsamples;	/* samples in the buffer */
+	uint64_t truncated;	/* for the trailer, when has_truncated */
+	bool has_truncated;
 	enum pf_stop stop;
 	int err;
 	struct pf_buf b;	/* whole samples not yet written */
@@ -226,6 +228,13 @@ digits(uint64_t v)
 	return n;
 }
 
+void
+pf_script_trailer_truncated(struct pf_script *w, uint64_t n)
+{
+	w->has_truncated = true;
+	w->truncated = n;
+}
+
 enum pf_stop
 pf_script_finish(struct pf_script *w, const char *tool, uint64_t lost, uint64_t throttled, enum pf_stop reason)
 {
@@ -242,9 +251,13 @@ pf_script_finish(struct pf_script *w, const char *tool, uint64_t lost, uint64_t 
 	if (r == PF_STOP_NONE)
 		r = reason;
 	/* bytes= counts the trailer too: settle its own digit count. */
-	n = snprintf(line, sizeof(line), "# %s: samples=%llu lost=%llu throttled=%llu stop=%s bytes=",
+	n = snprintf(line, sizeof(line), "# %s: samples=%llu lost=%llu throttled=%llu ",
 	    tool, (unsigned long long)w->samples, (unsigned long long)lost,
-	    (unsigned long long)throttled, pf_stop_name(r));
+	    (unsigned long long)throttled);
+	if (w->has_truncated)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "truncated=%llu ",
+		    (unsigned long long)w->truncated);
+	n += snprintf(line + n, sizeof(line) - (size_t)n, "stop=%s bytes=", pf_stop_name(r));
 	total = w->committed + (uint64_t)n + 1;
 	while (digits(total + (uint64_t)prev) != prev)
 		prev = digits(total + (uint64_t)prev);

@@ -128,6 +128,67 @@ mount_tmpfs() {
 	assert_output "rec-split-$BGPID"
 }
 
+# under_main FOLDED: the percent of the samples in nofp_sixty/nofp_forty
+# whose caller is main.
+under_main() {
+	awk '{ n = $NF; if ($0 ~ /;nofp_(sixty|forty)(;| )/) { t += n; if ($0 ~ /;main;nofp_(sixty|forty)(;| )/) m += n } }
+		END { printf "%.1f\n", t ? 100 * m / t : 0 }' "$1"
+}
+
+# entry_share FOLDED: the percent of all samples whose stack reaches an entry frame.
+entry_share() {
+	awk '{ n = $NF; t += n; if ($0 ~ /(^|;)(_start|main|__libc_start_call_main|__libc_start_main|start_thread|clone|clone3)(;| )/) r += n }
+		END { printf "%.1f\n", t ? 100 * r / t : 0 }' "$1"
+}
+
+@test "-g dwarf: a frame-pointer-less workload's 60/40 split sits under main; -g fp loses main" {
+	local d="$BATS_TEST_TMPDIR" f got
+	run -0 pf-record -g dwarf -F 499 --no-progress -o "$d/d.txt" -- "$WORKLOADS/nofp-split" 3
+	grep -q " callgraph=dwarf stack=16384 " "$d/d.txt" || fail "header: $(head -1 "$d/d.txt")"
+	grep -Eq '^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ truncated=0 stop=' "$d/d.txt" ||
+		fail "trailer: $(tail -1 "$d/d.txt")"
+	for f in nofp_sixty:60 nofp_forty:40; do
+		got=$(share "$d/d.txt" "${f%:*}")
+		within "$got" "${f#*:}" 7 || fail "${f%:*}: $got%, designed ${f#*:}% ($(leaf_shares "$d/d.txt" | tr '\n' ' '))"
+	done
+	pf-fold "$d/d.txt" > "$d/d.folded"
+	got=$(under_main "$d/d.folded")
+	within "$got" 100 5 || fail "-g dwarf: only $got% of the leaves under main"
+	got=$(entry_share "$d/d.folded")
+	within "$got" 100 5 || fail "-g dwarf: only $got% reach an entry frame"
+
+	# The same workload with frame pointers: the test can tell them apart.
+	run -0 pf-record -g fp -F 499 --no-progress -o "$d/f.txt" -- "$WORKLOADS/nofp-split" 2
+	pf-fold "$d/f.txt" > "$d/f.folded"
+	got=$(under_main "$d/f.folded")
+	within "$got" 0 50 || fail "-g fp: $got% of the leaves under main; the workload has frame pointers?"
+}
+
+@test "-g dwarf: xz's stacks (Debian's build, no frame pointers) reach an entry frame" {
+	command -v xz > /dev/null || fail "xz not installed: run scripts/install-deps --test"
+	local d="$BATS_TEST_TMPDIR" got
+	head -c 1500000 /dev/urandom | od -An -tx1 > "$d/data"
+	run -0 pf-record -g dwarf -F 999 --no-progress -o "$d/x.txt" -- sh -c "exec xz -9 -T1 -c '$d/data' > /dev/null"
+	pf-fold "$d/x.txt" > "$d/x.folded"
+	[ "$(wc -l < "$d/x.folded")" -gt 0 ] || fail "no samples"
+	got=$(entry_share "$d/x.folded")
+	within "$got" 100 5 || fail "only $got% of xz's samples reach an entry frame"
+}
+
+@test "-g dwarf keeps no stack bytes, and a stack deeper than the copy ends in [truncated]" {
+	local d="$BATS_TEST_TMPDIR" n
+	run -0 pf-record -g dwarf -F 499 --no-progress -o "$d/t.txt" -- "$WORKLOADS/nofp-split" 2 deep
+	# main's marker sat in every sample's copied stack, never in the output.
+	run -1 grep -c "pf-stack-marker" "$d/t.txt"
+	n=$(grep -c $'^\t *0 \\[truncated\\] (\\[unknown\\])$' "$d/t.txt")
+	[ "$n" -gt 0 ] || fail "no [truncated] frame"
+	grep -Eq "^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ truncated=$n stop=" "$d/t.txt" ||
+		fail "trailer does not count the $n cut stacks: $(tail -1 "$d/t.txt")"
+	# pf-fold gathers them under one root frame.
+	pf-fold "$d/t.txt" > "$d/t.folded"
+	run -0 awk '$0 ~ /;nofp_(sixty|forty)/ && $0 !~ /^nofp-split;\[truncated\];nofp_deep;/ { bad++ } END { exit bad > 0 }' "$d/t.folded"
+}
+
 @test "leaf shares agree with perf record + perf script within 5 points" {
 	# perf at 99 Hz on two threads for 8 s gives ~900-1500 samples on this
 	# shared 2-CPU machine (share noise ~1.5 points); pf-record samples the
@@ -504,7 +565,7 @@ confined_status() {
 	--max-size 1K -- true|--max-size 1024: below the minimum of 4K
 	--max-size 12Q -- true|--max-size: invalid size '12Q'
 	--min-free 101% -- true|--min-free: invalid size or percentage '101%'
-	-g dwarf -- true|-g dwarf: not supported yet
+	-g dwarf -a -F 100|-F 100: above the ceiling of 99 Hz for -g dwarf -a
 	-g lbr -- true|-g: unknown call graph 'lbr'
 	-p 0|-p: invalid pid '0'
 	-p 12,x|-p: invalid pid 'x'

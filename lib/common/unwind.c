@@ -1,0 +1,517 @@
+/*
+ * unwind: DWARF unwinding of sampled user stacks with libdw.  The state
+ * libdw walks is the sample's: registers from the sample, memory from
+ * the copied stack bytes or from the mapped files.  A read above the copy
+ * (the stack went on) marks the walk as truncated rather than broken.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <elfutils/libdwfl.h>
+
+#include "hash.h"
+#include "htab.h"
+#include "procmaps.h"
+#include "unwind.h"
+
+/*
+ * Processes with a Dwfl at once: each holds its files' ELF handles and
+ * CFI.  The least recently unwound one gives its Dwfl up (its mappings
+ * stay; the Dwfl is rebuilt when it is sampled again).
+ */
+#define LIVE_MAX	32
+
+/* How far above the copy a read still counts as "the stack went on". */
+#define STACK_REACH	(8ULL << 20)
+
+struct map {
+	uint64_t start, end, pgoff, time;
+	char *path;
+};
+
+struct proc {
+	pid_t pid;
+	struct map *maps;
+	size_t nmaps, cap;
+	size_t reported;	/* maps offered to dwfl so far */
+	Dwfl *dwfl;
+	bool attached;
+	uint64_t used;		/* tick of the last unwind */
+};
+
+struct pf_unwinder {
+	struct proc *procs;
+	size_t n, cap;
+	struct pf_htab idx;	/* pid -> procs[] */
+	size_t nlive;
+	uint64_t tick;
+	Dwfl_Callbacks cb;
+	/* The sample being unwound. */
+	pid_t tid;
+	const uint64_t *regs;
+	const char *stack;
+	uint64_t sp, len;
+	bool beyond;		/* a read above the copy */
+	uint64_t *pcs;
+	size_t npcs, max;
+};
+
+/* PF_UNWIND_REGS_MASK order: ax bx cx dx si di bp sp ip r8..r15. */
+enum { R_AX, R_BX, R_CX, R_DX, R_SI, R_DI, R_BP, R_SP, R_IP, R_R8 };
+
+_Static_assert(PF_UNWIND_NREGS == 17 && __builtin_popcountll(PF_UNWIND_REGS_MASK) == 17,
+    "the register list and its mask disagree");
+
+struct key {
+	const struct pf_unwinder *u;
+	pid_t pid;
+};
+
+static bool
+key_eq(const void *arg, size_t i)
+{
+	const struct key *k = arg;
+
+	return k->u->procs[i].pid == k->pid;
+}
+
+static struct proc *
+find(struct pf_unwinder *u, pid_t pid)
+{
+	struct key k = { u, pid };
+	struct pf_htab_slot *s = pf_htab_find(&u->idx, pf_hash_u64((uint64_t)pid), key_eq, &k);
+
+	return s->idx ? &u->procs[s->idx - 1] : NULL;
+}
+
+/* pid's entry, made when missing.  NULL with ENOMEM. */
+static struct proc *
+get(struct pf_unwinder *u, pid_t pid)
+{
+	struct key k = { u, pid };
+	struct pf_htab_slot *s;
+	uint64_t h = pf_hash_u64((uint64_t)pid);
+	struct proc *p;
+
+	if ((p = find(u, pid)) != NULL)
+		return p;
+	if (u->n == u->cap) {
+		size_t c = u->cap ? u->cap * 2 : 16;
+
+		if ((p = realloc(u->procs, c * sizeof(*p))) == NULL)
+			return NULL;
+		u->procs = p;
+		u->cap = c;
+	}
+	if (pf_htab_reserve(&u->idx) == -1)
+		return NULL;
+	s = pf_htab_find(&u->idx, h, key_eq, &k);
+	p = &u->procs[u->n];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	pf_htab_set(&u->idx, s, h, u->n++);
+	return p;
+}
+
+static void
+drop_dwfl(struct pf_unwinder *u, struct proc *p)
+{
+	if (p->dwfl == NULL)
+		return;
+	dwfl_end(p->dwfl);
+	p->dwfl = NULL;
+	p->attached = false;
+	p->reported = 0;
+	u->nlive--;
+}
+
+static void
+clear_maps(struct proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmaps; i++)
+		free(p->maps[i].path);
+	p->nmaps = 0;
+	p->reported = 0;
+}
+
+struct pf_unwinder *
+pf_unwind_new(void)
+{
+	static char *debuginfo_path;
+	struct pf_unwinder *u;
+
+	if ((u = calloc(1, sizeof(*u))) == NULL)
+		return NULL;
+	if (pf_htab_init(&u->idx, 64) == -1) {
+		free(u);
+		return NULL;
+	}
+	/* The CFI in the files themselves: .eh_frame, or .debug_frame. */
+	u->cb.find_elf = dwfl_build_id_find_elf;
+	u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	u->cb.debuginfo_path = &debuginfo_path;
+	return u;
+}
+
+void
+pf_unwind_free(struct pf_unwinder *u)
+{
+	size_t i;
+
+	if (u == NULL)
+		return;
+	for (i = 0; i < u->n; i++) {
+		drop_dwfl(u, &u->procs[i]);
+		clear_maps(&u->procs[i]);
+		free(u->procs[i].maps);
+	}
+	free(u->procs);
+	pf_htab_free(&u->idx);
+	free(u);
+}
+
+static int
+add_map(struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff, const char *path,
+    uint64_t time)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmaps; i++)
+		if (p->maps[i].start == start && p->maps[i].end == end &&
+		    strcmp(p->maps[i].path, path) == 0)
+			return 0;
+	if (p->nmaps == p->cap) {
+		size_t c = p->cap ? p->cap * 2 : 16;
+		struct map *m = realloc(p->maps, c * sizeof(*m));
+
+		if (m == NULL)
+			return -1;
+		p->maps = m;
+		p->cap = c;
+	}
+	if ((p->maps[p->nmaps].path = strdup(path)) == NULL)
+		return -1;
+	p->maps[p->nmaps].start = start;
+	p->maps[p->nmaps].end = end;
+	p->maps[p->nmaps].time = time;
+	p->maps[p->nmaps++].pgoff = pgoff;
+	return 0;
+}
+
+int
+pf_unwind_map(struct pf_unwinder *u, pid_t pid, uint64_t start, uint64_t len,
+    uint64_t pgoff, const char *path, uint64_t time)
+{
+	struct proc *p;
+
+	/* Only files have call-frame information to read ([vdso], anonymous code: no). */
+	if (path[0] != '/')
+		return 0;
+	if ((p = get(u, pid)) == NULL)
+		return -1;
+	return add_map(p, start, start + len, pgoff, path, time);
+}
+
+static int
+maps_line(const struct pf_maps_entry *e, void *arg)
+{
+	struct proc *p = arg;
+
+	if (!e->exec || e->deleted || e->path[0] != '/')
+		return 0;
+	return add_map(p, e->start, e->end, e->pgoff, e->path, 0);
+}
+
+int
+pf_unwind_load_proc(struct pf_unwinder *u, pid_t pid)
+{
+	char path[64];
+	struct proc *p;
+	int fd, rc, e;
+
+	if ((p = get(u, pid)) == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	rc = pf_maps_read(fd, maps_line, p);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+int
+pf_unwind_fork(struct pf_unwinder *u, pid_t parent, pid_t child)
+{
+	struct proc *pp, *cp;
+	size_t i, n;
+
+	if (find(u, parent) == NULL)
+		return 0;
+	if ((cp = get(u, child)) == NULL)
+		return -1;
+	/* get() may have moved the array. */
+	pp = find(u, parent);
+	n = pp->nmaps;
+	for (i = 0; i < n; i++) {
+		struct map m = pp->maps[i];
+
+		if (add_map(cp, m.start, m.end, m.pgoff, m.path, m.time) == -1)
+			return -1;
+		pp = find(u, parent);
+	}
+	return 0;
+}
+
+void
+pf_unwind_exec(struct pf_unwinder *u, pid_t pid, uint64_t time)
+{
+	struct proc *p = find(u, pid);
+	size_t i, n = 0;
+
+	if (p == NULL)
+		return;
+	drop_dwfl(u, p);
+	for (i = 0; i < p->nmaps; i++) {
+		if (p->maps[i].time < time)
+			free(p->maps[i].path);
+		else
+			p->maps[n++] = p->maps[i];
+	}
+	p->nmaps = n;
+	p->reported = 0;
+}
+
+/*
+ * The bias of path mapped at start from pgoff: where its PT_LOAD segment
+ * of that offset landed, against where the file places it.  -1 when the
+ * file is not an ELF file or has no such segment.
+ */
+static int
+load_bias(Elf *elf, const struct map *m, uint64_t *bias)
+{
+	GElf_Ehdr eh;
+	size_t nph, i;
+
+	if (gelf_getehdr(elf, &eh) == NULL || elf_getphdrnum(elf, &nph) != 0)
+		return -1;
+	if (eh.e_type == ET_EXEC) {
+		*bias = 0;
+		return 0;
+	}
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
+			continue;
+		if (m->pgoff >= (ph.p_offset & ~(uint64_t)0xfff) &&
+		    m->pgoff < ph.p_offset + ph.p_filesz) {
+			/* The page of file offset pgoff holds vaddr p_vaddr - (p_offset - pgoff). */
+			*bias = m->start - (ph.p_vaddr - (ph.p_offset - m->pgoff));
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Offer map m to p's Dwfl; a file that cannot be read is skipped. */
+static void
+report(struct proc *p, const struct map *m)
+{
+	const char *base;
+	uint64_t bias;
+	Elf *elf;
+	int fd, ok;
+
+	if (dwfl_addrmodule(p->dwfl, m->start) != NULL)
+		return;		/* another segment of a file reported already */
+	if ((fd = open(m->path, O_RDONLY | O_CLOEXEC)) == -1)
+		return;
+	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
+		close(fd);
+		return;
+	}
+	ok = load_bias(elf, m, &bias) == 0;
+	elf_end(elf);
+	if (!ok) {
+		close(fd);
+		return;
+	}
+	base = strrchr(m->path, '/');
+	/* dwfl_report_elf takes the fd, also when it fails. */
+	(void)dwfl_report_elf(p->dwfl, base + 1, m->path, fd, bias, true);
+}
+
+/* A word of the sampled stack, or of a mapped file's contents. */
+static bool
+memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
+{
+	struct pf_unwinder *u = arg;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	Elf *elf;
+	size_t nph, i;
+
+	if (addr >= u->sp && addr - u->sp <= u->len && u->len - (addr - u->sp) >= 8) {
+		memcpy(out, u->stack + (addr - u->sp), 8);
+		return true;
+	}
+	if (addr >= u->sp + u->len && addr - u->sp < STACK_REACH) {
+		u->beyond = true;
+		return false;
+	}
+	if ((mod = dwfl_addrmodule(dwfl, addr)) == NULL ||
+	    (elf = dwfl_module_getelf(mod, &bias)) == NULL || elf_getphdrnum(elf, &nph) != 0)
+		return false;
+	addr -= bias;
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+
+		if (gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD ||
+		    addr < ph.p_vaddr || addr + 8 > ph.p_vaddr + ph.p_filesz)
+			continue;
+		d = elf_getdata_rawchunk(elf, (int64_t)(ph.p_offset + (addr - ph.p_vaddr)), 8,
+		    ELF_T_BYTE);
+		if (d == NULL || d->d_size < 8)
+			return false;
+		memcpy(out, d->d_buf, 8);
+		return true;
+	}
+	return false;
+}
+
+static pid_t
+next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct pf_unwinder *u = arg;
+
+	(void)dwfl;
+	if (*thread_argp != NULL)
+		return 0;
+	*thread_argp = u;
+	return u->tid;
+}
+
+static bool
+get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct pf_unwinder *u = arg;
+
+	(void)dwfl;
+	if (tid != u->tid)
+		return false;
+	*thread_argp = u;
+	return true;
+}
+
+/* The sampled registers, in the x86-64 DWARF numbering. */
+static bool
+set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	const struct pf_unwinder *u = arg;
+	const uint64_t *r = u->regs;
+	Dwarf_Word d[17] = {
+		r[R_AX], r[R_DX], r[R_CX], r[R_BX], r[R_SI], r[R_DI], r[R_BP], r[R_SP],
+		r[R_R8], r[R_R8 + 1], r[R_R8 + 2], r[R_R8 + 3], r[R_R8 + 4], r[R_R8 + 5],
+		r[R_R8 + 6], r[R_R8 + 7], r[R_IP],
+	};
+
+	return dwfl_thread_state_registers(thread, 0, 17, d);
+}
+
+static const Dwfl_Thread_Callbacks thread_cb = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static int
+frame(Dwfl_Frame *state, void *arg)
+{
+	struct pf_unwinder *u = arg;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return DWARF_CB_ABORT;
+	if (u->npcs == u->max) {
+		u->beyond = true;	/* the frame limit: cut like the copy */
+		return DWARF_CB_ABORT;
+	}
+	u->pcs[u->npcs++] = pc;
+	return DWARF_CB_OK;
+}
+
+/* p's Dwfl, made or brought up to its mappings; false when it has none. */
+static bool
+ready(struct pf_unwinder *u, struct proc *p)
+{
+	size_t i;
+
+	if (p->dwfl == NULL) {
+		if (u->nlive >= LIVE_MAX) {
+			struct proc *old = NULL;
+
+			for (i = 0; i < u->n; i++)
+				if (u->procs[i].dwfl && (old == NULL || u->procs[i].used < old->used))
+					old = &u->procs[i];
+			if (old != NULL)
+				drop_dwfl(u, old);
+		}
+		if ((p->dwfl = dwfl_begin(&u->cb)) == NULL)
+			return false;
+		u->nlive++;
+		p->reported = 0;
+		dwfl_report_begin(p->dwfl);
+	} else if (p->reported < p->nmaps)
+		dwfl_report_begin_add(p->dwfl);
+	else
+		return p->attached;
+	for (i = p->reported; i < p->nmaps; i++)
+		report(p, &p->maps[i]);
+	p->reported = p->nmaps;
+	dwfl_report_end(p->dwfl, NULL, NULL);
+	if (!p->attached)
+		p->attached = dwfl_attach_state(p->dwfl, NULL, p->pid, &thread_cb, u);
+	return p->attached;
+}
+
+size_t
+pf_unwind_sample(struct pf_unwinder *u, pid_t pid, pid_t tid, const uint64_t *regs,
+    const char *stack, size_t len, uint64_t *pcs, size_t max, enum pf_unwind_end *end)
+{
+	struct proc *p = find(u, pid);
+	int rc;
+
+	*end = PF_UNWIND_BROKEN;
+	if (p == NULL || p->nmaps == 0 || !ready(u, p))
+		return 0;
+	p->used = ++u->tick;
+	u->tid = tid;
+	u->regs = regs;
+	u->stack = stack;
+	u->sp = regs[R_SP];
+	u->len = len;
+	u->beyond = false;
+	u->pcs = pcs;
+	u->npcs = 0;
+	u->max = max;
+	rc = dwfl_getthread_frames(p->dwfl, tid, frame, u);
+	u->stack = NULL;
+	if (u->beyond)
+		*end = PF_UNWIND_TRUNCATED;
+	else if (rc == 0)
+		*end = PF_UNWIND_COMPLETE;
+	return u->npcs;
+}

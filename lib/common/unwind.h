@@ -1,0 +1,90 @@
+/*
+ * unwind: user stacks from DWARF call-frame information (-g dwarf), for
+ * code built without frame pointers.  Each sample brings the user
+ * registers and a copy of the top of the user stack; libdw walks the
+ * frames from them with the .eh_frame/.debug_frame of the files the
+ * process maps.  The target is never read, ptraced or stopped: memory
+ * comes from the sampled bytes and from the mapped files alone.
+ *
+ * One Dwfl per process, reported from its executable mappings (its maps
+ * at attach, the MMAP2 records after), built at the process's first
+ * sample and kept for a bounded number of processes at once.
+ */
+#ifndef PF_UNWIND_H
+#define PF_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/perf_event.h>
+#include <asm/perf_regs.h>
+
+/* Frames an unwound stack keeps, at most. */
+#define PF_UNWIND_MAX_FRAMES	127
+
+/*
+ * The user registers a sample carries: the general-purpose ones, which
+ * is what x86-64 call-frame information can refer to.  In a sample they
+ * come in the order of their bits (PERF_REG_X86_*).
+ */
+#define PF_UNWIND_REGS_MASK						\
+	((1ULL << PERF_REG_X86_AX) | (1ULL << PERF_REG_X86_BX) |	\
+	 (1ULL << PERF_REG_X86_CX) | (1ULL << PERF_REG_X86_DX) |	\
+	 (1ULL << PERF_REG_X86_SI) | (1ULL << PERF_REG_X86_DI) |	\
+	 (1ULL << PERF_REG_X86_BP) | (1ULL << PERF_REG_X86_SP) |	\
+	 (1ULL << PERF_REG_X86_IP) | (1ULL << PERF_REG_X86_R8) |	\
+	 (1ULL << PERF_REG_X86_R9) | (1ULL << PERF_REG_X86_R10) |	\
+	 (1ULL << PERF_REG_X86_R11) | (1ULL << PERF_REG_X86_R12) |	\
+	 (1ULL << PERF_REG_X86_R13) | (1ULL << PERF_REG_X86_R14) |	\
+	 (1ULL << PERF_REG_X86_R15))
+#define PF_UNWIND_NREGS	17
+
+/* How an unwind ended. */
+enum pf_unwind_end {
+	PF_UNWIND_COMPLETE,	/* at the outermost frame */
+	PF_UNWIND_TRUNCATED,	/* the stack went on beyond the copy (or the frame limit) */
+	PF_UNWIND_BROKEN,	/* no unwind information, or bad data, on the way */
+};
+
+struct pf_unwinder;
+
+/* A new unwinder, or NULL with errno. */
+struct pf_unwinder *pf_unwind_new(void);
+
+void pf_unwind_free(struct pf_unwinder *u);
+
+/*
+ * An executable mapping of file path at [start, start + len) from file
+ * offset pgoff in process pid, made at time (the records' clock; 0:
+ * before the window).  Remembered only (cheap): the file is opened when
+ * the process is first unwound.  0, or -1 with ENOMEM.
+ */
+int pf_unwind_map(struct pf_unwinder *u, pid_t pid, uint64_t start, uint64_t len,
+    uint64_t pgoff, const char *path, uint64_t time);
+
+/* The executable mappings of a live process, from /proc/PID/maps.  0, or -1 with errno. */
+int pf_unwind_load_proc(struct pf_unwinder *u, pid_t pid);
+
+/* Process child forked from parent: it starts with the parent's mappings. */
+int pf_unwind_fork(struct pf_unwinder *u, pid_t parent, pid_t child);
+
+/*
+ * Process pid exec'd at time: its mappings made before are gone.  The
+ * rings are drained one after the other, so the new image's mappings may
+ * have come already: those stay.
+ */
+void pf_unwind_exec(struct pf_unwinder *u, pid_t pid, uint64_t time);
+
+/*
+ * Unwind one sample of thread tid of process pid: regs are the sampled
+ * user registers in PF_UNWIND_REGS_MASK order, stack the len bytes copied
+ * from the stack pointer up.  Writes the frames' addresses, innermost
+ * first, as a callchain has them (return addresses, not adjusted) into
+ * pcs (room for max) and returns their count, with *end saying how the
+ * walk ended.  The bytes are not kept.
+ */
+size_t pf_unwind_sample(struct pf_unwinder *u, pid_t pid, pid_t tid, const uint64_t *regs,
+    const char *stack, size_t len, uint64_t *pcs, size_t max, enum pf_unwind_end *end);
+
+#endif
