@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addrsearch.h"
 #include "buf.h"
 #include "jitmap.h"
 #include "parse.h"
@@ -200,19 +201,10 @@ fail:
 const char *
 pf_jitmap_lookup(const struct pf_jitmap *m, uint64_t addr, uint64_t *off)
 {
-	size_t lo = 0, hi, i, best = SIZE_MAX;
+	size_t lo, i, best = SIZE_MAX;
 
-	if (m == NULL || m->n == 0 || addr < m->e[0].start)
+	if (m == NULL || (lo = PF_ADDR_FLOOR(m->e, m->n, start, addr)) == SIZE_MAX)
 		return NULL;
-	hi = m->n;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->e[mid].start <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
 	/* Look back over a few earlier starts for a covering, later-written entry. */
 	for (i = lo + 1; i-- > 0 && lo - i < 64;) {
 		const struct jent *e = &m->e[i];
