@@ -117,12 +117,14 @@ assert_split() {
 }
 
 @test "--min-block drops short blocks and --max-block long ones" {
-	run -0 --separate-stderr pf-offcpu --min-block 25000 -o "$BATS_TEST_TMPDIR/m.txt" -- "$OFF" 1
+	# 30 and 20 ms blocks on either side of 25 ms: a woken thread that
+	# waits 5 ms for a busy CPU would carry a 20 ms block over the line.
+	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu --min-block 25000 -o "$BATS_TEST_TMPDIR/m.txt" -- "$OFF" 1
 	grep -q ' min-block=25000us ' "$BATS_TEST_TMPDIR/m.txt"
 	pf-fold "$BATS_TEST_TMPDIR/m.txt" > "$BATS_TEST_TMPDIR/m.folded"
 	[ "$(blocked "$BATS_TEST_TMPDIR/m.folded" off_alpha)" -gt 0 ] || fail "30 ms blocks dropped"
 	[ "$(blocked "$BATS_TEST_TMPDIR/m.folded" off_beta)" -eq 0 ] || fail "20 ms blocks kept"
-	run -0 --separate-stderr pf-offcpu --max-block 25000 -o "$BATS_TEST_TMPDIR/x.txt" -- "$OFF" 1
+	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu --max-block 25000 -o "$BATS_TEST_TMPDIR/x.txt" -- "$OFF" 1
 	pf-fold "$BATS_TEST_TMPDIR/x.txt" > "$BATS_TEST_TMPDIR/x.folded"
 	[ "$(blocked "$BATS_TEST_TMPDIR/x.folded" off_alpha)" -eq 0 ] || fail "30 ms blocks kept"
 	[ "$(blocked "$BATS_TEST_TMPDIR/x.folded" off_beta)" -gt 0 ] || fail "20 ms blocks dropped"

@@ -132,13 +132,15 @@ mount_tmpfs() {
 	# perf at 99 Hz on two threads for 8 s gives ~900-1500 samples on this
 	# shared 2-CPU machine (share noise ~1.5 points); pf-record samples the
 	# same workload at 499 Hz so its own noise is small: a real disagreement
-	# of 5 points is then far outside the noise.
+	# of 5 points is then far outside the noise.  Both run favoured: on a
+	# busy machine the threads would get a fraction of their CPUs, and
+	# perf a fraction of its samples.
 	require_cmd perf
 	require_root
-	perf record -q -F 99 -g -o "$BATS_TEST_TMPDIR/perf.data" -- "$SPLIT" -t 2 8 >/dev/null 2>&1 ||
+	"${FAVOURED[@]}" perf record -q -F 99 -g -o "$BATS_TEST_TMPDIR/perf.data" -- "$SPLIT" -t 2 8 >/dev/null 2>&1 ||
 		skip "perf record failed here"
 	perf script -i "$BATS_TEST_TMPDIR/perf.data" > "$BATS_TEST_TMPDIR/perf.txt" 2>/dev/null
-	run -0 --separate-stderr pf-record -F 499 -d 8 -o "$BATS_TEST_TMPDIR/pf.txt" -- "$SPLIT" -t 2 5
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 499 -d 8 -o "$BATS_TEST_TMPDIR/pf.txt" -- "$SPLIT" -t 2 5
 	local f a b
 	for f in rec_alpha rec_beta rec_gamma; do
 		a=$(share "$BATS_TEST_TMPDIR/perf.txt" $f)
@@ -212,8 +214,9 @@ mount_tmpfs() {
 }
 
 @test "samples before an exec keep the old program's name and symbols" {
-	# rec-split runs 1 s, then execs rec-stall in the same process.
-	run -0 --separate-stderr pf-record -F 499 -d 10 -o "$BATS_TEST_TMPDIR/x.txt" -- \
+	# rec-split runs 1 s, then execs rec-stall in the same process, both
+	# favoured: the sample counts below need most of a CPU for each second.
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 499 -d 10 -o "$BATS_TEST_TMPDIR/x.txt" -- \
 	    "$SPLIT" 1 -x "$WORKLOADS/rec-stall" 1
 	grep -q 'stop=target-exit' "$BATS_TEST_TMPDIR/x.txt"
 	# comm, then the first frame of each sample.
