@@ -92,10 +92,20 @@ valid_stream() {
 	}' "$1"
 }
 
-# start_split SECONDS: rec-split in the background; BGPID is its pid.
+# start_split SECONDS: rec-split in the background, once it runs; BGPID is
+# its pid.
 start_split() {
 	"$SPLIT" "$@" & BGPID=$!
-	sleep 0.2
+	wait_exec "$BGPID" rec-split
+}
+
+# favoured_sh SCRIPT ARGS...: sh -c SCRIPT, favoured.  For workloads that
+# fill both CPUs and the pf-record that samples them: started from one
+# favoured shell, nothing the machine runs delays one behind the other,
+# where this shell, at its normal priority, would hardly run until the
+# workload ends.
+favoured_sh() {
+	"${FAVOURED[@]}" sh -c "$@"
 }
 
 mount_tmpfs() {
@@ -106,7 +116,7 @@ mount_tmpfs() {
 }
 
 @test "a command's CPU split across named functions shows within 7 points (-- CMD)" {
-	run -0 --separate-stderr pf-record -F 499 -d 3 -o "$BATS_TEST_TMPDIR/s.txt" -- "$SPLIT" 4
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 499 -d 3 -o "$BATS_TEST_TMPDIR/s.txt" -- "$SPLIT" 4
 	run -0 valid_stream "$BATS_TEST_TMPDIR/s.txt"
 	assert_output duration
 	assert_split "$BATS_TEST_TMPDIR/s.txt"
@@ -114,8 +124,10 @@ mount_tmpfs() {
 }
 
 @test "a running process's threads, started after attaching, show the designed split (-p)" {
-	start_split -t 2 5
-	run -0 --separate-stderr pf-record -p "$BGPID" -F 199 -d 3 -o "$BATS_TEST_TMPDIR/p.txt"
+	# shellcheck disable=SC2016 # the inner sh expands $1, $2 and $!
+	run -0 --separate-stderr favoured_sh '"$1" -t 2 5 >/dev/null 2>&1 & echo $! >"$2.pid"
+		sleep 0.2; exec pf-record -p $! -F 199 -d 3 -o "$2"' sh "$SPLIT" "$BATS_TEST_TMPDIR/p.txt"
+	BGPID=$(cat "$BATS_TEST_TMPDIR/p.txt.pid")
 	run -0 valid_stream "$BATS_TEST_TMPDIR/p.txt"
 	assert_output duration
 	assert_split "$BATS_TEST_TMPDIR/p.txt"
@@ -160,7 +172,7 @@ mount_tmpfs() {
 
 @test "a syscall-heavy workload shows symbolized kernel frames as root" {
 	require_root
-	run -0 --separate-stderr pf-record -F 199 -d 2 -o "$BATS_TEST_TMPDIR/k.txt" -- "$SYSCALL" 3
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 199 -d 2 -o "$BATS_TEST_TMPDIR/k.txt" -- "$SYSCALL" 3
 	grep -q "kernel-stacks=yes" "$BATS_TEST_TMPDIR/k.txt"
 	grep -q ' cpu-clock: $' "$BATS_TEST_TMPDIR/k.txt"
 	# Kernel frames with real names: the read/write syscall paths.
@@ -205,7 +217,7 @@ mount_tmpfs() {
 
 @test "[vdso] frames are named from the vDSO's own symbols" {
 	# rec-stall spends its time in clock_gettime, which runs in the vDSO.
-	run -0 --separate-stderr pf-record -F 499 -d 5 -o "$BATS_TEST_TMPDIR/v.txt" -- "$WORKLOADS/rec-stall" 1
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 499 -d 5 -o "$BATS_TEST_TMPDIR/v.txt" -- "$WORKLOADS/rec-stall" 1
 	local named unknown
 	named=$(grep -Ec $'^\t'" +[0-9a-f]+ __vdso_[a-z_]+\+0x[0-9a-f]+ \(\[vdso\]\)\$" "$BATS_TEST_TMPDIR/v.txt" || true)
 	unknown=$(grep -c '\[unknown\] (\[vdso\])' "$BATS_TEST_TMPDIR/v.txt" || true)
@@ -235,7 +247,7 @@ mount_tmpfs() {
 @test "the rate is capped at 999 Hz and at perf_event_max_sample_rate, with exit 2" {
 	run -2 --separate-stderr pf-record -F 1000 -d 1 -- true
 	assert_equal "${stderr_lines[0]}" "pf-record: -F 1000: above the ceiling of 999 Hz"
-	run -0 --separate-stderr pf-record -F 999 -d 1 -o "$BATS_TEST_TMPDIR/f.txt" -- "$SPLIT" 2
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 1 -o "$BATS_TEST_TMPDIR/f.txt" -- "$SPLIT" 2
 	grep -q ' freq=999 ' "$BATS_TEST_TMPDIR/f.txt"
 	# One thread on-CPU for about a second cannot give much more than 999 samples.
 	local n
@@ -264,7 +276,7 @@ mount_tmpfs() {
 	assert_equal "${stderr_lines[0]}" "pf-record: -d: 31s is above the ceiling of 30s for -a"
 	local t0 t1
 	t0=$(date +%s%N)
-	run -0 --separate-stderr pf-record -d 1 -o "$BATS_TEST_TMPDIR/d.txt" -- "$SPLIT" 10
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -d 1 -o "$BATS_TEST_TMPDIR/d.txt" -- "$SPLIT" 10
 	t1=$(date +%s%N)
 	run -0 valid_stream "$BATS_TEST_TMPDIR/d.txt"
 	assert_output duration
@@ -277,7 +289,7 @@ mount_tmpfs() {
 @test "the size cap stops before the output would exceed it, at a sample boundary, exit 1" {
 	local t0 t1
 	t0=$(date +%s%N)
-	run -1 --separate-stderr pf-record -F 999 -d 8 --max-size 20K -o "$BATS_TEST_TMPDIR/z.txt" -- "$SPLIT" 9
+	run -1 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 8 --max-size 20K -o "$BATS_TEST_TMPDIR/z.txt" -- "$SPLIT" 9
 	t1=$(date +%s%N)
 	# Raw data in memory is bounded by the cap too: the window stopped early.
 	[ $(( (t1 - t0) / 1000000 )) -lt 6000 ] || fail "ran $(( (t1 - t0) / 1000000 )) ms: the window did not stop at the cap"
@@ -297,7 +309,7 @@ mount_tmpfs() {
 	run -1 --separate-stderr pf-record -d 1 --min-free 3M -o "$MNT/a.txt" -- true
 	[[ "$stderr" == *"below the floor"*"not starting"* ]] || fail "stderr: $stderr"
 	[ ! -e "$MNT/a.txt" ] || fail "left a file behind"
-	run -1 --separate-stderr pf-record -F 999 -d 3 --min-free 1900K -o "$MNT/b.txt" -- "$SYSCALL" 4
+	run -1 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 3 --min-free 1900K -o "$MNT/b.txt" -- "$SYSCALL" 4
 	[[ "$stderr" == *"disk floor"* ]] || fail "stderr: $stderr"
 	run -0 valid_stream "$MNT/b.txt"
 	assert_output disk-floor
@@ -311,7 +323,7 @@ mount_tmpfs() {
 
 @test "a full filesystem (ENOSPC) stops cleanly with a valid stream and exit 1" {
 	mount_tmpfs 160K
-	run -1 --separate-stderr pf-record -F 999 -d 3 --min-free 0 -o "$MNT/full.txt" -- "$SYSCALL" 4
+	run -1 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 3 --min-free 0 -o "$MNT/full.txt" -- "$SYSCALL" 4
 	[[ "$stderr" == *"No space left on device"* ]] || fail "stderr: $stderr"
 	run -0 valid_stream "$MNT/full.txt"
 	assert_output disk-full
@@ -320,8 +332,9 @@ mount_tmpfs() {
 
 @test "while recording, pf-record holds no capability and no_new_privs is set" {
 	require_root
-	pf-record -d 3 -o "$BATS_TEST_TMPDIR/c.txt" -- "$SPLIT" 4 2>/dev/null & BGPID=$!
-	sleep 1.5
+	"${FAVOURED[@]}" pf-record -d 3 -o "$BATS_TEST_TMPDIR/c.txt" -- "$SPLIT" 4 2>/dev/null & BGPID=$!
+	wait_recording "$BGPID"
+	sleep 1
 	run -0 grep -E '^(CapEff|CapPrm|NoNewPrivs):' /proc/$BGPID/status
 	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
 	assert_line --regexp '^CapPrm:[[:space:]]+0000000000000000$'
@@ -362,7 +375,8 @@ mount_tmpfs() {
 }
 
 @test "SIGINT stops the recording and writes what was collected (stop=signal, exit 0)" {
-	pf-record -d 20 -o "$BATS_TEST_TMPDIR/i.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
+	"${FAVOURED[@]}" pf-record -d 20 -o "$BATS_TEST_TMPDIR/i.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
+	wait_recording "$BGPID"
 	sleep 1.5
 	kill -INT "$BGPID"
 	local rc=0
@@ -377,13 +391,13 @@ mount_tmpfs() {
 @test "the target's exit ends the recording early (stop=target-exit, exit 0)" {
 	local t0 t1
 	t0=$(date +%s)
-	run -0 --separate-stderr pf-record -d 30 -o "$BATS_TEST_TMPDIR/e.txt" -- "$SPLIT" 1
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -d 30 -o "$BATS_TEST_TMPDIR/e.txt" -- "$SPLIT" 1
 	t1=$(date +%s)
 	[ $((t1 - t0)) -lt 10 ] || fail "took $((t1 - t0)) s"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/e.txt"
 	assert_output target-exit
 	start_split 1
-	run -0 --separate-stderr pf-record -d 30 -p "$BGPID" -o "$BATS_TEST_TMPDIR/e2.txt"
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -d 30 -p "$BGPID" -o "$BATS_TEST_TMPDIR/e2.txt"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/e2.txt"
 	assert_output target-exit
 }
@@ -587,7 +601,7 @@ mount_tmpfs() {
 	# the second must fit its rings in a 64 KiB RLIMIT_MEMLOCK.
 	# shellcheck disable=SC2086
 	prlimit --memlock=65536:65536 $S "$R" -d 3 -- "$W" 4 >/dev/null 2>&1 & BGPID=$!
-	sleep 0.7
+	wait_recording "$BGPID"
 	# shellcheck disable=SC2086
 	run -0 --separate-stderr prlimit --memlock=65536:65536 $S "$R" -d 1 -- "$W" 2
 	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/ml.txt"
@@ -618,8 +632,8 @@ start_jit() {
 	[ "$(uname -m)" = x86_64 ] || skip "the rec-jit workload emits x86-64 code"
 	"$WORKLOADS/rec-jit" "$1" & BGPID=$!
 	JITMAP=/tmp/perf-$BGPID.map
-	local i
-	for i in $(seq 50); do [ -s "$JITMAP" ] && return 0; sleep 0.1; done
+	local _
+	for _ in $(seq 50); do [ -s "$JITMAP" ] && return 0; sleep 0.1; done
 	fail "rec-jit wrote no map"
 }
 
@@ -666,8 +680,9 @@ start_jit() {
 
 @test "free space falling below the floor during the window stops it (stop=disk-floor, exit 1)" {
 	mount_tmpfs 6M
-	pf-record -d 20 --min-free 3M -o "$MNT/w.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
-	sleep 1
+	"${FAVOURED[@]}" pf-record -d 20 --min-free 3M -o "$MNT/w.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
+	wait_recording "$BGPID"
+	sleep 0.5
 	# Someone else fills the disk while we record.
 	dd if=/dev/zero of="$MNT/filler" bs=1K count=3500 2>/dev/null
 	local rc=0 t0 t1
@@ -682,11 +697,13 @@ start_jit() {
 }
 
 @test "several pids are sampled together and named in the header" {
-	"$SPLIT" 4 & local a=$!
-	"$SPLIT" 4 & local b=$!
+	local a b
+	# shellcheck disable=SC2016 # the inner sh expands $1, $2, $a and $b
+	run -0 --separate-stderr favoured_sh '"$1" 4 >/dev/null 2>&1 & a=$!; "$1" 4 >/dev/null 2>&1 & b=$!
+		echo "$a $b" >"$2.pid"; sleep 0.2; exec pf-record -p "$a,$b" -F 199 -d 2 -o "$2"' \
+		sh "$SPLIT" "$BATS_TEST_TMPDIR/pp.txt"
+	read -r a b <"$BATS_TEST_TMPDIR/pp.txt.pid"
 	BGPID="$a $b"
-	sleep 0.2
-	run -0 --separate-stderr pf-record -p "$a,$b" -F 199 -d 2 -o "$BATS_TEST_TMPDIR/pp.txt"
 	grep -q " target=pid:$a,$b " "$BATS_TEST_TMPDIR/pp.txt"
 	grep -q "^rec-split  *$a/" "$BATS_TEST_TMPDIR/pp.txt" || fail "no sample of $a"
 	grep -q "^rec-split  *$b/" "$BATS_TEST_TMPDIR/pp.txt" || fail "no sample of $b"
@@ -697,7 +714,7 @@ start_jit() {
 	require_root
 	cp "$SPLIT" "$BATS_TEST_TMPDIR/gone"
 	"$BATS_TEST_TMPDIR/gone" 4 & BGPID=$!
-	sleep 0.3
+	wait_exec "$BGPID" gone
 	rm "$BATS_TEST_TMPDIR/gone"
 	run -0 --separate-stderr pf-record -p "$BGPID" -F 199 -d 1 -o "$BATS_TEST_TMPDIR/del.txt"
 	grep -Eq "rec_alpha\+0x[0-9a-f]+ \($BATS_TEST_TMPDIR/gone\)\$" "$BATS_TEST_TMPDIR/del.txt" ||

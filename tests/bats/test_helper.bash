@@ -127,10 +127,35 @@ require_cmd() {
 # the running one's slice to end; SCHED_FIFO runs it at once.  Only for
 # work that blocks: a spinner would hold a CPU until the kernel's RT
 # throttling (95%) cuts in.
-FAVOURED=()
-REALTIME=()
+# shellcheck disable=SC2034 # the suites use them
+FAVOURED=() REALTIME=()
 if [ "$(id -u)" -eq 0 ]; then
-	# shellcheck disable=SC2016 # the inner sh expands "$@"
+	# shellcheck disable=SC2016,SC2034 # the inner sh expands "$@"; the suites use them
 	FAVOURED=(setsid sh -c 'echo -20 >/proc/self/autogroup 2>/dev/null; exec nice -n -20 "$@"' sh)
+	# shellcheck disable=SC2034 # the suites use it
 	REALTIME=(chrt -f 1)
 fi
+
+# wait_exec PID NAME: until PID runs NAME (its comm, 15 bytes at most),
+# 10 s at most.  A command started with & is the forked shell until it
+# execs, which on a busy machine may take longer than any fixed sleep.
+wait_exec() {
+	local _
+	for _ in $(seq 100); do
+		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.1
+	done
+	fail "pid $1 does not run $2 after 10 s (comm $(cat "/proc/$1/comm" 2>/dev/null))"
+}
+
+# wait_recording PID: until pf-record or pf-offcpu PID has mapped its
+# rings, the last step before it drops its privileges and opens its
+# window (its signal handlers are set by then), 20 s at most.
+wait_recording() {
+	local _
+	for _ in $(seq 200); do
+		grep -q 'anon_inode:\[perf_event\]' "/proc/$1/maps" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "pid $1 mapped no perf ring in 20 s"
+}
