@@ -305,8 +305,12 @@ sysstat() {
 	require_cmd pidstat
 	local p sp try ok c
 	for try in 1 2; do
-		"$WORKLOADS/cls-syscall" 8 &
+		# Favoured (as root): on a busy machine its share of a CPU would
+		# change from one moment to the next, and the two tools' windows
+		# do not start at the same instant.
+		"${FAVOURED[@]}" "$WORKLOADS/cls-syscall" 8 &
 		p=$!
+		wait_exec "$p" cls-syscall
 		sleep 0.4
 		pidstat -u -p "$p" 3 1 >"$BATS_TEST_TMPDIR/pidstat" &
 		sp=$!
