@@ -112,7 +112,7 @@ $(OUTBIN)/pf-%: $(B)/bin/pf-%.o $(B)/libpf.a | $(OUTBIN)
 
 # Test workloads keep frame pointers and symbols: they are profiled.
 build/workloads/%: tests/workloads/%.c | build/workloads
-	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -std=gnu11 -Wall -MMD -MP -o $@ $< -lpthread -lm
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -std=gnu11 -Wall -MMD -MP -o $@ $< -lpthread -liberty -lm
 
 workloads: $(WORKLOADS)
 

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <iconv.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "folded.h"
 #include "linereader.h"
 #include "msg.h"
+#include "nameattr.h"
 #include "parse.h"
 #include "pf.h"
 #include "stackmap.h"
@@ -60,6 +62,79 @@ static struct options {
 	const char *nameattr;
 	const char *encoding;
 } opt;
+
+/*
+ * What went to stdout: once a document began there, a failure must not
+ * start a second one (flame_render closes what it began).
+ */
+static struct {
+	int begun;
+	int failed;
+} sout;
+
+static int
+write_stdout(void *ctx, const void *p, size_t n)
+{
+	(void)ctx;
+	sout.begun = 1;
+	if (pf_write_all(STDOUT_FILENO, p, n) == -1) {
+		sout.failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static void vfail(int with_errno, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0), noreturn));
+static void fail(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+static void failx(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+/*
+ * A runtime failure (exit 3), worded as pf_die and pf_diex word it.  The
+ * promise is a well-formed document on stdout whatever happens, so that
+ * `... | pf-svg > out.svg` never leaves an empty or cut file: unless one
+ * was begun there already, a small SVG saying "pf-svg: why" goes out
+ * first.  Only a failing stdout itself gets nothing.  No allocation here
+ * (memory may be what ran out): the message is built on the stack.
+ */
+static void
+vfail(int with_errno, const char *fmt, va_list ap)
+{
+	int saved = errno;
+	char why[8192];
+	size_t n;
+
+	n = (size_t)snprintf(why, sizeof(why), "%s: ",
+	    program_invocation_short_name);
+	if (n < sizeof(why))
+		vsnprintf(why + n, sizeof(why) - n, fmt, ap);
+	if (with_errno && (n = strlen(why)) < sizeof(why))
+		snprintf(why + n, sizeof(why) - n, ": %s", strerror(saved));
+	fprintf(stderr, "%s\n", why);
+	if (!sout.begun)
+		(void)flame_render_empty(&opt.fo, why, write_stdout, NULL);
+	exit(PF_EXIT_FAIL);
+}
+
+static void
+fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(1, fmt, ap);
+}
+
+static void
+failx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(0, fmt, ap);
+}
 
 enum {
 	OPT_BGCOLORS = 256, OPT_COLORS, OPT_COUNTNAME, OPT_CP, OPT_ENCODING,
@@ -162,7 +237,7 @@ minwidth_arg(const char *s)
 	if (n > 0 && s[n - 1] == '%') {
 		char *t = strndup(s, n - 1);
 		if (t == NULL)
-			pf_die(PF_EXIT_FAIL, "minwidth");
+			fail("minwidth");
 		opt.fo.minwidth = num_arg("minwidth", t, 0, 100);
 		opt.fo.minwidth_pct = 1;
 		free(t);
@@ -226,6 +301,9 @@ is_utf8_name(const char *s)
 
 /* ---- --cp: palette.map ------------------------------------------- */
 
+/* errno of the first name --cp could not keep, or 0. */
+static int cp_lost;
+
 /*
  * The map holds name -> rgb in count[0] (0xRRGGBB) and 1 in count[1] once
  * the entry came from the file or was used, so the file written back holds
@@ -243,9 +321,14 @@ cp_color(void *arg, const char *name, size_t len, unsigned char rgb[3])
 		rgb[2] = (unsigned char)e->count[0];
 		return;
 	}
-	if (stackmap_add(m, name, len,
+	/*
+	 * Mid-render, with part of the document out: dying here would cut
+	 * it.  The frame keeps its computed colour; main reports the loss
+	 * after the document is whole.
+	 */
+	if (cp_lost == 0 && stackmap_add(m, name, len,
 	    (uint64_t)rgb[0] << 16 | (uint64_t)rgb[1] << 8 | rgb[2], 1) == -1)
-		pf_die(PF_EXIT_FAIL, "palette map");
+		cp_lost = errno;
 }
 
 /* "name->rgb(r,g,b)": 0 and the parts, or -1. */
@@ -306,16 +389,16 @@ cp_read(struct stackmap *m)
 		if (errno == ENOENT)
 			return;
 		if (errno == ELOOP)
-			pf_diex(PF_EXIT_FAIL, "%s: is a symbolic link; refusing "
+			failx("%s: is a symbolic link; refusing "
 			    "to follow it", PALETTE_MAP);
-		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+		fail("%s", PALETTE_MAP);
 	}
 	if (fstat(fd, &st) == -1)
-		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+		fail("%s", PALETTE_MAP);
 	if (!S_ISREG(st.st_mode))
-		pf_diex(PF_EXIT_FAIL, "%s: not a regular file", PALETTE_MAP);
+		failx("%s: not a regular file", PALETTE_MAP);
 	if ((lr = lr_new(fd, PALETTE_MAP)) == NULL)
-		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+		fail("%s", PALETTE_MAP);
 	while ((r = lr_next(lr, &line, &len)) == 1) {
 		if (len == 0)
 			continue;
@@ -326,10 +409,10 @@ cp_read(struct stackmap *m)
 		}
 		if (stackmap_get(m, line, namelen) == NULL &&
 		    stackmap_add(m, line, namelen, rgb, 1) == -1)
-			pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+			fail("%s", PALETTE_MAP);
 	}
 	if (r == -1)
-		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+		fail("%s", PALETTE_MAP);
 	lr_free(lr);
 	close(fd);
 }
@@ -348,50 +431,35 @@ cp_write(struct stackmap *m)
 	int fd;
 
 	if ((v = stackmap_sorted(m, &n)) == NULL)
-		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+		fail("%s", PALETTE_MAP);
 	for (i = 0; i < n; i++) {
 		uint64_t c = v[i]->count[0];
 		if (pf_buf_append(&b, v[i]->key, v[i]->len) == -1 ||
 		    pf_buf_printf(&b, "->rgb(%u,%u,%u)\n", (unsigned)(c >> 16) & 255,
 		    (unsigned)(c >> 8) & 255, (unsigned)c & 255) == -1)
-			pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+			fail("%s", PALETTE_MAP);
 	}
 	free(v);
 	if ((fd = mkstemp(tmp)) == -1)
-		pf_die(PF_EXIT_FAIL, "%s", tmp);
+		fail("%s", tmp);
 	if (pf_write_all(fd, b.data, b.len) == -1 || fsync(fd) == -1 ||
 	    close(fd) == -1) {
 		unlink(tmp);
-		pf_die(PF_EXIT_FAIL, "%s", tmp);
+		fail("%s", tmp);
 	}
 	if (rename(tmp, PALETTE_MAP) == -1) {
 		unlink(tmp);
-		pf_die(PF_EXIT_FAIL, "%s", PALETTE_MAP);
+		fail("%s", PALETTE_MAP);
 	}
 	pf_buf_free(&b);
 }
 
 /* ---- --nameattr --------------------------------------------------- */
 
-struct nameattrs {
-	struct stackmap *map;		/* name -> index + 1 in count[0] */
-	struct flame_nameattr *v;
-	size_t n, cap;
-};
-
-static const struct flame_nameattr *
-nameattr_lookup(void *arg, const char *name, size_t len)
-{
-	const struct nameattrs *na = arg;
-	const struct stackmap_entry *e = stackmap_get(na->map, name, len);
-
-	return e != NULL ? &na->v[e->count[0] - 1] : NULL;
-}
-
 /* The hooks share one argument: the palette map or the attributes. */
 struct hooks {
 	struct stackmap *cp;
-	struct nameattrs *na;
+	struct nameattr *na;
 };
 
 static void
@@ -403,229 +471,42 @@ hook_color(void *arg, const char *name, size_t len, unsigned char rgb[3])
 static const struct flame_nameattr *
 hook_nameattr(void *arg, const char *name, size_t len)
 {
-	return nameattr_lookup(((struct hooks *)arg)->na, name, len);
+	return nameattr_get(((struct hooks *)arg)->na, name, len);
 }
 
-static int
-attr_name_ok(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n == 0 || !((s[0] >= 'a' && s[0] <= 'z') ||
-	    (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
-		return 0;
-	for (i = 1; i < n; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		    "0123456789_-.:", s[i]) || s[i] == '\0')
-			return 0;
-	/* Event handlers would run script from a data file. */
-	if (n > 2 && (s[0] == 'o' || s[0] == 'O') && (s[1] == 'n' || s[1] == 'N'))
-		return 0;
-	return 1;
-}
-
-/*
- * Append one attribute (name and raw value) to b, escaped.  -1 when the
- * name is not acceptable.
- */
-static int
-put_attr(struct pf_buf *b, const char *name, size_t nlen, const char *val,
-    size_t vlen)
-{
-	if (!attr_name_ok(name, nlen))
-		return -1;
-	if (pf_buf_putc(b, ' ') == -1 || pf_buf_append(b, name, nlen) == -1 ||
-	    pf_buf_puts(b, "=\"") == -1 ||
-	    xmlesc_append(b, val, vlen, XMLESC_ATTR) == -1 ||
-	    pf_buf_putc(b, '"') == -1)
-		pf_die(PF_EXIT_FAIL, "nameattr");
-	return 0;
-}
-
-/* g_extra / a_extra: `name="value" name='value' ...`.  -1 if malformed. */
-static int
-put_extra(struct pf_buf *b, const char *s, size_t n)
-{
-	size_t i = 0;
-
-	for (;;) {
-		size_t ns, ne, vs;
-		char q;
-
-		while (i < n && (s[i] == ' ' || s[i] == '\t'))
-			i++;
-		if (i == n)
-			return 0;
-		ns = i;
-		while (i < n && s[i] != '=' && s[i] != ' ')
-			i++;
-		ne = i;
-		if (i + 1 >= n || s[i] != '=' || (s[i + 1] != '"' && s[i + 1] != '\''))
-			return -1;
-		q = s[i + 1];
-		vs = i + 2;
-		i = vs;
-		while (i < n && s[i] != q)
-			i++;
-		if (i == n)
-			return -1;
-		if (put_attr(b, s + ns, ne - ns, s + vs, i - vs) == -1)
-			return -1;
-		i++;
-	}
-}
-
-static char *
-dup_or_die(const char *s, size_t n)
-{
-	char *p = strndup(s, n);
-
-	if (p == NULL)
-		pf_die(PF_EXIT_FAIL, "nameattr");
-	return p;
-}
-
-static int
-is_script_url(const char *s, size_t n)
-{
-	while (n > 0 && (*s == ' ' || *s == '\t')) {
-		s++;
-		n--;
-	}
-	return (n >= 11 && strncasecmp(s, "javascript:", 11) == 0) ||
-	    (n >= 9 && strncasecmp(s, "vbscript:", 9) == 0);
-}
-
-/* Where a --nameattr field comes from, for warnings. */
-struct nameattr_at {
-	const char *path;
-	unsigned long long line;
-};
-
-/*
- * One "key=value" field (f to fe) into a: title, href and target as they
- * are, the rest as escaped attributes appended to g (on the frame) or x
- * (on the link).  Anything unsafe or unknown is left out with a warning.
- */
 static void
-nameattr_field(const struct nameattr_at *at, const char *f, const char *fe,
-    struct flame_nameattr *a, struct pf_buf *g, struct pf_buf *x)
+nameattr_warning(void *arg, const char *why)
 {
-	const char *eq = memchr(f, '=', (size_t)(fe - f));
-	size_t kl, vl;
+	const struct linereader *lr = arg;
 
-	if (eq == NULL) {
-		pf_warnx("%s:%llu: ignored field without '='", at->path, at->line);
-		return;
-	}
-	kl = (size_t)(eq - f);
-	eq++;
-	vl = (size_t)(fe - eq);
-#define KEY(k) (kl == strlen(k) && memcmp(f, k, kl) == 0)
-	if (KEY("title")) {
-		a->title = dup_or_die(eq, vl);
-	} else if (KEY("href")) {
-		if (is_script_url(eq, vl))
-			pf_warnx("%s:%llu: ignored script href", at->path,
-			    at->line);
-		else
-			a->href = dup_or_die(eq, vl);
-	} else if (KEY("target")) {
-		a->target = dup_or_die(eq, vl);
-	} else if (KEY("class") || KEY("id")) {
-		put_attr(g, f, kl, eq, vl);
-	} else if (KEY("g_extra") || KEY("a_extra")) {
-		struct pf_buf *t = KEY("g_extra") ? g : x;
-		size_t keep = t->len;
-
-		if (put_extra(t, eq, vl) == -1) {
-			t->len = keep;
-			if (t->cap)
-				t->data[keep] = '\0';
-			pf_warnx("%s:%llu: ignored %.*s: want name=\"value\" "
-			    "pairs, no event handlers", at->path, at->line,
-			    (int)kl, f);
-		}
-	} else {
-		pf_warnx("%s:%llu: ignored unknown key %.*s", at->path, at->line,
-		    (int)kl, f);
-	}
-#undef KEY
-}
-
-/* Keep a as the attributes of name (n bytes), unless it came before. */
-static void
-nameattr_add(struct nameattrs *na, const struct nameattr_at *at,
-    const char *name, size_t n, const struct flame_nameattr *a)
-{
-	if (na->n == na->cap) {
-		size_t ncap = na->cap ? na->cap * 2 : 16;
-		struct flame_nameattr *v = realloc(na->v, ncap * sizeof(*v));
-		if (v == NULL)
-			pf_die(PF_EXIT_FAIL, "nameattr");
-		na->v = v;
-		na->cap = ncap;
-	}
-	if (stackmap_get(na->map, name, n) != NULL) {
-		pf_warnx("%s:%llu: ignored: %.*s listed before", at->path,
-		    at->line, (int)n, name);
-		return;
-	}
-	na->v[na->n++] = *a;
-	if (stackmap_add(na->map, name, n, na->n, 0) == -1)
-		pf_die(PF_EXIT_FAIL, "nameattr");
+	pf_warnx("%s:%llu: %s", lr_name(lr), (unsigned long long)lr_lineno(lr),
+	    why);
 }
 
 /* The --nameattr file: NAME<TAB>KEY=VALUE[<TAB>KEY=VALUE...] lines. */
-static void
-nameattr_read(const char *path, struct nameattrs *na)
+static struct nameattr *
+nameattr_read(const char *path)
 {
-	int fd, r;
+	struct nameattr *na;
 	struct linereader *lr;
 	char *line;
 	size_t len;
+	int fd, r;
 
-	if ((na->map = stackmap_new()) == NULL)
-		pf_die(PF_EXIT_FAIL, "nameattr");
+	if ((na = nameattr_new()) == NULL)
+		fail("%s", path);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		pf_die(PF_EXIT_FAIL, "%s", path);
+		fail("%s", path);
 	if ((lr = lr_new(fd, path)) == NULL)
-		pf_die(PF_EXIT_FAIL, "%s", path);
-	while ((r = lr_next(lr, &line, &len)) == 1) {
-		struct nameattr_at at = { path,
-		    (unsigned long long)lr_lineno(lr) };
-		struct flame_nameattr a = { 0 };
-		struct pf_buf g = { 0 }, x = { 0 };
-		const char *tab = memchr(line, '\t', len), *p, *end = line + len;
-
-		if (len > 0 && line[len - 1] == '\r')
-			end--;
-		if (tab == NULL || tab == line) {
-			if (len > 0)
-				pf_warnx("%s:%llu: ignored: want NAME<TAB>KEY=VALUE...",
-				    path, at.line);
-			continue;
-		}
-		for (p = tab + 1; p < end;) {
-			const char *fe = memchr(p, '\t', (size_t)(end - p));
-
-			if (fe == NULL)
-				fe = end;
-			nameattr_field(&at, p, fe, &a, &g, &x);
-			p = fe + 1;
-		}
-		a.gattrs = g.len ? g.data : NULL;
-		a.aattrs = x.len ? x.data : NULL;
-		if (!g.len)
-			pf_buf_free(&g);
-		if (!x.len)
-			pf_buf_free(&x);
-		nameattr_add(na, &at, line, (size_t)(tab - line), &a);
-	}
+		fail("%s", path);
+	while ((r = lr_next(lr, &line, &len)) == 1)
+		if (nameattr_line(na, line, len, nameattr_warning, lr) == -1)
+			fail("%s:%llu", path, (unsigned long long)lr_lineno(lr));
 	if (r == -1)
-		pf_die(PF_EXIT_FAIL, "%s", path);
+		fail("%s", path);
 	lr_free(lr);
 	close(fd);
+	return na;
 }
 
 /* ---- input -------------------------------------------------------- */
@@ -655,14 +536,14 @@ convert(struct reader *rd, char *s, size_t n)
 		size_t room, r;
 
 		if (pf_buf_reserve(&rd->conv, left * 4 + 16) == -1)
-			pf_die(PF_EXIT_FAIL, "encoding");
+			fail("encoding");
 		out = rd->conv.data + rd->conv.len;
 		room = rd->conv.cap - rd->conv.len - 1;
 		r = iconv(rd->cd, &in, &left, &out, &room);
 		rd->conv.len = (size_t)(out - rd->conv.data);
 		if (r == (size_t)-1 && errno != E2BIG) {
 			if (pf_buf_puts(&rd->conv, "\xef\xbf\xbd") == -1)
-				pf_die(PF_EXIT_FAIL, "encoding");
+				fail("encoding");
 			in++;
 			left--;
 		}
@@ -688,7 +569,7 @@ read_input(struct reader *rd, int fd, const char *name)
 	int r;
 
 	if ((lr = lr_new(fd, name)) == NULL)
-		pf_die(PF_EXIT_FAIL, "%s", name);
+		fail("%s", name);
 	while ((r = lr_next(lr, &line, &len)) == 1) {
 		struct folded_line fl;
 		const char *stack;
@@ -714,23 +595,16 @@ read_input(struct reader *rd, int fd, const char *name)
 		if (flame_add(rd->f, stack, slen, fl.ncounts, fl.count[0],
 		    fl.ncounts == 2 ? fl.count[1] : fl.count[0]) == -1) {
 			if (errno == EOVERFLOW)
-				pf_diex(PF_EXIT_FAIL, "%s:%llu: total count over "
+				failx("%s:%llu: total count over "
 				    "2^64-1", name, (unsigned long long)lr_lineno(lr));
-			pf_die(PF_EXIT_FAIL, "%s:%llu", name,
+			fail("%s:%llu", name,
 			    (unsigned long long)lr_lineno(lr));
 		}
 	}
 	if (r == -1)
-		pf_die(PF_EXIT_FAIL, "%s:%llu", name,
+		fail("%s:%llu", name,
 		    (unsigned long long)lr_lineno(lr) + 1);
 	lr_free(lr);
-}
-
-static int
-write_stdout(void *ctx, const void *p, size_t n)
-{
-	(void)ctx;
-	return pf_write_all(STDOUT_FILENO, p, n);
 }
 
 /* ':' first: a missing value comes back as ':', not '?' (pf_usage_getopt). */
@@ -839,17 +713,16 @@ parse_options(int argc, char *argv[])
  * the palette map, to write back after rendering, in *cpmap.
  */
 static void
-set_hooks(struct hooks *hooks, struct nameattrs *na, struct stackmap **cpmap)
+set_hooks(struct hooks *hooks, struct stackmap **cpmap)
 {
 	if (opt.nameattr != NULL) {
-		nameattr_read(opt.nameattr, na);
-		hooks->na = na;
+		hooks->na = nameattr_read(opt.nameattr);
 		opt.fo.nameattr = hook_nameattr;
 		opt.fo.hook_arg = hooks;
 	}
 	if (opt.cp) {
 		if ((*cpmap = stackmap_new()) == NULL)
-			pf_die(PF_EXIT_FAIL, "memory");
+			fail("memory");
 		cp_read(*cpmap);
 		hooks->cp = *cpmap;
 		opt.fo.color = hook_color;
@@ -871,7 +744,7 @@ read_inputs(struct reader *rd, int nfiles, char *files[])
 			continue;
 		}
 		if ((fd = open(files[i], O_RDONLY | O_CLOEXEC)) == -1)
-			pf_die(PF_EXIT_FAIL, "%s", files[i]);
+			fail("%s", files[i]);
 		read_input(rd, fd, files[i]);
 		close(fd);
 	}
@@ -891,7 +764,7 @@ render(const struct flame *f)
 		pf_warnx("no stack counts found in the input");
 		if (flame_render_empty(&opt.fo, "no stack counts found in the "
 		    "input of pf-svg", write_stdout, NULL) == -1)
-			pf_die(PF_EXIT_FAIL, "stdout");
+			fail("stdout");
 		pf_exit_checked(PF_EXIT_FAIL);
 	}
 	if (opt.fo.total != 0 && opt.fo.total < flame_total(f)) {
@@ -901,7 +774,11 @@ render(const struct flame *f)
 		opt.fo.total = 0;
 	}
 	if (flame_render(f, &opt.fo, write_stdout, NULL) == -1)
-		pf_die(PF_EXIT_FAIL, "stdout");
+		fail("%s", sout.failed ? "stdout" : "rendering the graph");
+	if (cp_lost != 0) {
+		errno = cp_lost;
+		fail("%s: not written back", PALETTE_MAP);
+	}
 }
 
 int
@@ -909,7 +786,6 @@ main(int argc, char *argv[])
 {
 	struct reader rd = { .cd = (iconv_t)-1 };
 	struct stackmap *cpmap = NULL;
-	struct nameattrs na = { 0 };
 	struct hooks hooks = { 0 };
 	int first;
 
@@ -918,8 +794,8 @@ main(int argc, char *argv[])
 	    (rd.cd = iconv_open("UTF-8", opt.encoding)) == (iconv_t)-1)
 		pf_die(PF_EXIT_USAGE, "--encoding: %s", opt.encoding);
 	if ((rd.f = flame_new(opt.flamechart, opt.reverse)) == NULL)
-		pf_die(PF_EXIT_FAIL, "memory");
-	set_hooks(&hooks, &na, &cpmap);
+		fail("memory");
+	set_hooks(&hooks, &cpmap);
 	read_inputs(&rd, argc - first, argv + first);
 	render(rd.f);
 	if (cpmap != NULL)
@@ -927,6 +803,7 @@ main(int argc, char *argv[])
 
 	flame_free(rd.f);
 	stackmap_free(cpmap);
+	nameattr_free(hooks.na);
 	pf_buf_free(&rd.conv);
 	if (rd.cd != (iconv_t)-1)
 		iconv_close(rd.cd);

@@ -100,14 +100,17 @@ typedef int (*flame_sink)(void *ctx, const void *p, size_t n);
 
 /*
  * Render f as SVG to sink.  Returns 0, or -1 with errno from the sink or
- * ENOMEM.  f is not changed.
+ * ENOMEM.  f is not changed.  On ENOMEM the sink has either nothing (the
+ * caller may still write a document that says why) or a whole well-formed
+ * document: what went out is closed with a line saying the graph is cut.
  */
 int flame_render(const struct flame *f, const struct flame_opts *o,
     flame_sink sink, void *ctx);
 
 /*
- * A small valid SVG saying that there was nothing to draw, with msg
- * (cleaned and escaped).  0 or -1 as flame_render.
+ * A small valid SVG saying that there is no graph to draw, and msg
+ * (cleaned and escaped) why.  0, also when memory ran out and a fixed
+ * document saying only that went out instead; -1 with errno from the sink.
  */
 int flame_render_empty(const struct flame_opts *o, const char *msg,
     flame_sink sink, void *ctx);

@@ -32,15 +32,22 @@ struct out {
 	flame_sink sink;
 	void *ctx;
 	int err;
+	int sink_failed;	/* err came from the sink */
+	size_t sent;		/* bytes the sink took */
 	struct pf_buf tmp;	/* scratch for cleaned names */
 };
 
 static void
 out_flush(struct out *o)
 {
-	if (o->err == 0 && o->b.len > 0 &&
-	    o->sink(o->ctx, o->b.data, o->b.len) == -1)
-		o->err = errno ? errno : EIO;
+	if (o->err == 0 && o->b.len > 0) {
+		if (o->sink(o->ctx, o->b.data, o->b.len) == -1) {
+			o->err = errno ? errno : EIO;
+			o->sink_failed = 1;
+		} else {
+			o->sent += o->b.len;
+		}
+	}
 	pf_buf_reset(&o->b);
 }
 
@@ -586,6 +593,35 @@ finish(struct out *o)
 	return 0;
 }
 
+/*
+ * Memory ran out after part of a graph went to the sink, which was always
+ * flushed between whole frames: close the three elements open then (the
+ * frames group, the clip group, the document) with a line that says the
+ * graph is cut, from the stack, so the reader still gets well-formed XML.
+ */
+static void
+close_cut(struct out *o, const struct flame_opts *fo)
+{
+	char b[256];
+	int n;
+
+	if (o->sink_failed || o->sent == 0)
+		return;
+	n = snprintf(b, sizeof(b), "</g>\n</g>\n<text x=\"%.2f\" y=\"%.2f\" "
+	    "text-anchor=\"middle\">ERROR: out of memory: the graph is "
+	    "incomplete</text>\n</svg>\n", fo->width / 2, fo->fontsize * 3);
+	if (n > 0 && (size_t)n < sizeof(b))
+		(void)o->sink(o->ctx, b, (size_t)n);
+}
+
+/* The document when there is not even memory to escape a message. */
+static const char oom_doc[] =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+    "<svg version=\"1.1\" width=\"1200\" height=\"72\" "
+    "viewBox=\"0 0 1200 72\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+    "<text x=\"600.00\" y=\"36.00\" text-anchor=\"middle\">ERROR: out of "
+    "memory</text>\n</svg>\n";
+
 /* The largest change of a placed frame: 1 at least, so it can divide. */
 static int64_t
 max_delta(const struct flame *f, const struct flame_placed *pl, size_t npl)
@@ -615,6 +651,7 @@ flame_render(const struct flame *f, const struct flame_opts *fo,
 	size_t npl, i;
 	uint32_t maxdepth;
 	double threshold;
+	int err;
 
 	sc.timemax = (double)f->nodes[0].value;
 	if (fo->total > f->nodes[0].value)
@@ -624,6 +661,7 @@ flame_render(const struct flame *f, const struct flame_opts *fo,
 		threshold = sc.timemax * fo->minwidth / 100.0;
 	else
 		threshold = sc.wpt > 0 ? fo->minwidth / sc.wpt : 0;
+	/* Nothing went out yet: the caller may still say why in a document. */
 	if ((pl = flame_layout(f, threshold, &npl, &maxdepth)) == NULL)
 		return -1;
 	sc.maxd = max_delta(f, pl, npl);
@@ -651,7 +689,12 @@ flame_render(const struct flame *f, const struct flame_opts *fo,
 	if (pf_buf_append(&o.b, flame_js, flame_js_len) == -1)
 		o.err = ENOMEM;
 	oputs(&o, "]]></script>\n</svg>\n");
-	return finish(&o);
+	if (finish(&o) == 0)
+		return 0;
+	err = errno;
+	close_cut(&o, fo);
+	errno = err;
+	return -1;
 }
 
 int
@@ -668,5 +711,10 @@ flame_render_empty(const struct flame_opts *fo, const char *msg,
 	    "ERROR: ", fo->width / 2, fo->fontsize * 3);
 	oesc_str(&o, msg, 0);
 	oputs(&o, "</text>\n</svg>\n");
-	return finish(&o);
+	if (finish(&o) == 0)
+		return 0;
+	if (o.sink_failed)
+		return -1;
+	/* Out of memory before anything went out: the fixed document. */
+	return sink(ctx, oom_doc, sizeof(oom_doc) - 1);
 }

@@ -4,7 +4,10 @@
  * kallsyms, the output, module files) is opened first, then every
  * capability is dropped; nothing heavy runs in the window, symbols come
  * after it; the header goes out before the window, so even a run stopped
- * at once says what it was.
+ * at once says what it was.  The output is written under a temporary
+ * name and renamed into place only once the events (or the child) have
+ * started, just before the window: a start refused or failed before that
+ * leaves no file and any old one untouched.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -236,8 +239,10 @@ pf_recorder_open_kallsyms(struct pf_recorder *r)
 
 /*
  * The output first, so a bad path fails before anything runs; then where
- * it lands and whether the disk floor holds there.  Below the floor
- * already, a file created here is removed again.
+ * it lands and whether the disk floor holds there.  It is written under a
+ * temporary name beside the output (same filesystem, so the floor is
+ * measured where the file will be) until publish_output: a start refused
+ * or failed from here on removes that file and leaves any old one alone.
  */
 static int
 open_output(struct pf_recorder *r, struct pf_result *st)
@@ -248,21 +253,38 @@ open_output(struct pf_recorder *r, struct pf_result *st)
 	int rc;
 
 	r->out_fd = STDOUT_FILENO;
-	if (o->output && (r->out_fd = pf_open_output(o->output, o->force)) == -1)
-		return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", o->output);
+	if (o->output) {
+		if (pf_outfile_open(&r->out, o->output, o->force) == -1) {
+			if (o->force && (errno == EINVAL || errno == EISDIR || errno == ELOOP))
+				return pf_result_set(st, PF_EXIT_FAIL, 0, "%s: %s, not a regular "
+				    "file: --force replaces only a regular file", o->output,
+				    pf_outfile_kind(o->output));
+			return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", o->output);
+		}
+		r->out_fd = r->out.fd;
+	}
 	rc = pf_output_floor(r->out_fd, o->min_free_bytes, o->min_free_pct, &r->min_free, &avail);
 	if (rc == -1)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", name);
 	if (rc != 1 || r->min_free == 0)
 		return 0;
-	if (avail < r->min_free) {
-		if (o->output && !o->force)
-			unlink(o->output);
+	if (avail < r->min_free)
 		return pf_result_set(st, PF_EXIT_FINDING, 0, "%s: %llu bytes free, below the floor "
 		    "of %llu (--min-free): not starting", name, (unsigned long long)avail,
 		    (unsigned long long)r->min_free);
-	}
 	r->floor_applies = true;
+	return 0;
+}
+
+/*
+ * The recording runs: give the output its name.  Nothing after this may
+ * create or rename a file (the confinement that follows forbids it).
+ */
+static int
+publish_output(struct pf_recorder *r, struct pf_result *st)
+{
+	if (r->opt.output && pf_outfile_publish(&r->out) == -1)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", r->opt.output);
 	return 0;
 }
 
@@ -297,6 +319,11 @@ attach(struct pf_recorder *r, struct pf_result *st)
 	pid_t failed;
 	size_t i;
 
+	/* A zombie has no thread left: there would be nothing to sample. */
+	for (i = 0; i < r->t.npids; i++)
+		if (pf_pid_state(r->t.pids[i]) == 'Z')
+			return pf_result_set(st, PF_EXIT_FAIL, 0, "pid %d: a zombie (it exited and "
+			    "its parent has not reaped it): nothing to sample", (int)r->t.pids[i]);
 	if (pf_target_attach(&r->t, r->opt.all, r->perf, &failed) == -1)
 		return denied(r, failed, errno, st);
 	if (r->opt.all)
@@ -387,7 +414,19 @@ progress(void *arg, uint64_t elapsed, bool last)
 	    (unsigned long long)r->rec.nsamples, r->ops->tool->unit);
 }
 
-/* Start the events (or the held child) and run the window to its stop. */
+/* Start the events, or let the held child exec (the events count from it). */
+static int
+start_recording(struct pf_recorder *r, struct pf_result *st)
+{
+	if (r->opt.cmd) {
+		if (pf_target_start(&r->t) == -1)
+			return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", r->opt.cmd[0]);
+	} else if (pf_perf_enable(r->perf) == -1)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "enabling perf events");
+	return 0;
+}
+
+/* Run the window to its stop. */
 static int
 run_window(struct pf_recorder *r, struct pf_result *st)
 {
@@ -400,11 +439,6 @@ run_window(struct pf_recorder *r, struct pf_result *st)
 
 	if (r->opt.progress && isatty(STDERR_FILENO))
 		win.progress = progress;
-	if (r->opt.cmd) {
-		if (pf_target_start(&r->t) == -1)
-			return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", r->opt.cmd[0]);
-	} else if (pf_perf_enable(r->perf) == -1)
-		return pf_result_set(st, PF_EXIT_FAIL, errno, "enabling perf events");
 	if (pf_window_run(&win, &r->stop) == -1)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "raw records");
 	return 0;
@@ -466,6 +500,18 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 
 	if (parse_options(r, argc, argv, st) == -1)
 		return -1;
+	/*
+	 * An ssh drop (SIGHUP) ends the window like Ctrl-C or SIGTERM: the
+	 * stream is kept, with its trailer.  Caught from here on, a signal
+	 * during the set-up ends the window at once.
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	/* libdwfl must never reach the network. */
 	unsetenv("DEBUGINFOD_URLS");
 	/* One fd per CPU x thread: a busy server needs more than the soft limit. */
@@ -476,13 +522,6 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	if (read_settings(r, st) == -1 || (r->opt.pids && parse_pids(r, st) == -1) ||
 	    r->ops->check_privileges(r, st) == -1 || open_output(r, st) == -1)
 		return -1;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 
 	r->ops->kernel(r);
 	if (r->opt.cmd && pf_target_spawn(&r->t, r->opt.cmd) == -1)
@@ -497,10 +536,13 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	    r->floor_applies ? r->min_free : 0)) == NULL)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "output");
 	hst = write_header(r, w);
-	if (run_window(r, st) == -1) {
-		pf_script_free(w);
-		return -1;
-	}
+	/* Started, then named, then the window: a failed start leaves no file. */
+	if (start_recording(r, st) == -1)
+		goto fail;
+	if (publish_output(r, st) == -1)
+		goto fail;
+	if (run_window(r, st) == -1)
+		goto fail;
 	t_end = pf_now_ns();
 	pf_target_kill(&r->t);
 
@@ -522,10 +564,13 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 		r->ops->stats(r, (double)(pf_now_ns() - t_end) / 1e9);
 	if (fin == PF_STOP_PIPE)
 		return 0;
-	if (r->opt.output && close(r->out_fd) == -1)
+	if (r->opt.output && pf_outfile_close(&r->out) == -1)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", r->opt.output);
 	st->code = pf_stop_is_cap(fin) ? PF_EXIT_FINDING : PF_EXIT_OK;
 	return 0;
+fail:
+	pf_script_free(w);
+	return -1;
 }
 
 const struct pf_result *
@@ -543,9 +588,13 @@ pf_recorder_main(const struct pf_recorder_ops *ops, int argc, char **argv,
 	r->opt.progress = true;
 	r->kallsyms_fd = -1;
 	r->out_fd = STDOUT_FILENO;
+	r->out.fd = -1;
 	r->evname = ops->tool->evname;
 	r->rate_cap = ops->tool->rate_cap;
 	(void)run(r, argc, argv, st);
+	/* A failed run: no orphaned child, no temporary file left behind. */
+	pf_target_kill(&r->t);
+	pf_outfile_discard(&r->out);
 	pf_perf_free(r->perf);
 	pf_sym_free(r->sym);
 	pf_kallsyms_free(r->ksyms);

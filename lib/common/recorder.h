@@ -25,6 +25,7 @@
 #include "comms.h"
 #include "kallsyms.h"
 #include "msg.h"
+#include "outfile.h"
 #include "perfring.h"
 #include "privs.h"
 #include "rawrec.h"
@@ -164,7 +165,8 @@ struct pf_recorder {
 	struct pf_kallsyms *ksyms;
 	struct pf_comms comms;
 	struct pf_rawrec rec;
-	int out_fd;
+	struct pf_outfile out;		/* -o: under a temporary name until published */
+	int out_fd;			/* out.fd, or stdout */
 	uint64_t min_free;
 	bool floor_applies;
 	const char *evname;		/* the samples' event name */

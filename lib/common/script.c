@@ -15,8 +15,6 @@
 #include "fileio.h"
 #include "script.h"
 
-#define FLUSH_AT (64 * 1024)
-
 struct pf_script {
 	int fd;
 	bool regular;
@@ -101,31 +99,55 @@ fail_stop(struct pf_script *w, int e)
 }
 
 /*
- * Write the buffer; on failure cut the file back to the last whole
- * sample, so what is there stays a valid stream.
+ * Whether writing n more bytes now would take the filesystem below the
+ * floor, looking again at its free space: another writer may have filled
+ * it since the last look.
+ */
+static bool
+below_floor(struct pf_script *w, size_t n)
+{
+	if (!w->regular || w->min_free == 0 || refresh_avail(w) == -1)
+		return false;
+	return w->avail < w->min_free + n + PF_SCRIPT_TRAILER_MAX;
+}
+
+/*
+ * Write the buffer in pieces of at most PF_SCRIPT_PIECE bytes, the disk
+ * floor checked afresh before each (unless floor is false: the header,
+ * written on the start-up check's word).  On a failure or the floor,
+ * cut the file back to the last whole sample, so what is there stays a
+ * valid stream, and drop the buffer.
  */
 static enum pf_stop
-flush(struct pf_script *w)
+flush(struct pf_script *w, bool floor)
 {
-	if (w->b.len == 0)
-		return PF_STOP_NONE;
-	if (reserve_to(w, w->committed + w->b.len + PF_SCRIPT_TRAILER_MAX) == -1) {
-		pf_buf_reset(&w->b);
-		w->bsamples = 0;
-		return fail_stop(w, errno);
-	}
-	if (pf_write_all(w->fd, w->b.data, w->b.len) == -1) {
-		int e = errno;
+	uint64_t at = w->committed;
+	enum pf_stop r = PF_STOP_NONE;
+	size_t off, n;
 
+	for (off = 0; off < w->b.len; off += n, at += n) {
+		n = w->b.len - off < PF_SCRIPT_PIECE ? w->b.len - off : PF_SCRIPT_PIECE;
+		if (floor && below_floor(w, n)) {
+			r = PF_STOP_DISK_FLOOR;
+			break;
+		}
+		if (reserve_to(w, at + n + PF_SCRIPT_TRAILER_MAX) == -1 ||
+		    pf_write_all(w->fd, w->b.data + off, n) == -1) {
+			r = fail_stop(w, errno);
+			break;
+		}
+	}
+	if (r != PF_STOP_NONE) {
+		/* A failed write may have left part of its piece. */
 		if (w->regular) {
 			(void)!ftruncate(w->fd, (off_t)w->committed);
 			(void)lseek(w->fd, (off_t)w->committed, SEEK_SET);
 		}
 		pf_buf_reset(&w->b);
 		w->bsamples = 0;
-		return fail_stop(w, e);
+		return r;
 	}
-	w->committed += w->b.len;
+	w->committed = at;
 	w->samples += w->bsamples;
 	w->bsamples = 0;
 	w->avail = w->avail > w->b.len ? w->avail - w->b.len : 0;
@@ -159,15 +181,14 @@ add(struct pf_script *w, const char *text, size_t len, bool sample)
 
 	if (w->stop != PF_STOP_NONE)
 		return w->stop;
+	/* A piece holds whole samples: write what is buffered before it would overflow. */
+	if (w->b.len > 0 && w->b.len + len > PF_SCRIPT_PIECE &&
+	    (w->stop = flush(w, true)) != PF_STOP_NONE)
+		return w->stop;
 	if ((r = fits(w, len)) != PF_STOP_NONE) {
 		/* The floor is checked against a possibly stale figure: look again. */
-		if (r == PF_STOP_DISK_FLOOR && w->b.len == 0 && refresh_avail(w) == 0)
+		if (r == PF_STOP_DISK_FLOOR && refresh_avail(w) == 0)
 			r = fits(w, len);
-		if (r == PF_STOP_DISK_FLOOR && w->b.len > 0) {
-			if ((w->stop = flush(w)) != PF_STOP_NONE)
-				return w->stop;
-			r = fits(w, len);
-		}
 		if (r != PF_STOP_NONE)
 			return w->stop = r;
 	}
@@ -175,8 +196,9 @@ add(struct pf_script *w, const char *text, size_t len, bool sample)
 		return w->stop = fail_stop(w, errno);
 	if (sample)
 		w->bsamples++;
-	if (w->b.len >= FLUSH_AT)
-		w->stop = flush(w);
+	/* The header goes out at once, so even a run stopped at once says what it was. */
+	if (!sample || w->b.len >= PF_SCRIPT_PIECE)
+		w->stop = flush(w, sample);
 	return w->stop;
 }
 
@@ -212,8 +234,8 @@ pf_script_finish(struct pf_script *w, const char *tool, uint64_t lost, uint64_t 
 	uint64_t total;
 	int n, prev = 0;
 
-	/* Samples accepted before a cap was hit are still written. */
-	if ((f = flush(w)) != PF_STOP_NONE)
+	/* Samples accepted before a cap was hit are still written, above the floor. */
+	if ((f = flush(w, true)) != PF_STOP_NONE)
 		r = f;
 	if (r == PF_STOP_PIPE || r == PF_STOP_IO)
 		return r;

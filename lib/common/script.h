@@ -6,7 +6,11 @@
  *    room reserved for the trailer fit in max_size, so the output ends at
  *    a sample boundary and never exceeds the cap;
  *  - disk floor: on a regular file, a sample is accepted only if the
- *    filesystem keeps min_free bytes free after it (and the trailer);
+ *    filesystem keeps min_free bytes free after it (and the trailer), and
+ *    the free space is measured again before every write of at most
+ *    PF_SCRIPT_PIECE bytes: when another writer has filled the disk
+ *    meanwhile, nothing more is written, so the floor is overshot by at
+ *    most one piece (written between a look and another writer's fill);
  *  - disk full / I/O error: what reached the file is cut back to the last
  *    whole sample, and the trailer's room is kept allocated ahead
  *    (fallocate) so the trailer can still be written.
@@ -23,6 +27,12 @@
 /* Room kept for the trailer line; it is never longer. */
 #define PF_SCRIPT_TRAILER_MAX 160
 
+/*
+ * The most one write(2) puts in the file.  Samples are buffered up to it
+ * and written together; a longer sample is written in several pieces.
+ */
+#define PF_SCRIPT_PIECE (16 * 1024)
+
 struct pf_script;
 
 /*
@@ -33,8 +43,9 @@ struct pf_script;
 struct pf_script *pf_script_new(int fd, uint64_t max_size, uint64_t min_free);
 
 /*
- * Write header lines (each must start with "# " and end with '\n').
- * Returns PF_STOP_NONE, or the reason nothing more may be written.
+ * Write header lines (each must start with "# " and end with '\n'); they
+ * reach the file at once.  Returns PF_STOP_NONE, or the reason nothing
+ * more may be written.
  */
 enum pf_stop pf_script_header(struct pf_script *w, const char *text, size_t len);
 

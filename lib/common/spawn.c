@@ -31,6 +31,7 @@ pf_target_spawn(struct pf_target *t, char **cmd)
 		close(go[1]);
 		close(er[0]);
 		signal(SIGPIPE, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		/* Wait until the events are open: counting starts at exec. */

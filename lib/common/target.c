@@ -19,17 +19,26 @@
 #include "spawn.h"
 #include "target.h"
 
-bool
-pf_pid_alive(pid_t pid)
+char
+pf_pid_state(pid_t pid)
 {
 	char path[64], buf[512], *p;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (pf_read_small(path, buf, sizeof(buf)) <= 0)
-		return false;
+		return 0;
+	/* The state follows the last ')': a comm may hold ") " itself. */
 	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
-		return false;
-	return p[2] != 'Z' && p[2] != 'X';
+		return 0;
+	return p[2];
+}
+
+bool
+pf_pid_alive(pid_t pid)
+{
+	char s = pf_pid_state(pid);
+
+	return s != 0 && s != 'Z' && s != 'X';
 }
 
 bool

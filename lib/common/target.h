@@ -22,6 +22,12 @@ struct pf_target {
 	int go_fd, err_fd;	/* release pipe, exec-error pipe */
 };
 
+/*
+ * pid's state letter from /proc/PID/stat ('R', 'S', 'Z' for a zombie...),
+ * or 0 when it cannot be read (gone).
+ */
+char pf_pid_state(pid_t pid);
+
 /* Whether pid still runs: not gone, not a zombie waiting to be reaped. */
 bool pf_pid_alive(pid_t pid);
 

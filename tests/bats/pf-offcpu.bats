@@ -207,6 +207,24 @@ assert_split() {
 	[ "$(grep -c ' offcpu-time: $' "$BATS_TEST_TMPDIR/i.txt")" -gt 5 ]
 }
 
+@test "SIGHUP (an ssh drop) stops the recording like SIGINT: stream kept, child ended, exit 0" {
+	pf-offcpu -d 20 -o "$BATS_TEST_TMPDIR/h.txt" -- "$OFF" 25 2>/dev/null & BGPID=$!
+	sleep 1
+	local child rc=0
+	child=$(pgrep -P "$BGPID" | head -n 1)
+	[ -n "$child" ] || fail "no child of pf-offcpu"
+	kill -HUP "$BGPID"
+	wait "$BGPID" || rc=$?
+	# An orphaned child is killed by the teardown.
+	BGPID=$child
+	[ "$rc" -eq 0 ] || fail "exit $rc after SIGHUP"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/h.txt"
+	assert_output signal
+	[ "$(grep -c ' offcpu-time: $' "$BATS_TEST_TMPDIR/h.txt")" -gt 5 ]
+	! kill -0 "$child" 2>/dev/null || fail "the child $child was left running"
+	BGPID=
+}
+
 @test "a process's exit ends the recording early (stop=target-exit)" {
 	"$OFF" 1 & BGPID=$!
 	wait_exec "$BGPID" off-split

@@ -738,3 +738,115 @@ start_jit() {
 	run grep -E 'socket\(|connect\(' "$BATS_TEST_TMPDIR/trace"
 	[ "$status" -eq 1 ] || fail "network calls: $output"
 }
+
+# no_tmp_left DIR: no temporary output file (.pf-out.*) is left in DIR.
+no_tmp_left() {
+	local left
+	left=$(find "$1" -maxdepth 1 -name '.pf-out.*' | head -n 3)
+	[ -z "$left" ] || fail "temporary files left: $left"
+}
+
+@test "SIGHUP (an ssh drop) stops the recording like SIGINT: stream kept, child ended, exit 0" {
+	pf-record -d 20 -o "$BATS_TEST_TMPDIR/h.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
+	sleep 1.5
+	local child rc=0
+	child=$(pgrep -P "$BGPID" | head -n 1)
+	[ -n "$child" ] || fail "no child of pf-record"
+	kill -HUP "$BGPID"
+	wait "$BGPID" || rc=$?
+	# An orphaned child is killed by the teardown.
+	BGPID=$child
+	[ "$rc" -eq 0 ] || fail "exit $rc after SIGHUP"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/h.txt"
+	assert_output signal
+	[ "$(grep -c ' cpu-clock' "$BATS_TEST_TMPDIR/h.txt")" -gt 20 ]
+	! kill -0 "$child" 2>/dev/null || fail "the child $child was left running"
+	BGPID=
+}
+
+@test "--force onto a FIFO, a device or a directory is refused at once with exit 3, and it is left alone" {
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	# Opening a FIFO for writing blocks until a reader comes: it must never be opened.
+	run -3 --separate-stderr timeout 10 pf-record -d 1 --force -o "$BATS_TEST_TMPDIR/fifo" -- true
+	assert_equal "${stderr_lines[0]}" "pf-record: $BATS_TEST_TMPDIR/fifo: a FIFO, not a regular file: --force replaces only a regular file"
+	[ -p "$BATS_TEST_TMPDIR/fifo" ] || fail "the FIFO was replaced"
+	run -3 --separate-stderr timeout 10 pf-record -d 1 --force -o /dev/null -- true
+	[[ "$stderr" == *"/dev/null: a character device, not a regular file"* ]] || fail "stderr: $stderr"
+	[ -c /dev/null ] || fail "/dev/null was replaced"
+	mkdir "$BATS_TEST_TMPDIR/dir"
+	run -3 --separate-stderr timeout 10 pf-record -d 1 --force -o "$BATS_TEST_TMPDIR/dir" -- true
+	[[ "$stderr" == *"dir: a directory, not a regular file"* ]] || fail "stderr: $stderr"
+	[ -d "$BATS_TEST_TMPDIR/dir" ] || fail "the directory was replaced"
+	no_tmp_left "$BATS_TEST_TMPDIR"
+}
+
+@test "a refused or failed start leaves no new file and the old one untouched, even with --force" {
+	local d=$BATS_TEST_TMPDIR
+	printf 'old evidence\n' > "$d/o.txt"
+	run -3 --separate-stderr pf-record -d 1 --force -p 999999999 -o "$d/o.txt"
+	assert_equal "$(cat "$d/o.txt")" "old evidence"
+	run -3 --separate-stderr pf-record -d 1 --force -o "$d/o.txt" -- /nonexistent/cmd
+	assert_equal "$(cat "$d/o.txt")" "old evidence"
+	# Without --force, a failed start leaves no empty file behind.
+	run -3 --separate-stderr pf-record -d 1 -p 999999999 -o "$d/new.txt"
+	[ ! -e "$d/new.txt" ] || fail "a failed start left $d/new.txt"
+	run -3 --separate-stderr pf-record -d 1 -o "$d/new.txt" -- /nonexistent/cmd
+	[ ! -e "$d/new.txt" ] || fail "a failed start left $d/new.txt"
+	no_tmp_left "$d"
+	# The disk floor refuses to start: the old file stays as it was.
+	mount_tmpfs 2M
+	printf 'old evidence\n' > "$MNT/f.txt"
+	run -1 --separate-stderr pf-record -d 1 --min-free 3M --force -o "$MNT/f.txt" -- true
+	[[ "$stderr" == *"not starting"* ]] || fail "stderr: $stderr"
+	assert_equal "$(cat "$MNT/f.txt")" "old evidence"
+	no_tmp_left "$MNT"
+}
+
+@test "--force replaces the name, not the content: a hard link to the old file keeps it" {
+	local d=$BATS_TEST_TMPDIR
+	printf 'old evidence\n' > "$d/o.txt"
+	ln "$d/o.txt" "$d/hard.txt"
+	run -0 --separate-stderr pf-record -d 1 --force -o "$d/o.txt" -- "$SPLIT" 2
+	run -0 valid_stream "$d/o.txt"
+	assert_equal "$(cat "$d/hard.txt")" "old evidence"
+	[ "$(stat -c %a "$d/o.txt")" = 600 ] || fail "mode $(stat -c %a "$d/o.txt")"
+	[ "$(stat -c %h "$d/o.txt")" -eq 1 ] || fail "the new file is linked elsewhere"
+	no_tmp_left "$d"
+}
+
+@test "a zombie target is a failed start: exit 3 saying so, no file" {
+	# The parent execs a sleep that never reaps its child.
+	sh -c 'sleep 0.1 & exec sleep 30' & BGPID=$!
+	local z state i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 0.2
+		z=$(pgrep -P "$BGPID" | head -n 1)
+		[ -n "$z" ] && state=$(awk '{ print $3 }' "/proc/$z/stat" 2>/dev/null)
+		[ "${state:-}" = Z ] && break
+	done
+	[ "${state:-}" = Z ] || fail "no zombie made (pid ${z:-none}, state ${state:-none})"
+	run -3 --separate-stderr pf-record -d 1 -p "$z" -o "$BATS_TEST_TMPDIR/z.txt"
+	[[ "$stderr" == *"pid $z: a zombie"* ]] || fail "stderr: $stderr"
+	[ ! -e "$BATS_TEST_TMPDIR/z.txt" ] || fail "left a file behind"
+	no_tmp_left "$BATS_TEST_TMPDIR"
+}
+
+@test "another writer filling the disk during the window: the floor is overshot by one flush piece at most" {
+	mount_tmpfs 8M
+	local floor=$((4 * 1024 * 1024)) piece=$((16 * 1024)) avail fill rc=0
+	pf-record -F 999 -d 3 --min-free "$floor" -o "$MNT/f.txt" -- "$SPLIT" 4 2>/dev/null & BGPID=$!
+	sleep 1
+	# Someone else leaves 24K above the floor while we record: more than
+	# one piece of samples fits, far less than what was recorded.
+	avail=$(df -B1 --output=avail "$MNT" | tail -n 1)
+	fill=$(( (avail - floor - 24 * 1024) / 4096 ))
+	dd if=/dev/zero of="$MNT/filler" bs=4K count="$fill" 2>/dev/null
+	wait "$BGPID" || rc=$?
+	BGPID=
+	[ "$rc" -eq 1 ] || fail "exit $rc, want 1"
+	run -0 valid_stream "$MNT/f.txt"
+	assert_output disk-floor
+	avail=$(df -B1 --output=avail "$MNT" | tail -n 1)
+	[ "$avail" -ge $((floor - piece)) ] || fail "free space fell to $avail, floor $floor"
+	grep -q '^# pf-record: samples=[1-9]' "$MNT/f.txt" || fail "no sample kept: $(tail -n 1 "$MNT/f.txt")"
+}

@@ -25,9 +25,26 @@ fill() {
 	grep -F "<title>$1 (" "$2" | sed -n 's/.*fill="\([^"]*\)".*/\1/p'
 }
 
+# xml_ok FILE: well-formed, and no namespace error either (xmllint exits 0
+# on an unbound prefix, which a browser refuses to render).
 xml_ok() {
 	run xmllint --noout "$1"
-	[ "$status" -eq 0 ] || fail "not well-formed XML: $output"
+	if [ "$status" -ne 0 ] || [ -n "$output" ]; then
+		fail "not well-formed XML: $output"
+	fi
+}
+
+# fails_with_svg WHY ARGS...: pf-svg ARGS exits 3, says "pf-svg: WHY" on
+# stderr and leaves a well-formed SVG saying the same on stdout.
+fails_with_svg() {
+	local why=$1
+	shift
+	run -3 --separate-stderr pf-svg "$@"
+	[[ "$stderr" == *"pf-svg: $why"* ]] || fail "$*: stderr: $stderr"
+	[ -n "$output" ] || fail "$*: nothing on stdout"
+	printf '%s\n' "$output" >fail.svg
+	xml_ok fail.svg
+	grep -qF "ERROR: pf-svg: $why" fail.svg || fail "$*: the SVG does not say why: $output"
 }
 
 @test "hostile frame names still give well-formed XML, escaped and cleaned" {
@@ -367,6 +384,83 @@ xml_ok() {
 	[[ "$output" == *"pf-svg: stdout: No space left on device"* ]] || fail "$output"
 }
 
+@test "an input that cannot be read still leaves a well-formed SVG saying why, exit 3" {
+	require_cmd xmllint
+	printf 'a;b 1\n' >in.folded
+	mkdir adir
+	fails_with_svg "missing.folded: No such file or directory" in.folded missing.folded
+	fails_with_svg "adir:1: Is a directory" in.folded adir
+	# A stream without a newline: the line limit, after input started.
+	head -c $((65 << 20)) /dev/zero | tr '\0' a >long.folded
+	fails_with_svg "long.folded:1: " in.folded long.folded
+}
+
+@test "--nameattr, --cp and count failures still leave a well-formed SVG saying why, exit 3" {
+	require_cmd xmllint
+	printf 'a;b 1\n' >in.folded
+	mkdir adir
+	fails_with_svg "missing: No such file or directory" --nameattr missing in.folded
+	fails_with_svg "adir: Is a directory" --nameattr adir in.folded
+	printf 'a 18446744073709551615\nb 1\n' >big.folded
+	fails_with_svg "big.folded:2: total count over 2^64-1" big.folded
+	ln -s adir palette.map
+	fails_with_svg "palette.map: is a symbolic link" --cp in.folded
+	rm palette.map
+	mkdir palette.map
+	fails_with_svg "palette.map: not a regular file" --cp in.folded
+}
+
+@test "out of memory at any allocation still leaves a well-formed SVG, exit 3" {
+	require_cmd cc
+	require_cmd xmllint
+	if ldd "$(command -v pf-svg)" | grep -q libasan; then
+		skip "ASan replaces malloc itself"
+	fi
+	# From the FAIL_AFTER-th call on, every malloc, calloc and realloc
+	# fails: memory running out for good, as on the sick host.
+	cat >failmalloc.c <<-'EOF'
+	#include <errno.h>
+	#include <stdlib.h>
+	void *__libc_malloc(size_t);
+	void *__libc_calloc(size_t, size_t);
+	void *__libc_realloc(void *, size_t);
+	static long left = -1;
+	__attribute__((constructor)) static void init(void)
+	{ const char *s = getenv("FAIL_AFTER"); left = s ? atol(s) : -1; }
+	static int refuse(void)
+	{ if (left < 0) return 0; if (left == 0) { errno = ENOMEM; return 1; } left--; return 0; }
+	void *malloc(size_t n) { return refuse() ? NULL : __libc_malloc(n); }
+	void *calloc(size_t k, size_t n) { return refuse() ? NULL : __libc_calloc(k, n); }
+	void *realloc(void *p, size_t n) { return refuse() ? NULL : __libc_realloc(p, n); }
+	EOF
+	cc -shared -fPIC -o failmalloc.so failmalloc.c || fail "cannot build the shim"
+	# Over 256 KiB of frames, then a long name the renderer needs more
+	# memory for: it runs out after part of the document went out.
+	{
+		awk 'BEGIN { for (i = 0; i < 3000; i++) print "main;fn" i % 97 ";leaf" i, i % 13 + 1 }'
+		printf 'main;z%0400000d 5\n' 0
+	} >in.folded
+	local n cut=0 early=0
+	for ((n = 0; n < 2000; n++)); do
+		run --separate-stderr env FAIL_AFTER=$n LD_PRELOAD="$PWD/failmalloc.so" pf-svg in.folded
+		[ "$status" -eq 0 ] && break
+		[ "$status" -eq 3 ] || fail "allocation $n: exit $status: $stderr"
+		[[ "$stderr" == *"Cannot allocate memory"* ]] || fail "allocation $n: stderr: $stderr"
+		printf '%s\n' "$output" >out.svg
+		xml_ok out.svg
+		if grep -q 'ERROR: out of memory: the graph is incomplete' out.svg; then
+			cut=$((cut + 1))
+		elif grep -q 'ERROR: ' out.svg; then
+			early=$((early + 1))
+		else
+			fail "allocation $n: the SVG does not say why"
+		fi
+	done
+	[ "$status" -eq 0 ] || fail "still failing after $n allocations"
+	[ "$early" -gt 10 ] || fail "only $early failures before the document began"
+	[ "$cut" -gt 0 ] || fail "memory never ran out after the document began"
+}
+
 @test "bad option values are usage errors" {
 	local args
 	printf 'a 1\n' >in.folded
@@ -440,8 +534,113 @@ xml_ok() {
 	! grep -q 'javascript:' out.svg || fail "script href kept"
 	! grep -q 'onclick' out.svg || fail "event handler kept"
 	grep -q '<g data-s="1" data-n="1" id="ok"><title>c (' out.svg
-	[[ "$stderr" == *"attrs:2: ignored script href"* ]]
+	[[ "$stderr" == *"attrs:2: ignored href javascript:alert(1): only http, https and relative links"* ]]
 	[[ "$stderr" == *"attrs:2: ignored g_extra"* ]]
+}
+
+@test "--nameattr links: only http, https and relative ones, however the scheme is spelt" {
+	require_cmd xmllint
+	local href k=0 refused=()
+	# One function a line, each with a link a browser must not follow.
+	while IFS= read -r href; do
+		k=$((k + 1))
+		printf 'main;f%d 1\n' "$k" >>in.folded
+		printf 'f%d\thref=%b\n' "$k" "$href" >>attrs
+		refused+=("$k")
+	done <<-'EOF'
+	data:text/html,<script>alert(1)</script>
+	data:image/svg+xml;base64,PHN2Zz4=
+	javascript:alert(1)
+	JaVaScRiPt:alert(1)
+	vbscript:msgbox(1)
+	file:///etc/passwd
+	 javascript:alert(1)
+	\001javascript:alert(1)
+	\037javascript:alert(1)
+	java\rscript:alert(1)
+	\302\240javascript:alert(1)
+	javascript&#58;alert(1)
+	javascript&colon;alert(1)
+	jav&#x09;ascript:alert(1)
+	javascript%3aalert(1)
+	java\\script:alert(1)
+	 https://example.invalid/lead
+	https://example.invalid/trail\040
+	EOF
+	run -0 --separate-stderr pf-svg --nameattr attrs in.folded
+	printf '%s\n' "$output" >out.svg
+	xml_ok out.svg
+	! grep -q '<a ' out.svg || fail "a refused link was kept: $(grep -o '<a [^>]*>' out.svg)"
+	for k in "${refused[@]}"; do
+		grep -q "<title>f$k (1 samples" out.svg || fail "f$k is not drawn"
+		[[ "$stderr" == *"attrs:$k: ignored href "*": only http, https and relative links"* ]] ||
+			fail "no warning for line $k: $stderr"
+	done
+	# What stays a link.
+	printf 'main;g%d 1\n' 1 2 3 4 5 6 >>in.folded
+	{
+		printf 'g1\thref=https://example.invalid/a?b=1&c=2\n'
+		printf 'g2\thref=HTTP://example.invalid/\n'
+		printf 'g3\thref=docs/x.html#y\n'
+		printf 'g4\thref=//example.invalid/p\n'
+		printf 'g5\thref=#frag\n'
+		printf 'g6\thref=../a:b\n'
+	} >>attrs
+	run -0 --separate-stderr pf-svg --nameattr attrs in.folded
+	[ "$(grep -c '<a ' <<<"$output")" -eq 6 ] || fail "$(grep -o '<a [^>]*>' <<<"$output")"
+	[[ "$output" == *'xlink:href="https://example.invalid/a?b=1&amp;c=2"'* ]]
+	[[ "$output" == *'xlink:href="HTTP://example.invalid/"'* ]]
+	[[ "$output" == *'xlink:href="../a:b"'* ]]
+}
+
+@test "--nameattr cannot add event handlers, style, URL-taking, namespaced or duplicate attributes" {
+	require_cmd xmllint
+	local line k=0
+	while IFS= read -r line; do
+		k=$((k + 1))
+		printf 'main;f%d 1\n' "$k" >>in.folded
+		printf 'f%d\t%s\n' "$k" "$line" | sed 's/|/\t/g' >>attrs
+	done <<-'EOF'
+	g_extra=onclick="alert(1)"
+	g_extra=ONLOAD="alert(1)"
+	g_extra=data-ok="1" onmouseover='alert(1)'
+	href=https://example.invalid/|a_extra=href="javascript:alert(1)"
+	href=https://example.invalid/|a_extra=xlink:href="javascript:alert(1)"
+	g_extra=style="fill:url(https://evil.invalid/s)"
+	g_extra=fill="url(https://evil.invalid/f)"
+	g_extra=filter="url(https://evil.invalid/f.svg#f)"
+	g_extra=cursor="url(https://evil.invalid/c.cur),auto"
+	href=https://example.invalid/|a_extra=ping="https://evil.invalid/p"
+	g_extra=xmlns="http://www.w3.org/1999/xhtml"
+	g_extra=a:b="1"
+	g_extra=data-s="99999"
+	class=a|class=b
+	href=https://example.invalid/|g_extra=data-x="1"|a_extra=data-x="2"
+	g_extra=data-y="1" data-y="2"
+	EOF
+	run -0 --separate-stderr pf-svg --nameattr attrs in.folded
+	printf '%s\n' "$output" >out.svg
+	xml_ok out.svg
+	local bad
+	for bad in onclick ONLOAD onmouseover javascript style= 'url(h' evil.invalid \
+		xhtml a:b= 'data-s="99999"' 'class="b"' 'data-x="2"' 'data-y="2"' 'data-ok'; do
+		! grep -qF "$bad" out.svg || fail "$bad kept: $(grep -F "$bad" out.svg | head -c 300)"
+	done
+	for ((k = 1; k <= 16; k++)); do
+		grep -q "<title>f$k (1 samples" out.svg || fail "f$k is not drawn"
+		[[ "$stderr" == *"attrs:$k: ignored "* ]] || fail "no warning for line $k: $stderr"
+	done
+	# The first of two is kept; a link keeps its one href.
+	grep -q '<g data-s="[0-9]*" data-n="1" class="a"><title>f14 (' out.svg
+	grep -q '<a data-s="[0-9]*" data-n="1" data-x="1" xlink:href="https://example.invalid/" target="_top"><title>f15 (' out.svg
+	[ "$(grep -c 'xlink:href=' out.svg)" -eq 4 ]
+	# What g_extra and a_extra are for still works, escaped.
+	printf 'a;b 1\n' >in.folded
+	printf 'b\thref=https://example.invalid/\tg_extra=data-k="v&1" aria-label=\x27b <x>\x27 opacity="0.5"\ta_extra=rel="noopener" hreflang="en"\n' >attrs
+	run -0 --separate-stderr pf-svg --nameattr attrs in.folded
+	[ -z "$stderr" ] || fail "warned: $stderr"
+	[[ "$output" == *'<a data-s="0" data-n="1" data-k="v&amp;1" aria-label="b &lt;x&gt;" opacity="0.5" xlink:href="https://example.invalid/" target="_top" rel="noopener" hreflang="en"><title>b ('* ]] ||
+		fail "$(grep -o '<a [^>]*>' <<<"$output")"
 }
 
 @test "the script is embedded once, in CDATA, and the document has no external references" {

@@ -5,6 +5,7 @@
  * number of failures (capped), so a crash or a wrong value fails the test.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -290,30 +291,81 @@ test_linereader(void)
 	unlink(path);
 }
 
+/* Whether dir holds a leftover temporary output file. */
+static int
+tmp_left(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		n += strncmp(de->d_name, PF_OUTFILE_TMP_PREFIX, strlen(PF_OUTFILE_TMP_PREFIX)) == 0;
+	closedir(d);
+	return n;
+}
+
 static void
 test_outfile(void)
 {
-	char dir[] = "/tmp/pf-unit-of-XXXXXX", p[256], l[256];
+	char dir[] = "/tmp/pf-unit-of-XXXXXX", p[256], l[256], h[256], f[256], buf[8];
+	struct pf_outfile of;
 	struct stat st;
 	int fd;
 
 	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
 	snprintf(p, sizeof(p), "%s/out", dir);
 	snprintf(l, sizeof(l), "%s/link", dir);
-	fd = pf_open_output(p, 0);
-	CHECK(fd != -1, "create");
-	CHECK(fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0600, "mode 0600");
-	CHECK(write(fd, "abc", 3) == 3, "write");
+	snprintf(h, sizeof(h), "%s/hard", dir);
+	snprintf(f, sizeof(f), "%s/fifo", dir);
+	CHECK(pf_outfile_open(&of, p, false) == 0, "create");
+	CHECK(fstat(of.fd, &st) == 0 && (st.st_mode & 0777) == 0600, "mode 0600");
+	CHECK(lstat(p, &st) == -1 && errno == ENOENT, "no name before publishing");
+	CHECK(write(of.fd, "abc", 3) == 3, "write");
+	CHECK(pf_outfile_publish(&of) == 0, "publish");
+	CHECK(pf_outfile_close(&of) == 0, "close");
+	pf_outfile_discard(&of);
+	CHECK(stat(p, &st) == 0 && st.st_size == 3, "published under its name");
+	CHECK(tmp_left(dir) == 0, "no temporary file left after publishing");
+	CHECK(pf_outfile_open(&of, p, false) == -1 && errno == EEXIST, "no overwrite without force");
+	/* Discarded with force: the old file is as it was. */
+	CHECK(link(p, h) == 0, "hard link");
+	CHECK(pf_outfile_open(&of, p, true) == 0, "force");
+	CHECK(write(of.fd, "xy", 2) == 2, "write the new one");
+	pf_outfile_discard(&of);
+	CHECK(stat(p, &st) == 0 && st.st_size == 3, "a discarded start leaves the old file");
+	CHECK(tmp_left(dir) == 0, "no temporary file left after discarding");
+	/* Published with force: the name is replaced, the hard link keeps the old content. */
+	CHECK(pf_outfile_open(&of, p, true) == 0, "force again");
+	CHECK(write(of.fd, "xy", 2) == 2, "write the new one");
+	CHECK(pf_outfile_publish(&of) == 0, "publish over");
+	pf_outfile_discard(&of);
+	CHECK(stat(p, &st) == 0 && st.st_size == 2, "replaced");
+	fd = open(h, O_RDONLY);
+	CHECK(fd != -1 && read(fd, buf, sizeof(buf)) == 3 && memcmp(buf, "abc", 3) == 0,
+	    "the hard link keeps the old content");
 	close(fd);
-	CHECK(pf_open_output(p, 0) == -1 && errno == EEXIST, "no overwrite without force");
-	fd = pf_open_output(p, 1);
-	CHECK(fd != -1 && fstat(fd, &st) == 0 && st.st_size == 0, "force truncates");
+	/* A name that appears before publishing is not replaced without force. */
+	CHECK(pf_outfile_open(&of, l, false) == 0, "create beside");
+	fd = open(l, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	close(fd);
-	CHECK(symlink(p, l) == 0, "symlink");
-	CHECK(pf_open_output(l, 0) == -1, "symlink refused");
-	CHECK(pf_open_output(l, 1) == -1, "symlink refused with force");
-	CHECK(pf_open_output(dir, 1) == -1, "directory refused");
+	CHECK(pf_outfile_publish(&of) == -1 && errno == EEXIST, "a name made meanwhile is kept");
+	pf_outfile_discard(&of);
+	CHECK(tmp_left(dir) == 0, "no temporary file left after a refused publish");
 	unlink(l);
+	CHECK(symlink(p, l) == 0, "symlink");
+	CHECK(pf_outfile_open(&of, l, false) == -1 && errno == EEXIST, "symlink refused");
+	CHECK(pf_outfile_open(&of, l, true) == -1 && errno == ELOOP, "symlink refused with force");
+	CHECK(pf_outfile_open(&of, dir, true) == -1 && errno == EISDIR, "directory refused");
+	CHECK(mkfifo(f, 0600) == 0, "mkfifo");
+	CHECK(pf_outfile_open(&of, f, true) == -1 && errno == EINVAL, "FIFO refused, not opened");
+	CHECK(strcmp(pf_outfile_kind(f), "a FIFO") == 0, "FIFO named");
+	CHECK(tmp_left(dir) == 0, "no temporary file left after a refusal");
+	unlink(f);
+	unlink(l);
+	unlink(h);
 	unlink(p);
 	rmdir(dir);
 }
