@@ -208,7 +208,8 @@ assert_split() {
 }
 
 @test "SIGHUP (an ssh drop) stops the recording like SIGINT: stream kept, child ended, exit 0" {
-	pf-offcpu -d 20 -o "$BATS_TEST_TMPDIR/h.txt" -- "$OFF" 25 2>/dev/null & BGPID=$!
+	"${REALTIME[@]}" pf-offcpu -d 20 -o "$BATS_TEST_TMPDIR/h.txt" -- "$OFF" 25 2>/dev/null & BGPID=$!
+	wait_recording "$BGPID"
 	sleep 1
 	local child rc=0
 	child=$(pgrep -P "$BGPID" | head -n 1)

@@ -747,7 +747,8 @@ no_tmp_left() {
 }
 
 @test "SIGHUP (an ssh drop) stops the recording like SIGINT: stream kept, child ended, exit 0" {
-	pf-record -d 20 -o "$BATS_TEST_TMPDIR/h.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
+	"${FAVOURED[@]}" pf-record -d 20 -o "$BATS_TEST_TMPDIR/h.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
+	wait_recording "$BGPID"
 	sleep 1.5
 	local child rc=0
 	child=$(pgrep -P "$BGPID" | head -n 1)
@@ -834,8 +835,9 @@ no_tmp_left() {
 @test "another writer filling the disk during the window: the floor is overshot by one flush piece at most" {
 	mount_tmpfs 8M
 	local floor=$((4 * 1024 * 1024)) piece=$((16 * 1024)) avail fill rc=0
-	pf-record -F 999 -d 3 --min-free "$floor" -o "$MNT/f.txt" -- "$SPLIT" 4 2>/dev/null & BGPID=$!
-	sleep 1
+	"${FAVOURED[@]}" pf-record -F 999 -d 3 --min-free "$floor" -o "$MNT/f.txt" -- "$SPLIT" 4 2>/dev/null & BGPID=$!
+	wait_recording "$BGPID"
+	sleep 0.5
 	# Someone else leaves 24K above the floor while we record: more than
 	# one piece of samples fits, far less than what was recorded.
 	avail=$(df -B1 --output=avail "$MNT" | tail -n 1)
