@@ -43,7 +43,8 @@ CFLAGS  ?= $(OPT)
 override CFLAGS += -std=gnu11 $(WARN) -Ilib/common $(PKG_CFLAGS) -MMD -MP \
 	   -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 LDFLAGS ?=
-override LDFLAGS += -Wl,--as-needed
+# Full RELRO: the GOT is read-only once the program has started.
+override LDFLAGS += -Wl,--as-needed -Wl,-z,relro,-z,now
 # libiberty (demangling) is a static archive: no run-time dependency.
 LDLIBS  += $(PKG_LIBS) -liberty -lm
 
@@ -51,7 +52,8 @@ ifeq ($(DEVELOPER),1)
 override CFLAGS += -Werror
 endif
 ifneq ($(SANITIZE),)
-override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all \
+	   -DPF_SANITIZE
 override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
@@ -120,7 +122,16 @@ workloads: $(WORKLOADS)
 $(B)/unit/%: tests/unit/%.c $(B)/libpf.a | $(B)/unit
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpf.a $(LDLIBS)
 
-units: $(UNITS)
+# The recorders again, with the test hooks of the recorder core
+# (-DPF_TEST_HOOKS): tests/bats read what the confined run could open.
+# The tools in $(OUTBIN) never hold them.
+HOOKS   := $(B)/unit/pf-record-hook $(B)/unit/pf-offcpu-hook
+
+$(B)/unit/pf-%-hook: bin/pf-%.c lib/common/recorder.c $(B)/libpf.a | $(B)/unit
+	$(CC) $(CFLAGS) -DPF_TEST_HOOKS $(LDFLAGS) -o $@ bin/pf-$*.c lib/common/recorder.c \
+	    $(B)/libpf.a $(LDLIBS)
+
+units: $(UNITS) $(HOOKS)
 
 $(sort build/lib build/bin build/workloads $(B)/lib $(B)/bin $(B)/unit $(OUTBIN)):
 	mkdir -p $@

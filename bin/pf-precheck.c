@@ -475,6 +475,50 @@ check_memlock(struct env *e)
 	}
 }
 
+/*
+ * The recorders open one event descriptor per online CPU for every thread
+ * of a -p target (per CPU only for a command, whose threads inherit them,
+ * and for -a), and raise their soft RLIMIT_NOFILE to the hard one: the
+ * hard limit is what they get.
+ */
+static void
+check_fds(struct env *e)
+{
+	const char *tool = opt.mode == MODE_OFFCPU ? pf_rec_offcpu.name : pf_rec_record.name;
+	long threads = opt.pid && e->target_ok && e->tst.num_threads > 0 ? e->tst.num_threads : 1;
+	int ncpu = e->ncpu > 0 ? e->ncpu : 1;
+	uint64_t events = (uint64_t)threads * (uint64_t)ncpu;
+	uint64_t need = events + PF_REC_FD_RESERVE;
+	long nr_open = 0;
+	struct rlimit rl;
+	char what[96], fix[256];
+
+	if (opt.pid && e->target_ok)
+		snprintf(what, sizeof(what), "%ld thread%s x %d CPU%s", threads,
+		    threads == 1 ? "" : "s", ncpu, ncpu == 1 ? "" : "s");
+	else
+		snprintf(what, sizeof(what), "%d CPU%s", ncpu, ncpu == 1 ? "" : "s");
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_max == RLIM_INFINITY) {
+		report(e, "ok", "fds", NULL, "%llu descriptors (%s, and %d of its own): "
+		    "RLIMIT_NOFILE unlimited", (unsigned long long)need, what, PF_REC_FD_RESERVE);
+		return;
+	}
+	if (need <= (uint64_t)rl.rlim_max) {
+		report(e, "ok", "fds", NULL, "%llu descriptors (%s, and %d of its own) within "
+		    "RLIMIT_NOFILE's hard limit %llu", (unsigned long long)need, what,
+		    PF_REC_FD_RESERVE, (unsigned long long)rl.rlim_max);
+		return;
+	}
+	(void)pf_sysctl_long(opt.proc_root, "sys/fs/nr_open", &nr_open);
+	snprintf(fix, sizeof(fix), "raise the hard limit: prlimit --nofile=%llu:%llu -p $$ or "
+	    "ulimit -Hn %llu as root%s", (unsigned long long)need, (unsigned long long)need,
+	    (unsigned long long)need, nr_open > 0 && need > (uint64_t)nr_open ?
+	    " (above fs.nr_open: sysctl -w fs.nr_open first)" : "");
+	report(e, "fail", "fds", fix, "%s needs %llu descriptors (%s, and %d of its own), above "
+	    "RLIMIT_NOFILE's hard limit %llu", tool, (unsigned long long)need, what,
+	    PF_REC_FD_RESERVE, (unsigned long long)rl.rlim_max);
+}
+
 /* Runtimes with a JIT or an interpreter, and how each writes a perf map. */
 static const struct runtime {
 	const char *prefix;	/* comm or executable name starts with it */
@@ -838,6 +882,7 @@ main(int argc, char **argv)
 	check_disk(&e);
 	check_load(&e);		/* also counts the CPUs for memlock */
 	check_memlock(&e);
+	check_fds(&e);
 	check_runtime(&e);
 	check_symbols(&e);
 	check_container(&e);

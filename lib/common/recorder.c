@@ -10,21 +10,27 @@
  * leaves no file and any old one untouched.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "buf.h"
+#include "confine.h"
 #include "msg.h"
 #include "outfile.h"
 #include "parse.h"
 #include "pf.h"
+#include "procstat.h"
 #include "recorder.h"
 #include "replay.h"
 #include "spawn.h"
@@ -288,6 +294,45 @@ publish_output(struct pf_recorder *r, struct pf_result *st)
 	return 0;
 }
 
+/*
+ * Out of descriptors: how many the events needed (one per online CPU per
+ * thread of a -p target; per CPU for -a and a command, whose threads
+ * inherit), against the hard RLIMIT_NOFILE the soft one was raised to.
+ */
+static int
+too_many_files(const struct pf_recorder *r, int e, struct pf_result *st)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long long threads = 0, need;
+	struct pf_taskstat ts;
+	struct rlimit rl;
+	char hard[32];
+	size_t i;
+
+	for (i = 0; i < r->t.npids; i++)
+		if (pf_taskstat_read("/proc", r->t.pids[i], 0, &ts) == 0 && ts.num_threads > 0)
+			threads += (unsigned long long)ts.num_threads;
+	if (threads == 0)
+		threads = 1;
+	if (ncpu < 1)
+		ncpu = 1;
+	need = threads * (unsigned long long)ncpu + PF_REC_FD_RESERVE;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_max == RLIM_INFINITY)
+		snprintf(hard, sizeof(hard), "unlimited");
+	else
+		snprintf(hard, sizeof(hard), "%llu", (unsigned long long)rl.rlim_max);
+	if (e == ENFILE)
+		return pf_result_set(st, PF_EXIT_FAIL, 0, "perf_event_open: the system's file "
+		    "table is full (fs.file-max) with %llu descriptors needed (%llu threads x "
+		    "%ld CPUs, and %d of its own; RLIMIT_NOFILE hard limit %s)", need, threads,
+		    ncpu, PF_REC_FD_RESERVE, hard);
+	return pf_result_set(st, PF_EXIT_FAIL, 0, "perf_event_open: too many open files: "
+	    "%llu descriptors needed (%llu threads x %ld CPUs, and %d of its own), above "
+	    "RLIMIT_NOFILE's hard limit %s: raise the hard limit: prlimit --nofile=%llu:%llu "
+	    "-p $$ or ulimit -Hn %llu as root", need, threads, ncpu, PF_REC_FD_RESERVE, hard,
+	    need, need, need);
+}
+
 /* A refused perf_event_open named by what would allow it. */
 static int
 denied(struct pf_recorder *r, pid_t pid, int e, struct pf_result *st)
@@ -300,6 +345,8 @@ denied(struct pf_recorder *r, pid_t pid, int e, struct pf_result *st)
 		    "kernel.perf_event_mlock_kb");
 	if (e == ESRCH)
 		return pf_result_set(st, PF_EXIT_FAIL, 0, "pid %d: no such process", (int)pid);
+	if (e == EMFILE || e == ENFILE)
+		return too_many_files(r, e, st);
 	if (e == EACCES || e == EPERM) {
 		if (r->opt.all)
 			return all_refused(r, st);
@@ -358,6 +405,260 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 	return attach(r, st);
 }
 
+/*
+ * Confinement, once set up: the Landlock allow-list.  Beside the standard
+ * paths it holds the directories of the objects the targets map (a
+ * library loaded later usually sits beside its siblings, debug files in
+ * .debug beneath), the command's directory, and the roots of targets in
+ * another filesystem root (a container).  "/" and /etc are never allowed
+ * whole: a file there is allowed alone.
+ */
+struct allow {
+	char **v;
+	size_t n, cap;
+	struct { dev_t dev; ino_t ino; } roots[PF_TARGET_MAX_PIDS];
+	size_t nroots;
+	bool nomem;
+};
+
+static void
+allow_add(struct allow *a, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->v[i], path) == 0)
+			return;
+	if (a->n == a->cap) {
+		size_t c = a->cap ? a->cap * 2 : 32;
+		char **v = realloc(a->v, c * sizeof(*v));
+
+		if (v == NULL) {
+			a->nomem = true;
+			return;
+		}
+		a->v = v;
+		a->cap = c;
+	}
+	if ((a->v[a->n] = strdup(path)) == NULL)
+		a->nomem = true;
+	else
+		a->n++;
+}
+
+static void
+allow_free(struct allow *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+}
+
+static bool
+beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* file's directory, or file alone in "/" and beneath /etc; canonical paths only. */
+static void
+allow_dir_of(struct allow *a, const char *file)
+{
+	const char *const *std = pf_confine_std_paths();
+	const char *slash = strrchr(file, '/');
+	char dir[PATH_MAX];
+	size_t i, n;
+
+	if (file[0] != '/' || slash == NULL)
+		return;
+	for (i = 0; std[i] != NULL; i++)
+		if (beneath(file, std[i]))
+			return;
+	n = (size_t)(slash - file);
+	if (n == 0 || beneath(file, "/etc")) {
+		allow_add(a, file);
+		return;
+	}
+	memcpy(dir, file, n);
+	dir[n] = '\0';
+	allow_add(a, dir);
+}
+
+/*
+ * A mapped file counts only where its path names the same file here: a
+ * process in another root (or one that mapped a file since replaced)
+ * must not choose which of our directories become readable.
+ */
+static void
+allow_mapped(const char *path, uint32_t maj, uint32_t min, uint64_t ino, void *arg)
+{
+	struct stat st;
+
+	if (ino == 0 || stat(path, &st) == -1 || !S_ISREG(st.st_mode) || st.st_ino != ino ||
+	    major(st.st_dev) != maj || minor(st.st_dev) != min)
+		return;
+	allow_dir_of(arg, path);
+}
+
+/* Where execvp(file) finds file, canonical, into buf (PATH_MAX); -1 when nowhere. */
+static int
+exec_path(const char *file, char *buf)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	char cand[PATH_MAX];
+	struct stat st;
+	size_t n;
+
+	if (strchr(file, '/') != NULL)
+		return realpath(file, buf) == NULL ? -1 : 0;
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	for (p = path; ; p = colon + 1) {
+		colon = strchrnul(p, ':');
+		n = (size_t)(colon - p);
+		if (snprintf(cand, sizeof(cand), "%.*s%s%s", (int)n, n ? p : ".", "/", file) <
+		    (int)sizeof(cand) && access(cand, X_OK) == 0 && stat(cand, &st) == 0 &&
+		    S_ISREG(st.st_mode) && realpath(cand, buf) != NULL)
+			return 0;
+		if (*colon == '\0')
+			return -1;
+	}
+}
+
+/* /proc/PID/root, when it is another root than ours and not listed yet. */
+static void
+allow_root_of(struct allow *a, const struct stat *ours, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	if (stat(path, &st) == -1 || (st.st_dev == ours->st_dev && st.st_ino == ours->st_ino))
+		return;
+	for (i = 0; i < a->nroots; i++)
+		if (a->roots[i].dev == st.st_dev && a->roots[i].ino == st.st_ino)
+			return;
+	if (a->nroots < PF_ARRAY_LEN(a->roots)) {
+		a->roots[a->nroots].dev = st.st_dev;
+		a->roots[a->nroots++].ino = st.st_ino;
+	}
+	allow_add(a, path);
+}
+
+static void
+allow_roots(struct pf_recorder *r, struct allow *a)
+{
+	struct stat ours;
+	struct dirent *d;
+	DIR *dir;
+	size_t i;
+
+	if (stat("/", &ours) == -1)
+		return;
+	for (i = 0; i < r->t.npids; i++)
+		allow_root_of(a, &ours, r->t.pids[i]);
+	if (!r->opt.all || (dir = opendir("/proc")) == NULL)
+		return;
+	while ((d = readdir(dir)) != NULL) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+
+		if (*end == '\0' && pid > 0)
+			allow_root_of(a, &ours, (pid_t)pid);
+	}
+	closedir(dir);
+}
+
+/*
+ * Confine the rest of the run: seccomp always, Landlock where the kernel
+ * has it.  Called once the output is in place (Landlock forbids renaming
+ * it later) and just before the window.  Neither failure stops the run:
+ * the header says what was applied.
+ */
+static void
+confine(struct pf_recorder *r)
+{
+	const char *const *std = pf_confine_std_paths();
+	struct allow a = { 0 };
+	const char **list;
+	char exe[PATH_MAX];
+	size_t nstd = 0, i;
+
+#ifdef PF_SANITIZE
+	/* LeakSanitizer stops the threads with ptrace at exit. */
+	r->seccomp_err = pf_confine_seccomp(true) == -1 ? errno : 0;
+#else
+	r->seccomp_err = pf_confine_seccomp(false) == -1 ? errno : 0;
+#endif
+	if (r->seccomp_err)
+		say(r, PF_SAY_WARN, r->seccomp_err, "seccomp filter not installed");
+
+	pf_sym_foreach_file(r->sym, allow_mapped, &a);
+	if (r->opt.cmd && exec_path(r->opt.cmd[0], exe) == 0)
+		allow_dir_of(&a, exe);
+	allow_roots(r, &a);
+	while (std[nstd] != NULL)
+		nstd++;
+	if (a.nomem || (list = calloc(nstd + a.n, sizeof(*list))) == NULL) {
+		r->landlock_err = ENOMEM;
+		goto done;
+	}
+	for (i = 0; i < nstd; i++)
+		list[i] = std[i];
+	for (i = 0; i < a.n; i++)
+		list[nstd + i] = a.v[i];
+	r->landlock_paths = nstd + a.n;
+	if (pf_confine_landlock(list, nstd + a.n, &r->landlock_abi) == -1)
+		r->landlock_err = errno;
+	free(list);
+done:
+	allow_free(&a);
+	if (r->landlock_err && r->landlock_err != ENOSYS && r->landlock_err != EOPNOTSUPP)
+		say(r, PF_SAY_WARN, r->landlock_err, "Landlock not applied");
+#ifdef PF_TEST_HOOKS
+	/* Test builds only (pf-record-hook): what can the confined run still open? */
+	{
+		const char *t = getenv("PF_TEST_OPEN");
+		int fd;
+
+		if (t != NULL) {
+			fd = open(t, O_RDONLY | O_CLOEXEC);
+			dprintf(STDERR_FILENO, "test-hook: open %s: %s\n", t,
+			    fd == -1 ? strerrorname_np(errno) : "ok");
+			if (fd != -1)
+				close(fd);
+		}
+	}
+#endif
+}
+
+/* The header's confinement line. */
+static void
+confine_line(const struct pf_recorder *r, struct pf_buf *h)
+{
+	const char *tool = r->ops->tool->name;
+	int e = r->landlock_err;
+
+	pf_buf_printf(h, "# %s: confined seccomp=", tool);
+	if (r->seccomp_err)
+		pf_buf_printf(h, "no (%s: %s)", strerrorname_np(r->seccomp_err),
+		    strerror(r->seccomp_err));
+	else
+		pf_buf_puts(h, "yes");
+	if (r->landlock_abi > 0)
+		pf_buf_printf(h, " landlock=abi%d paths=%zu\n", r->landlock_abi,
+		    r->landlock_paths);
+	else
+		pf_buf_printf(h, " landlock=no (%s: %s)\n", strerrorname_np(e),
+		    e == ENOSYS ? "the kernel has no Landlock" :
+		    e == EOPNOTSUPP ? "Landlock is disabled on this kernel" : strerror(e));
+}
+
 static enum pf_stop
 write_header(struct pf_recorder *r, struct pf_script *w)
 {
@@ -399,6 +700,7 @@ write_header(struct pf_recorder *r, struct pf_script *w)
 		pf_buf_printf(&h, "rate-cap=%llu/s ", (unsigned long long)r->rate_cap);
 	pf_buf_printf(&h, "rings=%zux%u pages fds=%zu\n", pf_perf_nrings(r->perf),
 	    pf_perf_ring_pages(r->perf), pf_perf_nfds(r->perf));
+	confine_line(r, &h);
 	st = pf_script_header(w, h.data, h.len);
 	pf_buf_free(&h);
 	return st;
@@ -426,9 +728,13 @@ start_recording(struct pf_recorder *r, struct pf_result *st)
 	return 0;
 }
 
-/* Run the window to its stop. */
+/*
+ * Confine the rest of the run, write the header (it says what the
+ * confinement got) and run the window to its stop.
+ */
 static int
-run_window(struct pf_recorder *r, struct pf_result *st)
+run_window(struct pf_recorder *r, struct pf_script *w, enum pf_stop *hst,
+    struct pf_result *st)
 {
 	struct pf_window win = {
 		.perf = r->perf, .rec = &r->rec, .target = &r->t,
@@ -439,6 +745,8 @@ run_window(struct pf_recorder *r, struct pf_result *st)
 
 	if (r->opt.progress && isatty(STDERR_FILENO))
 		win.progress = progress;
+	confine(r);
+	*hst = write_header(r, w);
 	if (pf_window_run(&win, &r->stop) == -1)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "raw records");
 	return 0;
@@ -494,7 +802,7 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	struct sigaction sa;
 	struct pf_script *w;
 	struct rlimit rl;
-	enum pf_stop hst, fin;
+	enum pf_stop hst = PF_STOP_NONE, fin;
 	uint64_t t_end;
 	int rc;
 
@@ -514,6 +822,9 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	signal(SIGPIPE, SIG_IGN);
 	/* libdwfl must never reach the network. */
 	unsetenv("DEBUGINFOD_URLS");
+	/* A core dump would hold what was read from the targets. */
+	rl.rlim_cur = rl.rlim_max = 0;
+	(void)setrlimit(RLIMIT_CORE, &rl);
 	/* One fd per CPU x thread: a busy server needs more than the soft limit. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
@@ -535,13 +846,15 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	if ((w = pf_script_new(r->out_fd, r->opt.max_size,
 	    r->floor_applies ? r->min_free : 0)) == NULL)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "output");
-	hst = write_header(r, w);
-	/* Started, then named, then the window: a failed start leaves no file. */
+	/*
+	 * Started, then named, then confined, then the window: a failed start
+	 * leaves no file, and nothing is renamed once Landlock forbids it.
+	 */
 	if (start_recording(r, st) == -1)
 		goto fail;
 	if (publish_output(r, st) == -1)
 		goto fail;
-	if (run_window(r, st) == -1)
+	if (run_window(r, w, &hst, st) == -1)
 		goto fail;
 	t_end = pf_now_ns();
 	pf_target_kill(&r->t);

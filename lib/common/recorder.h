@@ -53,6 +53,12 @@
 #define PF_OFFCPU_DUR_DEFAULT	10
 #define PF_OFFCPU_DUR_CEILING	60
 #define PF_OFFCPU_RATE_CEILING	50000		/* context switches per second */
+/*
+ * Descriptors a recorder holds besides its events (stdio, the output,
+ * kallsyms, a maps file, pipes): the events are one per CPU per thread
+ * (per CPU with -a or a command, whose threads inherit them).
+ */
+#define PF_REC_FD_RESERVE	16
 
 /*
  * The common long options, for the tool's getopt_long table; a tool
@@ -174,6 +180,10 @@ struct pf_recorder {
 	enum pf_stop stop;		/* the window's */
 	uint64_t dur_ns;		/* the window's length */
 	struct timespec start_wall;
+	/* What confinement got, for the header: 0 or an errno each. */
+	int seccomp_err, landlock_err;
+	int landlock_abi;		/* 0: Landlock not applied */
+	size_t landlock_paths;		/* the allow-list's length */
 };
 
 /*

@@ -428,6 +428,21 @@ pf_sym_load_proc(struct pf_symbolizer *s, const char *proc_root, pid_t pid, bool
 	return rc;
 }
 
+void
+pf_sym_foreach_file(const struct pf_symbolizer *s,
+    void (*fn)(const char *path, uint32_t maj, uint32_t min, uint64_t ino, void *arg),
+    void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < s->files.n; i++) {
+		const struct symfile *f = s->files.v[i];
+
+		if (is_file_path(f->path))
+			fn(f->path, f->maj, f->min, f->ino, arg);
+	}
+}
+
 int
 pf_sym_fork(struct pf_symbolizer *s, pid_t parent, pid_t child)
 {

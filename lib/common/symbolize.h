@@ -74,6 +74,16 @@ int pf_sym_load_proc(struct pf_symbolizer *s, const char *proc_root, pid_t pid,
  */
 int pf_sym_load_all(struct pf_symbolizer *s, const char *proc_root);
 
+/*
+ * Call fn with every file s knows from a mapping (not [vdso] nor other
+ * named non-file mappings), in no set order, each path with the device
+ * and inode the mapping named (0 when unknown): what a caller about to
+ * confine itself must still be able to read.
+ */
+void pf_sym_foreach_file(const struct pf_symbolizer *s,
+    void (*fn)(const char *path, uint32_t maj, uint32_t min, uint64_t ino, void *arg),
+    void *arg);
+
 /* A new process child forked from parent: it starts with parent's maps. */
 int pf_sym_fork(struct pf_symbolizer *s, pid_t parent, pid_t child);
 

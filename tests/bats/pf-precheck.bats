@@ -275,6 +275,39 @@ level() {
 	[ "$(level paranoid)" = fail ]
 }
 
+# many_threads N: start the many-threads workload with N threads in the
+# background (its pid in KIDS and MT) and wait until all run.
+many_threads() {
+	local i
+	[ -x "$WORKLOADS/many-threads" ] || fail "$WORKLOADS/many-threads not built: run make"
+	"$WORKLOADS/many-threads" "$1" 120 >"$BATS_TEST_TMPDIR/mt.out" &
+	MT=$! KIDS="$KIDS $!"
+	for i in $(seq 100); do
+		grep -q '^ready' "$BATS_TEST_TMPDIR/mt.out" && return 0
+		sleep 0.1
+	done
+	fail "many-threads did not start its $1 threads"
+}
+
+@test "2001 threads under a hard RLIMIT_NOFILE of 1024 fail the fds check with the numbers and the fix" {
+	require_root
+	require_cmd prlimit
+	many_threads 2001
+	local ncpu need
+	ncpu=$(getconf _NPROCESSORS_ONLN)
+	need=$((2001 * ncpu + 16))
+	run -1 prlimit --nofile=1024:1024 pf-precheck -p "$MT" -o /tmp --min-free 0
+	assert_line "fail fds pf-record needs $need descriptors (2001 threads x $ncpu CPU$([ "$ncpu" -eq 1 ] || echo s), and 16 of its own), above RLIMIT_NOFILE's hard limit 1024"
+	assert_line "  fix: raise the hard limit: prlimit --nofile=$need:$need -p \$\$ or ulimit -Hn $need as root"
+	assert_line --regexp '^fail verdict oncpu: '
+	# The same target with room for its descriptors passes the check.
+	run prlimit --nofile=$((need + 100)):$((need + 100)) pf-precheck -p "$MT" -o /tmp --min-free 0
+	assert_line --regexp "^ok fds $need descriptors \(2001 threads x $ncpu CPUs?, and 16 of its own\) within RLIMIT_NOFILE's hard limit $((need + 100))$"
+	# A system-wide recording needs one per CPU only.
+	run prlimit --nofile=1024:1024 pf-precheck --mode system -o /tmp --min-free 0
+	assert_line --regexp "^ok fds $((ncpu + 16)) descriptors"
+}
+
 @test "every warn and fail line is followed by a fix line" {
 	mkproc "$FXD/p" 4 2 0 5
 	run -1 pf-precheck --proc-root "$FXD/p" -o "$FXD/missing"
