@@ -120,6 +120,10 @@ require_cmd() {
 # own is an autogroup of its own, which the scheduler weighs against each
 # other autogroup whatever their task counts: that group and the process
 # go to nice -20.  Nice alone would only count inside this shell's group.
+# Favoured work that fills every CPU leaves this shell almost nothing until
+# it ends: start it from the favoured tool (pf-record -- CMD) or from one
+# favoured shell together with the tool that measures it, never poll it
+# from here.
 #
 # REALTIME: for work that mostly blocks and whose wake-up latency is what
 # a test measures (blocks of a designed length, the share of time spent
