@@ -251,7 +251,9 @@ live() {
 }
 
 @test "live: a 10 ms sleeper is OFF_CPU" {
-	live OFF_CPU "$WORKLOADS/cls-sleeper" 10 6
+	# Real-time (as root), so that it is woken at once: waiting for a busy
+	# CPU after each sleep would be STARVED_CPU, not what this test is about.
+	live OFF_CPU "${REALTIME[@]}" "$WORKLOADS/cls-sleeper" 10 6
 	# and says where it sleeps
 	grep -qE "^wchan [a-z_]*sleep" <<<"$output" || fail "no sleeping wchan: $output"
 }
@@ -293,7 +295,9 @@ many_threads() {
 	local dir=${PF_DISK_DIR:-/var/tmp} fs
 	fs=$(stat -f -c %T "$dir")
 	[ "$fs" != tmpfs ] || skip "$dir is tmpfs: set PF_DISK_DIR to a disk-backed directory"
-	live IO_WAIT "$WORKLOADS/cls-fsync" "$dir/pf-classify-bats.$$" 6
+	# Real-time, as the sleeper above: the wait after each fdatasync is then
+	# the device's, not a busy CPU's.
+	live IO_WAIT "${REALTIME[@]}" "$WORKLOADS/cls-fsync" "$dir/pf-classify-bats.$$" 6
 }
 
 @test "live: three spinning threads on two CPUs are CPU_BOUND_OVERSUBSCRIBED" {
@@ -334,8 +338,12 @@ sysstat() {
 	require_cmd pidstat
 	local p sp try ok c
 	for try in 1 2; do
-		"$WORKLOADS/cls-syscall" 8 &
+		# Favoured (as root): on a busy machine its share of a CPU would
+		# change from one moment to the next, and the two tools' windows
+		# do not start at the same instant.
+		"${FAVOURED[@]}" "$WORKLOADS/cls-syscall" 8 &
 		p=$!
+		wait_exec "$p" cls-syscall
 		sleep 0.4
 		pidstat -u -p "$p" 3 1 >"$BATS_TEST_TMPDIR/pidstat" &
 		sp=$!

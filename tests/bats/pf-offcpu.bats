@@ -72,7 +72,9 @@ assert_split() {
 }
 
 @test "a command's blocked time splits 60/40 across named functions and sums to its run time (-- CMD)" {
-	run -0 --separate-stderr pf-offcpu -d 10 -o "$BATS_TEST_TMPDIR/s.txt" -- "$OFF" 2
+	# Real-time (as root), so that a woken thread runs at once: the blocks
+	# are then the designed ones, not lengthened by waits for a busy CPU.
+	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu -d 10 -o "$BATS_TEST_TMPDIR/s.txt" -- "$OFF" 2
 	run -0 valid_stream "$BATS_TEST_TMPDIR/s.txt"
 	assert_output target-exit
 	# One thread, 2 s of wall time almost all asleep: 2 s less at most one
@@ -84,9 +86,10 @@ assert_split() {
 }
 
 @test "threads started after attaching show the designed split and about window x threads (-p)" {
-	"$OFF" -t 2 4 & BGPID=$!
+	"${REALTIME[@]}" "$OFF" -t 2 4 & BGPID=$!
+	wait_exec "$BGPID" off-split
 	sleep 0.1
-	run -0 --separate-stderr pf-offcpu -p "$BGPID" -d 2 -o "$BATS_TEST_TMPDIR/p.txt"
+	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu -p "$BGPID" -d 2 -o "$BATS_TEST_TMPDIR/p.txt"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/p.txt"
 	assert_output duration
 	# Two workers, each alive for the window less the 0.1 s before they
@@ -117,12 +120,14 @@ assert_split() {
 }
 
 @test "--min-block drops short blocks and --max-block long ones" {
-	run -0 --separate-stderr pf-offcpu --min-block 25000 -o "$BATS_TEST_TMPDIR/m.txt" -- "$OFF" 1
+	# 30 and 20 ms blocks on either side of 25 ms: a woken thread that
+	# waits 5 ms for a busy CPU would carry a 20 ms block over the line.
+	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu --min-block 25000 -o "$BATS_TEST_TMPDIR/m.txt" -- "$OFF" 1
 	grep -q ' min-block=25000us ' "$BATS_TEST_TMPDIR/m.txt"
 	pf-fold "$BATS_TEST_TMPDIR/m.txt" > "$BATS_TEST_TMPDIR/m.folded"
 	[ "$(blocked "$BATS_TEST_TMPDIR/m.folded" off_alpha)" -gt 0 ] || fail "30 ms blocks dropped"
 	[ "$(blocked "$BATS_TEST_TMPDIR/m.folded" off_beta)" -eq 0 ] || fail "20 ms blocks kept"
-	run -0 --separate-stderr pf-offcpu --max-block 25000 -o "$BATS_TEST_TMPDIR/x.txt" -- "$OFF" 1
+	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu --max-block 25000 -o "$BATS_TEST_TMPDIR/x.txt" -- "$OFF" 1
 	pf-fold "$BATS_TEST_TMPDIR/x.txt" > "$BATS_TEST_TMPDIR/x.folded"
 	[ "$(blocked "$BATS_TEST_TMPDIR/x.folded" off_alpha)" -eq 0 ] || fail "30 ms blocks kept"
 	[ "$(blocked "$BATS_TEST_TMPDIR/x.folded" off_beta)" -gt 0 ] || fail "20 ms blocks dropped"
@@ -131,7 +136,9 @@ assert_split() {
 }
 
 @test "more switches per second than --rate-cap stop the recording (stop=rate-cap, exit 1)" {
-	run -1 --separate-stderr pf-offcpu --rate-cap 1000 -d 10 -o "$BATS_TEST_TMPDIR/r.txt" -- "$OFF" -s 5
+	# Real-time: each switch wakes the peer thread, which on a busy machine
+	# at nice 0 may wait ms for a CPU, far below 1000 switches a second.
+	run -1 --separate-stderr "${REALTIME[@]}" pf-offcpu --rate-cap 1000 -d 10 -o "$BATS_TEST_TMPDIR/r.txt" -- "$OFF" -s 5
 	[[ "$stderr" == *"rate cap"* ]] || fail "stderr: $stderr"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/r.txt"
 	assert_output rate-cap
@@ -151,7 +158,7 @@ assert_split() {
 }
 
 @test "the size cap stops before the output would exceed it, at a sample boundary, exit 1" {
-	run -1 --separate-stderr pf-offcpu -d 5 --max-size 8K -o "$BATS_TEST_TMPDIR/z.txt" -- "$OFF" 2
+	run -1 --separate-stderr "${REALTIME[@]}" pf-offcpu -d 5 --max-size 8K -o "$BATS_TEST_TMPDIR/z.txt" -- "$OFF" 2
 	[[ "$stderr" == *"size cap"* ]] || fail "stderr: $stderr"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/z.txt"
 	assert_output size-cap
@@ -163,7 +170,8 @@ assert_split() {
 
 @test "while recording, pf-offcpu holds no capability and no_new_privs is set" {
 	require_root
-	pf-offcpu -d 3 -o "$BATS_TEST_TMPDIR/c.txt" -- "$OFF" 4 2>/dev/null & BGPID=$!
+	"${REALTIME[@]}" pf-offcpu -d 3 -o "$BATS_TEST_TMPDIR/c.txt" -- "$OFF" 4 2>/dev/null & BGPID=$!
+	wait_recording "$BGPID"
 	sleep 1
 	run -0 grep -E '^(CapEff|CapPrm|NoNewPrivs):' /proc/$BGPID/status
 	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
@@ -236,7 +244,8 @@ confined_status() {
 }
 
 @test "SIGINT stops the recording and writes what was collected (stop=signal, exit 0)" {
-	pf-offcpu -d 20 -o "$BATS_TEST_TMPDIR/i.txt" -- "$OFF" 25 2>/dev/null & BGPID=$!
+	"${REALTIME[@]}" pf-offcpu -d 20 -o "$BATS_TEST_TMPDIR/i.txt" -- "$OFF" 25 2>/dev/null & BGPID=$!
+	wait_recording "$BGPID"
 	sleep 1
 	kill -INT "$BGPID"
 	local rc=0
@@ -249,7 +258,8 @@ confined_status() {
 }
 
 @test "SIGHUP (an ssh drop) stops the recording like SIGINT: stream kept, child ended, exit 0" {
-	pf-offcpu -d 20 -o "$BATS_TEST_TMPDIR/h.txt" -- "$OFF" 25 2>/dev/null & BGPID=$!
+	"${REALTIME[@]}" pf-offcpu -d 20 -o "$BATS_TEST_TMPDIR/h.txt" -- "$OFF" 25 2>/dev/null & BGPID=$!
+	wait_recording "$BGPID"
 	sleep 1
 	local child rc=0
 	child=$(pgrep -P "$BGPID" | head -n 1)
@@ -268,8 +278,8 @@ confined_status() {
 
 @test "a process's exit ends the recording early (stop=target-exit)" {
 	"$OFF" 1 & BGPID=$!
-	sleep 0.1
-	run -0 --separate-stderr pf-offcpu -d 30 -p "$BGPID" -o "$BATS_TEST_TMPDIR/e.txt"
+	wait_exec "$BGPID" off-split
+	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu -d 30 -p "$BGPID" -o "$BATS_TEST_TMPDIR/e.txt"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/e.txt"
 	assert_output target-exit
 	BGPID=

@@ -193,9 +193,14 @@ level() {
 @test "a zombie target fails and names its parent" {
 	sh -c 'sleep 0.1 & echo $! >"$1"; exec sleep 30' sh "$FXD/zpid" &
 	KIDS=$!
-	sleep 0.6
-	local z
+	wait_exec "$KIDS" sleep
+	local z _
 	z=$(cat "$FXD/zpid")
+	# The child sleeps 0.1 s; on a busy machine it may take longer to end.
+	for _ in $(seq 100); do
+		[ "$(awk '{ print $3 }' "/proc/$z/stat")" != Z ] || break
+		sleep 0.1
+	done
 	[ "$(awk '{ print $3 }' "/proc/$z/stat")" = Z ] || skip "no zombie formed"
 	run -1 pf-precheck -p "$z" -o /tmp --min-free 0
 	assert_line "fail target pid $z (sleep) is a zombie"
@@ -207,7 +212,7 @@ level() {
 	"$FXD/java" 30 &
 	JAVA_PID=$!
 	KIDS=$JAVA_PID
-	sleep 0.2
+	wait_exec "$JAVA_PID" java
 	run -0 pf-precheck -p "$JAVA_PID" -o /tmp --min-free 0
 	assert_line "warn runtime Java (java): no /tmp/perf-$JAVA_PID.map, JIT frames will show as [unknown]"
 	assert_line --partial "  fix: jcmd PID Compiler.perfmap"
@@ -221,9 +226,10 @@ level() {
 	strip -o "$FXD/stripped" "$WORKLOADS/cls-sleeper"
 	"$FXD/stripped" 10 30 &
 	KIDS=$!
+	wait_exec "$KIDS" stripped
 	"$WORKLOADS/cls-sleeper" 10 30 &
 	KIDS="$KIDS $!"
-	sleep 0.2
+	wait_exec "${KIDS##* }" cls-sleeper
 	run -0 pf-precheck -p "${KIDS%% *}" -o /tmp --min-free 0
 	assert_line --regexp "^warn symbols $FXD/stripped: stripped \(no .symtab\) and no debuginfo found"
 	assert_line --partial "  fix: install its debug symbols"

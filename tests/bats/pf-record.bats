@@ -92,10 +92,20 @@ valid_stream() {
 	}' "$1"
 }
 
-# start_split SECONDS: rec-split in the background; BGPID is its pid.
+# start_split SECONDS: rec-split in the background, once it runs; BGPID is
+# its pid.
 start_split() {
 	"$SPLIT" "$@" & BGPID=$!
-	sleep 0.2
+	wait_exec "$BGPID" rec-split
+}
+
+# favoured_sh SCRIPT ARGS...: sh -c SCRIPT, favoured.  For workloads that
+# fill both CPUs and the pf-record that samples them: started from one
+# favoured shell, nothing the machine runs delays one behind the other,
+# where this shell, at its normal priority, would hardly run until the
+# workload ends.
+favoured_sh() {
+	"${FAVOURED[@]}" sh -c "$@"
 }
 
 mount_tmpfs() {
@@ -106,7 +116,7 @@ mount_tmpfs() {
 }
 
 @test "a command's CPU split across named functions shows within 7 points (-- CMD)" {
-	run -0 --separate-stderr pf-record -F 499 -d 3 -o "$BATS_TEST_TMPDIR/s.txt" -- "$SPLIT" 4
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 499 -d 3 -o "$BATS_TEST_TMPDIR/s.txt" -- "$SPLIT" 4
 	run -0 valid_stream "$BATS_TEST_TMPDIR/s.txt"
 	assert_output duration
 	assert_split "$BATS_TEST_TMPDIR/s.txt"
@@ -114,8 +124,10 @@ mount_tmpfs() {
 }
 
 @test "a running process's threads, started after attaching, show the designed split (-p)" {
-	start_split -t 2 5
-	run -0 --separate-stderr pf-record -p "$BGPID" -F 199 -d 3 -o "$BATS_TEST_TMPDIR/p.txt"
+	# shellcheck disable=SC2016 # the inner sh expands $1, $2 and $!
+	run -0 --separate-stderr favoured_sh '"$1" -t 2 5 >/dev/null 2>&1 & echo $! >"$2.pid"
+		sleep 0.2; exec pf-record -p $! -F 199 -d 3 -o "$2"' sh "$SPLIT" "$BATS_TEST_TMPDIR/p.txt"
+	BGPID=$(cat "$BATS_TEST_TMPDIR/p.txt.pid")
 	run -0 valid_stream "$BATS_TEST_TMPDIR/p.txt"
 	assert_output duration
 	assert_split "$BATS_TEST_TMPDIR/p.txt"
@@ -193,13 +205,15 @@ entry_share() {
 	# perf at 99 Hz on two threads for 8 s gives ~900-1500 samples on this
 	# shared 2-CPU machine (share noise ~1.5 points); pf-record samples the
 	# same workload at 499 Hz so its own noise is small: a real disagreement
-	# of 5 points is then far outside the noise.
+	# of 5 points is then far outside the noise.  Both run favoured: on a
+	# busy machine the threads would get a fraction of their CPUs, and
+	# perf a fraction of its samples.
 	require_cmd perf
 	require_root
-	perf record -q -F 99 -g -o "$BATS_TEST_TMPDIR/perf.data" -- "$SPLIT" -t 2 8 >/dev/null 2>&1 ||
+	"${FAVOURED[@]}" perf record -q -F 99 -g -o "$BATS_TEST_TMPDIR/perf.data" -- "$SPLIT" -t 2 8 >/dev/null 2>&1 ||
 		skip "perf record failed here"
 	perf script -i "$BATS_TEST_TMPDIR/perf.data" > "$BATS_TEST_TMPDIR/perf.txt" 2>/dev/null
-	run -0 --separate-stderr pf-record -F 499 -d 8 -o "$BATS_TEST_TMPDIR/pf.txt" -- "$SPLIT" -t 2 5
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 499 -d 8 -o "$BATS_TEST_TMPDIR/pf.txt" -- "$SPLIT" -t 2 5
 	local f a b
 	for f in rec_alpha rec_beta rec_gamma; do
 		a=$(share "$BATS_TEST_TMPDIR/perf.txt" $f)
@@ -219,7 +233,7 @@ entry_share() {
 
 @test "a syscall-heavy workload shows symbolized kernel frames as root" {
 	require_root
-	run -0 --separate-stderr pf-record -F 199 -d 2 -o "$BATS_TEST_TMPDIR/k.txt" -- "$SYSCALL" 3
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 199 -d 2 -o "$BATS_TEST_TMPDIR/k.txt" -- "$SYSCALL" 3
 	grep -q "kernel-stacks=yes" "$BATS_TEST_TMPDIR/k.txt"
 	grep -q ' cpu-clock: $' "$BATS_TEST_TMPDIR/k.txt"
 	# Kernel frames with real names: the read/write syscall paths.
@@ -264,7 +278,7 @@ entry_share() {
 
 @test "[vdso] frames are named from the vDSO's own symbols" {
 	# rec-stall spends its time in clock_gettime, which runs in the vDSO.
-	run -0 --separate-stderr pf-record -F 499 -d 5 -o "$BATS_TEST_TMPDIR/v.txt" -- "$WORKLOADS/rec-stall" 1
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 499 -d 5 -o "$BATS_TEST_TMPDIR/v.txt" -- "$WORKLOADS/rec-stall" 1
 	local named unknown
 	named=$(grep -Ec $'^\t'" +[0-9a-f]+ __vdso_[a-z_]+\+0x[0-9a-f]+ \(\[vdso\]\)\$" "$BATS_TEST_TMPDIR/v.txt" || true)
 	unknown=$(grep -c '\[unknown\] (\[vdso\])' "$BATS_TEST_TMPDIR/v.txt" || true)
@@ -273,8 +287,9 @@ entry_share() {
 }
 
 @test "samples before an exec keep the old program's name and symbols" {
-	# rec-split runs 1 s, then execs rec-stall in the same process.
-	run -0 --separate-stderr pf-record -F 499 -d 10 -o "$BATS_TEST_TMPDIR/x.txt" -- \
+	# rec-split runs 1 s, then execs rec-stall in the same process, both
+	# favoured: the sample counts below need most of a CPU for each second.
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 499 -d 10 -o "$BATS_TEST_TMPDIR/x.txt" -- \
 	    "$SPLIT" 1 -x "$WORKLOADS/rec-stall" 1
 	grep -q 'stop=target-exit' "$BATS_TEST_TMPDIR/x.txt"
 	# comm, then the first frame of each sample.
@@ -293,7 +308,7 @@ entry_share() {
 @test "the rate is capped at 999 Hz and at perf_event_max_sample_rate, with exit 2" {
 	run -2 --separate-stderr pf-record -F 1000 -d 1 -- true
 	assert_equal "${stderr_lines[0]}" "pf-record: -F 1000: above the ceiling of 999 Hz"
-	run -0 --separate-stderr pf-record -F 999 -d 1 -o "$BATS_TEST_TMPDIR/f.txt" -- "$SPLIT" 2
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 1 -o "$BATS_TEST_TMPDIR/f.txt" -- "$SPLIT" 2
 	grep -q ' freq=999 ' "$BATS_TEST_TMPDIR/f.txt"
 	# One thread on-CPU for about a second cannot give much more than 999 samples.
 	local n
@@ -322,7 +337,7 @@ entry_share() {
 	assert_equal "${stderr_lines[0]}" "pf-record: -d: 31s is above the ceiling of 30s for -a"
 	local t0 t1
 	t0=$(date +%s%N)
-	run -0 --separate-stderr pf-record -d 1 -o "$BATS_TEST_TMPDIR/d.txt" -- "$SPLIT" 10
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -d 1 -o "$BATS_TEST_TMPDIR/d.txt" -- "$SPLIT" 10
 	t1=$(date +%s%N)
 	run -0 valid_stream "$BATS_TEST_TMPDIR/d.txt"
 	assert_output duration
@@ -335,7 +350,7 @@ entry_share() {
 @test "the size cap stops before the output would exceed it, at a sample boundary, exit 1" {
 	local t0 t1
 	t0=$(date +%s%N)
-	run -1 --separate-stderr pf-record -F 999 -d 8 --max-size 20K -o "$BATS_TEST_TMPDIR/z.txt" -- "$SPLIT" 9
+	run -1 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 8 --max-size 20K -o "$BATS_TEST_TMPDIR/z.txt" -- "$SPLIT" 9
 	t1=$(date +%s%N)
 	# Raw data in memory is bounded by the cap too: the window stopped early.
 	[ $(( (t1 - t0) / 1000000 )) -lt 6000 ] || fail "ran $(( (t1 - t0) / 1000000 )) ms: the window did not stop at the cap"
@@ -355,7 +370,7 @@ entry_share() {
 	run -1 --separate-stderr pf-record -d 1 --min-free 3M -o "$MNT/a.txt" -- true
 	[[ "$stderr" == *"below the floor"*"not starting"* ]] || fail "stderr: $stderr"
 	[ ! -e "$MNT/a.txt" ] || fail "left a file behind"
-	run -1 --separate-stderr pf-record -F 999 -d 3 --min-free 1900K -o "$MNT/b.txt" -- "$SYSCALL" 4
+	run -1 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 3 --min-free 1900K -o "$MNT/b.txt" -- "$SYSCALL" 4
 	[[ "$stderr" == *"disk floor"* ]] || fail "stderr: $stderr"
 	run -0 valid_stream "$MNT/b.txt"
 	assert_output disk-floor
@@ -369,7 +384,7 @@ entry_share() {
 
 @test "a full filesystem (ENOSPC) stops cleanly with a valid stream and exit 1" {
 	mount_tmpfs 160K
-	run -1 --separate-stderr pf-record -F 999 -d 3 --min-free 0 -o "$MNT/full.txt" -- "$SYSCALL" 4
+	run -1 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 3 --min-free 0 -o "$MNT/full.txt" -- "$SYSCALL" 4
 	[[ "$stderr" == *"No space left on device"* ]] || fail "stderr: $stderr"
 	run -0 valid_stream "$MNT/full.txt"
 	assert_output disk-full
@@ -378,8 +393,9 @@ entry_share() {
 
 @test "while recording, pf-record holds no capability and no_new_privs is set" {
 	require_root
-	pf-record -d 3 -o "$BATS_TEST_TMPDIR/c.txt" -- "$SPLIT" 4 2>/dev/null & BGPID=$!
-	sleep 1.5
+	"${FAVOURED[@]}" pf-record -d 3 -o "$BATS_TEST_TMPDIR/c.txt" -- "$SPLIT" 4 2>/dev/null & BGPID=$!
+	wait_recording "$BGPID"
+	sleep 1
 	run -0 grep -E '^(CapEff|CapPrm|NoNewPrivs):' /proc/$BGPID/status
 	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
 	assert_line --regexp '^CapPrm:[[:space:]]+0000000000000000$'
@@ -503,7 +519,8 @@ confined_status() {
 }
 
 @test "SIGINT stops the recording and writes what was collected (stop=signal, exit 0)" {
-	pf-record -d 20 -o "$BATS_TEST_TMPDIR/i.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
+	"${FAVOURED[@]}" pf-record -d 20 -o "$BATS_TEST_TMPDIR/i.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
+	wait_recording "$BGPID"
 	sleep 1.5
 	kill -INT "$BGPID"
 	local rc=0
@@ -518,13 +535,13 @@ confined_status() {
 @test "the target's exit ends the recording early (stop=target-exit, exit 0)" {
 	local t0 t1
 	t0=$(date +%s)
-	run -0 --separate-stderr pf-record -d 30 -o "$BATS_TEST_TMPDIR/e.txt" -- "$SPLIT" 1
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -d 30 -o "$BATS_TEST_TMPDIR/e.txt" -- "$SPLIT" 1
 	t1=$(date +%s)
 	[ $((t1 - t0)) -lt 10 ] || fail "took $((t1 - t0)) s"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/e.txt"
 	assert_output target-exit
 	start_split 1
-	run -0 --separate-stderr pf-record -d 30 -p "$BGPID" -o "$BATS_TEST_TMPDIR/e2.txt"
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -d 30 -p "$BGPID" -o "$BATS_TEST_TMPDIR/e2.txt"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/e2.txt"
 	assert_output target-exit
 }
@@ -728,7 +745,7 @@ confined_status() {
 	# the second must fit its rings in a 64 KiB RLIMIT_MEMLOCK.
 	# shellcheck disable=SC2086
 	prlimit --memlock=65536:65536 $S "$R" -d 3 -- "$W" 4 >/dev/null 2>&1 & BGPID=$!
-	sleep 0.7
+	wait_recording "$BGPID"
 	# shellcheck disable=SC2086
 	run -0 --separate-stderr prlimit --memlock=65536:65536 $S "$R" -d 1 -- "$W" 2
 	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/ml.txt"
@@ -807,8 +824,9 @@ start_jit() {
 
 @test "free space falling below the floor during the window stops it (stop=disk-floor, exit 1)" {
 	mount_tmpfs 6M
-	pf-record -d 20 --min-free 3M -o "$MNT/w.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
-	sleep 1
+	"${FAVOURED[@]}" pf-record -d 20 --min-free 3M -o "$MNT/w.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
+	wait_recording "$BGPID"
+	sleep 0.5
 	# Someone else fills the disk while we record.
 	dd if=/dev/zero of="$MNT/filler" bs=1K count=3500 2>/dev/null
 	local rc=0 t0 t1
@@ -823,11 +841,13 @@ start_jit() {
 }
 
 @test "several pids are sampled together and named in the header" {
-	"$SPLIT" 4 & local a=$!
-	"$SPLIT" 4 & local b=$!
+	local a b
+	# shellcheck disable=SC2016 # the inner sh expands $1, $2, $a and $b
+	run -0 --separate-stderr favoured_sh '"$1" 4 >/dev/null 2>&1 & a=$!; "$1" 4 >/dev/null 2>&1 & b=$!
+		echo "$a $b" >"$2.pid"; sleep 0.2; exec pf-record -p "$a,$b" -F 199 -d 2 -o "$2"' \
+		sh "$SPLIT" "$BATS_TEST_TMPDIR/pp.txt"
+	read -r a b <"$BATS_TEST_TMPDIR/pp.txt.pid"
 	BGPID="$a $b"
-	sleep 0.2
-	run -0 --separate-stderr pf-record -p "$a,$b" -F 199 -d 2 -o "$BATS_TEST_TMPDIR/pp.txt"
 	grep -q " target=pid:$a,$b " "$BATS_TEST_TMPDIR/pp.txt"
 	grep -q "^rec-split  *$a/" "$BATS_TEST_TMPDIR/pp.txt" || fail "no sample of $a"
 	grep -q "^rec-split  *$b/" "$BATS_TEST_TMPDIR/pp.txt" || fail "no sample of $b"
@@ -838,7 +858,7 @@ start_jit() {
 	require_root
 	cp "$SPLIT" "$BATS_TEST_TMPDIR/gone"
 	"$BATS_TEST_TMPDIR/gone" 4 & BGPID=$!
-	sleep 0.3
+	wait_exec "$BGPID" gone
 	rm "$BATS_TEST_TMPDIR/gone"
 	run -0 --separate-stderr pf-record -p "$BGPID" -F 199 -d 1 -o "$BATS_TEST_TMPDIR/del.txt"
 	grep -Eq "rec_alpha\+0x[0-9a-f]+ \($BATS_TEST_TMPDIR/gone\)\$" "$BATS_TEST_TMPDIR/del.txt" ||
@@ -871,7 +891,8 @@ no_tmp_left() {
 }
 
 @test "SIGHUP (an ssh drop) stops the recording like SIGINT: stream kept, child ended, exit 0" {
-	pf-record -d 20 -o "$BATS_TEST_TMPDIR/h.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
+	"${FAVOURED[@]}" pf-record -d 20 -o "$BATS_TEST_TMPDIR/h.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
+	wait_recording "$BGPID"
 	sleep 1.5
 	local child rc=0
 	child=$(pgrep -P "$BGPID" | head -n 1)
@@ -958,8 +979,9 @@ no_tmp_left() {
 @test "another writer filling the disk during the window: the floor is overshot by one flush piece at most" {
 	mount_tmpfs 8M
 	local floor=$((4 * 1024 * 1024)) piece=$((16 * 1024)) avail fill rc=0
-	pf-record -F 999 -d 3 --min-free "$floor" -o "$MNT/f.txt" -- "$SPLIT" 4 2>/dev/null & BGPID=$!
-	sleep 1
+	"${FAVOURED[@]}" pf-record -F 999 -d 3 --min-free "$floor" -o "$MNT/f.txt" -- "$SPLIT" 4 2>/dev/null & BGPID=$!
+	wait_recording "$BGPID"
+	sleep 0.5
 	# Someone else leaves 24K above the floor while we record: more than
 	# one piece of samples fits, far less than what was recorded.
 	avail=$(df -B1 --output=avail "$MNT" | tail -n 1)

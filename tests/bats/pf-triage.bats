@@ -14,7 +14,7 @@ teardown() {
 	require_perf_events
 	"$WORKLOADS/rec-split" 30 &
 	WPID=$!
-	sleep 0.3
+	wait_exec "$WPID" rec-split
 	cd "$BATS_TEST_TMPDIR"
 	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 2 -i 1 -o ev
 	assert_line --regexp '^class [A-Z_]+$'
@@ -60,9 +60,11 @@ teardown() {
 @test "a mostly sleeping PID also gets an off-CPU profile, as pf-classify recommends" {
 	require_root
 	require_perf_events
-	"$WORKLOADS/cls-sleeper" 10 30 &
+	# Real-time, so that it is woken at once: on a busy machine a sleeper
+	# at nice 0 waits for the CPU after each sleep, and that is STARVED_CPU.
+	"${REALTIME[@]}" "$WORKLOADS/cls-sleeper" 10 30 &
 	WPID=$!
-	sleep 0.3
+	wait_exec "$WPID" cls-sleeper
 	cd "$BATS_TEST_TMPDIR"
 	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 1 -i 1 -n -o ev
 	assert_line "class OFF_CPU"

@@ -109,3 +109,57 @@ require_cmd() {
 		command -v "$c" >/dev/null 2>&1 || skip "$c not installed"
 	done
 }
+
+# The machine a suite runs on may be busy with other work (CI neighbours, a
+# build, two busy loops): a test measures what its workload does, so as
+# root it runs the workload ahead of that work.  Both are command
+# prefixes that exec (the pid stays the workload's, for $! and kill);
+# empty when not root, where the workload runs as it is.
+#
+# FAVOURED: for CPU-bound work that must get its CPUs.  A session of its
+# own is an autogroup of its own, which the scheduler weighs against each
+# other autogroup whatever their task counts: that group and the process
+# go to nice -20.  Nice alone would only count inside this shell's group.
+# Favoured work that fills every CPU leaves this shell almost nothing until
+# it ends: start it from the favoured tool (pf-record -- CMD) or from one
+# favoured shell together with the tool that measures it, never poll it
+# from here.
+#
+# REALTIME: for work that mostly blocks and whose wake-up latency is what
+# a test measures (blocks of a designed length, the share of time spent
+# waiting for the CPU).  At any nice, a woken task may wait a few ms for
+# the running one's slice to end; SCHED_FIFO runs it at once.  Only for
+# work that blocks: a spinner would hold a CPU until the kernel's RT
+# throttling (95%) cuts in.
+# shellcheck disable=SC2034 # the suites use them
+FAVOURED=() REALTIME=()
+if [ "$(id -u)" -eq 0 ]; then
+	# shellcheck disable=SC2016,SC2034 # the inner sh expands "$@"; the suites use them
+	FAVOURED=(setsid sh -c 'echo -20 >/proc/self/autogroup 2>/dev/null; exec nice -n -20 "$@"' sh)
+	# shellcheck disable=SC2034 # the suites use it
+	REALTIME=(chrt -f 1)
+fi
+
+# wait_exec PID NAME: until PID runs NAME (its comm, 15 bytes at most),
+# 10 s at most.  A command started with & is the forked shell until it
+# execs, which on a busy machine may take longer than any fixed sleep.
+wait_exec() {
+	local _
+	for _ in $(seq 100); do
+		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.1
+	done
+	fail "pid $1 does not run $2 after 10 s (comm $(cat "/proc/$1/comm" 2>/dev/null))"
+}
+
+# wait_recording PID: until pf-record or pf-offcpu PID has mapped its
+# rings, the last step before it drops its privileges and opens its
+# window (its signal handlers are set by then), 20 s at most.
+wait_recording() {
+	local _
+	for _ in $(seq 200); do
+		grep -q 'anon_inode:\[perf_event\]' "/proc/$1/maps" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "pid $1 mapped no perf ring in 20 s"
+}
