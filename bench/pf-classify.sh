@@ -38,7 +38,7 @@ threads() {
 	"$W/cls-threads" "$2" 120 "$3" & p=$!
 	# wait until every thread exists
 	for _ in $(seq 50); do
-		[ "$(ls /proc/$p/task 2>/dev/null | wc -l)" -ge "$2" ] && break
+		[ "$(find "/proc/$p/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)" -ge "$2" ] && break
 		sleep 0.1
 	done
 	run_case "$1" -p "$p"

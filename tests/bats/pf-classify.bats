@@ -262,11 +262,11 @@ live() {
 # every MS ms, once all N exist.  Above 256 threads pf-classify re-reads
 # them through descriptors kept from its first snapshot.
 many_threads() {
-	local n=$1 ms=$2 p i
+	local n=$1 ms=$2 p _
 	"$WORKLOADS/cls-threads" "$n" 60 "$ms" &
 	p=$!
-	for i in $(seq 100); do
-		[ "$(ls "/proc/$p/task" | wc -l)" -ge "$n" ] && break
+	for _ in $(seq 100); do
+		[ "$(find "/proc/$p/task" -mindepth 1 -maxdepth 1 | wc -l)" -ge "$n" ] && break
 		sleep 0.05
 	done
 	output=$(pf-classify -i 2 -p "$p") || true

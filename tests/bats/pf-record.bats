@@ -198,6 +198,7 @@ entry_share() {
 		fail "trailer does not count the $n cut stacks: $(tail -1 "$d/t.txt")"
 	# pf-fold gathers them under one root frame.
 	pf-fold "$d/t.txt" > "$d/t.folded"
+	# shellcheck disable=SC2016 # an awk program, not shell
 	run -0 awk '$0 ~ /;nofp_(sixty|forty)/ && $0 !~ /^nofp-split;\[truncated\];nofp_deep;/ { bad++ } END { exit bad > 0 }' "$d/t.folded"
 }
 
