@@ -254,6 +254,27 @@ level() {
 	refute_line --regexp '^warn unwind '
 }
 
+@test "unwind: a mapped file whose .eh_frame is garbage is judged or said unjudgeable, never a crash" {
+	require_cmd readelf
+	local i off size name pid
+	for i in 1 2 3 4 5 6 7 8; do
+		cp "$WORKLOADS/nofp-split" "$FXD/badeh"
+		# Random bytes over .eh_frame_hdr and .eh_frame (the program never throws).
+		while read -r name off size; do
+			head -c "$((16#$size))" /dev/urandom |
+				dd of="$FXD/badeh" bs=1 seek="$((16#$off))" conv=notrunc status=none
+		done < <(readelf -SW "$FXD/badeh" | sed 's/^ *\[ *[0-9]*\] *//' | awk '$1 ~ /^\.eh_frame/ { print $1, $4, $5 }')
+		"$FXD/badeh" 5 &
+		pid=$!
+		KIDS="$KIDS $pid"
+		sleep 0.1
+		run -0 pf-precheck -p "$pid" -o /tmp --min-free 0 --no-probe
+		assert_line --regexp "^(ok|warn) unwind $FXD/badeh: "
+		kill "$pid"
+		wait "$pid" 2>/dev/null || true
+	done
+}
+
 @test "-g dwarf sizes the memlock check by the dwarf rings and says what they hold" {
 	require_root
 	local kb
