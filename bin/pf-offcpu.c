@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hash.h"
 #include "htab.h"
@@ -27,7 +28,7 @@
 #include "recorder.h"
 
 static const char synopsis[] =
-    "usage: pf-offcpu [-d seconds] [-o file [--force]] [--include-preempted]\n"
+    "usage: pf-offcpu [-d seconds] [-g fp|dwarf] [-o file [--force]] [--include-preempted]\n"
     "                 [--min-block us] [--max-block us] [--rate-cap n]\n"
     "                 [--max-size size] [--min-free size|N%] [--no-progress] [--stats]\n"
     "                 -p pid[,pid...] | -a | -- command [arg...]\n";
@@ -54,6 +55,9 @@ static const char help[] =
     "  -a, --all-cpus          watch the whole system\n"
     "  -- COMMAND [ARG...]     run COMMAND and watch it from its exec\n"
     "  -d, --duration SECONDS  window (default 10, ceiling 60)\n"
+    "  -g, --call-graph fp     user stacks from frame pointers (the default)\n"
+    "  -g, --call-graph dwarf  user stacks unwound from a copy of the user stack with\n"
+    "                          the files' unwind tables, for code without frame pointers\n"
     "      --include-preempted count time spent preempted (runnable) too\n"
     "      --min-block US      ignore blocks shorter than US microseconds (default 1)\n"
     "      --max-block US      ignore blocks longer than US microseconds\n"
@@ -89,6 +93,19 @@ option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *st)
 	uint64_t v;
 
 	switch (ch) {
+	case 'g':
+		/*
+		 * The switch-out sample is taken in the kernel, but the user
+		 * registers and stack it copies are those saved on entry to it.
+		 */
+		if (strcmp(arg, "dwarf") == 0)
+			r->dwarf = true;
+		else if (strcmp(arg, "fp") == 0)
+			r->dwarf = false;
+		else
+			return pf_result_set(st, PF_EXIT_USAGE, 0,
+			    "-g: unknown call graph '%s' (fp, dwarf)", arg);
+		return 0;
 	case OPT_INCLUDE_PREEMPTED:
 		include_preempted = true;
 		return 0;
@@ -166,9 +183,13 @@ header(struct pf_recorder *r, struct pf_buf *h, const char *when)
 		snprintf(maxb, sizeof(maxb), "none");
 	else
 		snprintf(maxb, sizeof(maxb), "%lluus", (unsigned long long)(max_block_ns / 1000));
-	pf_buf_printf(h, " event=offcpu-time unit=ns callgraph=fp preempted=%s "
-	    "min-block=%lluus max-block=%s kernel-symbols=%s start=%s\n",
-	    include_preempted ? "included" : "excluded",
+	pf_buf_puts(h, " event=offcpu-time unit=ns callgraph=");
+	if (r->dwarf)
+		pf_buf_printf(h, "dwarf stack=%d", PF_REC_DWARF_STACK);
+	else
+		pf_buf_puts(h, "fp");
+	pf_buf_printf(h, " preempted=%s min-block=%lluus max-block=%s kernel-symbols=%s "
+	    "start=%s\n", include_preempted ? "included" : "excluded",
 	    (unsigned long long)(min_block_ns / 1000), maxb, ksyms_visible ? "yes" : "no", when);
 	if (!ksyms_visible)
 		pf_buf_printf(h, "# pf-offcpu: kernel frames unnamed: /proc/kallsyms shows no "
@@ -350,6 +371,7 @@ stats(struct pf_recorder *r, double tail)
 
 static const struct option longopts[] = {
 	PF_REC_LONGOPTS,
+	{ "call-graph", required_argument, NULL, 'g' },
 	{ "include-preempted", no_argument, NULL, OPT_INCLUDE_PREEMPTED },
 	{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
@@ -359,7 +381,7 @@ static const struct option longopts[] = {
 };
 
 static const struct pf_recorder_ops ops = {
-	.tool = &pf_rec_offcpu, .shortopts = "+:" PF_REC_SHORTOPTS, .longopts = longopts,
+	.tool = &pf_rec_offcpu, .shortopts = "+:g:" PF_REC_SHORTOPTS, .longopts = longopts,
 	.say = pf_say, .option = option, .check_options = check_options,
 	.check_privileges = check_privileges, .kernel = decide_kernel, .attr = attr,
 	.denied = denied, .header = header, .samples = pair, .stats = stats,

@@ -9,12 +9,16 @@
  * LSMs the sysctls do not show).  Exit 0 when the chosen mode is safe to
  * run, 1 when a check failed.
  *
- * pf-precheck only reads: /proc, /sys, the target's executable, and the
- * free space of the output directory.  It writes nothing anywhere.
+ * pf-precheck only reads: /proc, /sys, the target's executable and the
+ * call-frame information of the files it maps, and the free space of the
+ * output directory.  It writes nothing anywhere.
  */
 #define _GNU_SOURCE
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <getopt.h>
 #include <limits.h>
 #include <linux/perf_event.h>
@@ -36,18 +40,21 @@
 #include "parse.h"
 #include "pf.h"
 #include "privs.h"
+#include "procmaps.h"
 #include "procstat.h"
 #include "psi.h"
 #include "recorder.h"
 #include "symbolize.h"
 #include "sysctl.h"
+#include "unwind.h"
 
 
 enum mode { MODE_ONCPU, MODE_OFFCPU, MODE_SYSTEM };
 static const char *const mode_names[] = { "oncpu", "offcpu", "system" };
 
 static const char synopsis[] =
-    "usage: pf-precheck [-p PID] [-o DIR] [--min-free SIZE|N%] [--mode oncpu|offcpu|system]\n"
+    "usage: pf-precheck [-p PID] [-o DIR] [-g fp|dwarf] [--min-free SIZE|N%]\n"
+    "                   [--mode oncpu|offcpu|system]\n"
     "                   [--no-probe] [--proc-root DIR] [--sys-root DIR]\n";
 
 static struct {
@@ -56,6 +63,7 @@ static struct {
 	uint64_t min_free_bytes;
 	double min_free_pct;
 	enum mode mode;
+	bool dwarf;		/* the recording is planned with -g dwarf */
 	bool probe;
 	const char *proc_root;
 	const char *sys_root;
@@ -92,6 +100,8 @@ usage(void)
 	fputs("\n"
 	    "  -p, --pid PID          the process to be sampled (default: a command pf-record starts)\n"
 	    "  -o, --output DIR       where the recording will be written (default .)\n"
+	    "  -g, --call-graph fp    the recording follows frame pointers (the default)\n"
+	    "  -g, --call-graph dwarf the recording unwinds copied user stacks (-g dwarf)\n"
 	    "      --min-free SIZE|N% free-space floor, as pf-record (default max(1G, 5%); 0: none)\n"
 	    "      --mode MODE        oncpu (pf-record), offcpu (pf-offcpu) or system (pf-record -a)\n"
 	    "      --no-probe         skip the live perf_event_open probe\n"
@@ -340,6 +350,11 @@ check_probe(struct env *e)
 	a.sample_freq = 99;
 	/* The recorders' own layout and stack limit, capped by the sysctl as they cap it. */
 	a.sample_type = PF_RAWREC_SAMPLE_TYPE;
+	if (opt.dwarf) {
+		a.sample_type = PF_RAWREC_SAMPLE_TYPE_DWARF;
+		a.sample_regs_user = PF_UNWIND_REGS_MASK;
+		a.sample_stack_user = PF_REC_DWARF_STACK;
+	}
 	if (pf_sysctl_long(opt.proc_root, "sys/kernel/perf_event_max_stack", &max_stack) == -1 ||
 	    max_stack > PF_REC_MAX_STACK)
 		max_stack = PF_REC_MAX_STACK;
@@ -371,6 +386,11 @@ check_probe(struct env *e)
 		a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
 		a.sample_period = 1;
 		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+		if (opt.dwarf) {
+			a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			a.sample_regs_user = PF_UNWIND_REGS_MASK;
+			a.sample_stack_user = PF_REC_DWARF_STACK;
+		}
 		a.context_switch = 1;
 		a.disabled = 1;
 		a.exclude_hv = 1;
@@ -382,13 +402,14 @@ check_probe(struct env *e)
 			return;
 		}
 		close(fd);
-		report(e, "ok", "probe", NULL, "perf_event_open context-switches with kernel stacks %s succeeded",
-		    opt.pid ? "on the target" : "on a command");
+		report(e, "ok", "probe", NULL, "perf_event_open context-switches with kernel stacks%s %s succeeded",
+		    opt.dwarf ? " and user stack copies" : "", opt.pid ? "on the target" : "on a command");
 		return;
 	}
-	report(e, "ok", "probe", NULL, "perf_event_open cpu-clock %s (%s) succeeded",
+	report(e, "ok", "probe", NULL, "perf_event_open cpu-clock %s (%s%s) succeeded",
 	    opt.mode == MODE_SYSTEM ? "system-wide" : opt.pid ? "on the target" : "on a command",
-	    a.exclude_kernel ? "user stacks" : "user and kernel stacks");
+	    a.exclude_kernel ? "user stacks" : "user and kernel stacks",
+	    opt.dwarf ? ", user stack copies" : "");
 }
 
 static void
@@ -432,23 +453,35 @@ check_disk(struct env *e)
 	report(e, "ok", "disk", NULL, "%s: %s free of %s, floor %s", opt.outdir, a, t, f);
 }
 
+/*
+ * Bytes of one -g dwarf sample in a ring, about: the stack copy with its
+ * size words, the registers, the fixed fields and a callchain of 64
+ * entries.
+ */
+#define DWARF_SAMPLE_BYTES \
+	(PF_REC_DWARF_STACK + 16 + 8 * (1 + PF_UNWIND_NREGS) + 64 + 8 * 64)
+
 static void
 check_memlock(struct env *e)
 {
 	struct rlimit rl;
 	long mlock_kb = 516, pg = sysconf(_SC_PAGESIZE);
 	const struct pf_rec_tool *tool = opt.mode == MODE_OFFCPU ? &pf_rec_offcpu : &pf_rec_record;
-	unsigned ring_pages = tool->ring_pages;
+	unsigned ring_pages = opt.dwarf ? PF_REC_DWARF_RING_PAGES : tool->ring_pages;
+	unsigned got, min_pages = 1;
 	uint64_t need, need_min, allow;
-	char n[32], m[32], al[32];
+	char n[32], m[32], al[32], fix[200], held[160] = "";
 	int ncpu = e->ncpu > 0 ? e->ncpu : 1;
 
 	if (pg <= 0)
 		pg = 4096;
+	/* A ring smaller than one dwarf sample loses every sample. */
+	while (opt.dwarf && (uint64_t)min_pages * (uint64_t)pg < DWARF_SAMPLE_BYTES)
+		min_pages *= 2;
 	(void)pf_sysctl_long(opt.proc_root, "sys/kernel/perf_event_mlock_kb", &mlock_kb);
 	/* The recorder's rings: 1 + its pages per CPU, halved while refused. */
 	need = (uint64_t)ncpu * (1 + ring_pages) * (uint64_t)pg;
-	need_min = (uint64_t)ncpu * 2 * (uint64_t)pg;
+	need_min = (uint64_t)ncpu * (1 + min_pages) * (uint64_t)pg;
 	fmt_size(n, sizeof(n), need);
 	fmt_size(m, sizeof(m), need_min);
 	if (e->caps.ipc_lock) {
@@ -462,15 +495,32 @@ check_memlock(struct env *e)
 	/* perf_event_mlock_kb per CPU is free of charge; the rest counts against RLIMIT_MEMLOCK. */
 	allow = (mlock_kb > 0 ? (uint64_t)mlock_kb * 1024 * (uint64_t)ncpu : 0) + (uint64_t)rl.rlim_cur;
 	fmt_size(al, sizeof(al), allow);
+	for (got = ring_pages; got > min_pages &&
+	    (uint64_t)ncpu * (1 + got) * (uint64_t)pg > allow; got /= 2)
+		;
+	/* What a ring then holds between two reads, at the -g dwarf stack copy's size. */
+	if (opt.dwarf)
+		snprintf(held, sizeof(held), "; -g dwarf: rings of %u pages hold some %llu samples "
+		    "of %d stack bytes each", got,
+		    (unsigned long long)((uint64_t)got * (uint64_t)pg / DWARF_SAMPLE_BYTES),
+		    PF_REC_DWARF_STACK);
 	if (need <= allow) {
-		report(e, "ok", "memlock", NULL, "%s of rings for %d CPUs within %s (perf_event_mlock_kb %ld x %d + RLIMIT_MEMLOCK)",
-		    n, ncpu, al, mlock_kb, ncpu);
+		report(e, "ok", "memlock", NULL, "%s of rings for %d CPUs within %s (perf_event_mlock_kb %ld x %d + RLIMIT_MEMLOCK)%s",
+		    n, ncpu, al, mlock_kb, ncpu, held);
 	} else if (need_min <= allow) {
-		report(e, "warn", "memlock", "ulimit -l unlimited (or larger), sysctl -w kernel.perf_event_mlock_kb=1024, or run as root",
-		    "%s of rings for %d CPUs exceeds %s: %s will use smaller rings and may lose samples", n, ncpu, al, tool->name);
+		snprintf(fix, sizeof(fix), "ulimit -l unlimited (or larger), sysctl -w "
+		    "kernel.perf_event_mlock_kb=%llu, or run as root",
+		    (unsigned long long)((1 + ring_pages) * (uint64_t)pg / 1024));
+		report(e, "warn", "memlock", fix,
+		    "%s of rings for %d CPUs exceeds %s (perf_event_mlock_kb %ld x %d + RLIMIT_MEMLOCK): "
+		    "%s will use rings of %u pages and may lose samples%s", n, ncpu, al, mlock_kb, ncpu,
+		    tool->name, got, held);
 	} else {
-		report(e, "fail", "memlock", "ulimit -l unlimited (or larger), sysctl -w kernel.perf_event_mlock_kb=516, or run as root",
-		    "even the smallest rings (%s for %d CPUs) exceed %s", m, ncpu, al);
+		snprintf(fix, sizeof(fix), "ulimit -l unlimited (or larger), sysctl -w "
+		    "kernel.perf_event_mlock_kb=%llu, or run as root",
+		    (unsigned long long)((1 + (opt.dwarf ? ring_pages : 128)) * (uint64_t)pg / 1024));
+		report(e, "fail", "memlock", fix, "even the smallest rings%s (%s for %d CPUs) exceed %s",
+		    opt.dwarf ? " that hold one -g dwarf sample" : "", m, ncpu, al);
 	}
 }
 
@@ -641,6 +691,239 @@ check_symbols(struct env *e)
 	    exe[0] ? exe : path, fi.buildid[0] ? ", build-id " : "", fi.buildid);
 }
 
+/*
+ * Whether a file's code keeps frame pointers, judged from its .eh_frame:
+ * at UNWIND_PROBES addresses spread evenly over .text, the CFA rule of
+ * the function there.  Code that keeps frame pointers computes the CFA
+ * from rbp in its body; code built without them computes it from rsp
+ * everywhere, but for the odd function that realigns its stack or uses
+ * alloca.  Cheap (a binary search of .eh_frame_hdr and a short CFI
+ * program per probe) and blind to code without call-frame information.
+ */
+#define UNWIND_PROBES	256
+
+struct fpinfo {
+	unsigned probed;	/* addresses with a CFA rule */
+	unsigned rbp;		/* of them, the CFA from rbp */
+};
+
+/* 0 with *fi filled, or -1: not ELF, no .text, or no .eh_frame. */
+static int
+frame_pointers(int fd, struct fpinfo *fi)
+{
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	Dwarf_CFI *cfi;
+	GElf_Shdr sh, text = { 0 };
+	size_t shstr, i;
+	int rc = -1;
+
+	memset(fi, 0, sizeof(*fi));
+	(void)elf_version(EV_CURRENT);
+	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL)
+		return -1;
+	if (elf_getshdrstrndx(elf, &shstr) == 0)
+		while ((scn = elf_nextscn(elf, scn)) != NULL) {
+			const char *name;
+
+			if (gelf_getshdr(scn, &sh) != NULL &&
+			    (name = elf_strptr(elf, shstr, sh.sh_name)) != NULL &&
+			    strcmp(name, ".text") == 0) {
+				text = sh;
+				break;
+			}
+		}
+	if (text.sh_size > 0 && (cfi = dwarf_getcfi_elf(elf)) != NULL) {
+		for (i = 0; i < UNWIND_PROBES; i++) {
+			Dwarf_Addr a = text.sh_addr + (2 * i + 1) * text.sh_size / (2 * UNWIND_PROBES);
+			Dwarf_Frame *fr;
+			Dwarf_Op *ops;
+			size_t nops;
+
+			if (dwarf_cfi_addrframe(cfi, a, &fr) != 0)
+				continue;	/* padding between functions, or no FDE */
+			if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops > 0) {
+				fi->probed++;
+				if (ops[0].atom == DW_OP_breg6 ||
+				    (ops[0].atom == DW_OP_bregx && ops[0].number == 6))
+					fi->rbp++;
+			}
+			free(fr);
+		}
+		dwarf_cfi_end(cfi);
+		rc = fi->probed > 0 ? 0 : -1;
+	}
+	elf_end(elf);
+	return rc;
+}
+
+/* More than half the probed code with rbp frames: frame pointers kept. */
+static bool
+keeps_fp(const struct fpinfo *fi)
+{
+	return 2 * fi->rbp > fi->probed;
+}
+
+/*
+ * The C runtime: its functions are mostly called as leaves, so a frame-
+ * pointer walk from inside one skips only its caller (rbp still holds
+ * the caller's frame).  The rest of the target's code loses the stack.
+ */
+static bool
+c_runtime(const char *path)
+{
+	static const char *const names[] = { "libc.so", "libc-", "libm.so", "libm-",
+	    "ld-linux", "libpthread", "libdl.so", "libdl-", "librt.so", "librt-" };
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t i;
+
+	for (i = 0; i < PF_ARRAY_LEN(names); i++)
+		if (strncmp(base, names[i], strlen(names[i])) == 0)
+			return true;
+	return false;
+}
+
+#define UNWIND_FILES	64
+
+struct unwind_files {
+	char *path[UNWIND_FILES];
+	size_t n;
+	bool more;
+};
+
+static int
+unwind_map(const struct pf_maps_entry *m, void *arg)
+{
+	struct unwind_files *u = arg;
+	size_t i;
+
+	if (!m->exec || m->path[0] != '/' || m->deleted)
+		return 0;
+	for (i = 0; i < u->n; i++)
+		if (strcmp(u->path[i], m->path) == 0)
+			return 0;
+	if (u->n == UNWIND_FILES) {
+		u->more = true;
+		return 0;
+	}
+	if ((u->path[u->n] = strdup(m->path)) != NULL)
+		u->n++;
+	return 0;
+}
+
+/*
+ * For each file the target maps executable: whether its code keeps
+ * frame pointers, and what that means for the planned -g.
+ */
+static void
+check_unwind(struct env *e)
+{
+	struct unwind_files u = { .n = 0 };
+	char path[PATH_MAX], exe[PATH_MAX], lacking[256] = "", fix[256];
+	const char *libc = NULL, *libc_state = "not mapped";
+	struct fpinfo fi, libc_fi = { 0, 0 };
+	size_t i, nlacking = 0, nlibs = 0;
+	int fd;
+
+	if (!e->target_ok)
+		return;
+	snprintf(path, sizeof(path), "%s/%d/maps", opt.proc_root, opt.pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 || pf_maps_read(fd, unwind_map, &u) == -1) {
+		report(e, "warn", "unwind", "run as the process owner or root to read its mappings",
+		    "%s: %s", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return;
+	}
+	close(fd);
+	target_exe(exe, sizeof(exe));
+	for (i = 0; i < u.n; i++) {
+		bool fp, first = strcmp(u.path[i], exe) == 0;
+		int rc;
+
+		/* Through the target's root: the path is the target's view. */
+		snprintf(path, sizeof(path), "%s/%d/root%s", opt.proc_root, opt.pid, u.path[i]);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			continue;
+		rc = frame_pointers(fd, &fi);
+		close(fd);
+		if (rc == -1) {
+			if (first)
+				report(e, "warn", "unwind", opt.dwarf ?
+				    "-g dwarf cannot unwind it either: rebuild with -fno-omit-frame-pointer, or with unwind tables (-fasynchronous-unwind-tables)" :
+				    "rebuild with -fno-omit-frame-pointer if its stacks come out short",
+				    "%s: no .text or no call-frame information (.eh_frame) to judge its frame pointers by",
+				    u.path[i]);
+			continue;
+		}
+		fp = keeps_fp(&fi);
+		if (first) {
+			if (fp)
+				report(e, "ok", "unwind", NULL, "%s: keeps frame pointers (%u of %u probed "
+				    "addresses have rbp frames)", u.path[i], fi.rbp, fi.probed);
+			else if (opt.dwarf)
+				report(e, "ok", "unwind", NULL, "%s: no frame pointers (%u of %u probed "
+				    "addresses have rbp frames); -g dwarf unwinds it from .eh_frame",
+				    u.path[i], fi.rbp, fi.probed);
+			else {
+				snprintf(fix, sizeof(fix), "use %s -g dwarf (or rebuild with "
+				    "-fno-omit-frame-pointer)", opt.mode == MODE_OFFCPU ?
+				    "pf-offcpu" : "pf-record");
+				report(e, "warn", "unwind", fix, "%s: no frame pointers (.eh_frame CFA "
+				    "rules never use rbp: %u of %u probed addresses): -g fp stacks lose "
+				    "callers", u.path[i], fi.rbp, fi.probed);
+			}
+			continue;
+		}
+		if (c_runtime(u.path[i])) {
+			if (strncmp(strrchr(u.path[i], '/') + 1, "libc", 4) == 0 &&
+			    strchr(".-", strrchr(u.path[i], '/')[5]) != NULL) {
+				libc = u.path[i];
+				libc_fi = fi;
+				libc_state = fp ? "keeps frame pointers" : "no frame pointers";
+			}
+			continue;
+		}
+		nlibs++;
+		if (!fp) {
+			size_t l = strlen(lacking);
+
+			if (nlacking++ < 4)
+				snprintf(lacking + l, sizeof(lacking) - l, "%s%s", l ? ", " : "",
+				    strrchr(u.path[i], '/') + 1);
+		}
+	}
+	if (nlacking > 0 && !opt.dwarf) {
+		snprintf(fix, sizeof(fix), "use %s -g dwarf", opt.mode == MODE_OFFCPU ?
+		    "pf-offcpu" : "pf-record");
+		report(e, "warn", "unwind", fix, "%zu of %zu libraries without frame pointers (%s%s): "
+		    "-g fp stacks through them lose callers", nlacking, nlibs, lacking,
+		    nlacking > 4 ? ", ..." : "");
+	} else if (nlibs > 0)
+		report(e, "ok", "unwind", NULL, "%zu of %zu libraries without frame pointers%s",
+		    nlacking, nlibs, nlacking && opt.dwarf ? ": -g dwarf unwinds them" : "");
+	/*
+	 * libc without frame pointers costs the caller of the function a
+	 * sample is in: off-CPU, that is every blocked stack's system call.
+	 */
+	if (libc != NULL && strcmp(libc_state, "no frame pointers") == 0 && !opt.dwarf &&
+	    opt.mode == MODE_OFFCPU)
+		report(e, "warn", "unwind", "use pf-offcpu -g dwarf",
+		    "%s: no frame pointers (%u of %u probed addresses have rbp frames): each "
+		    "blocked stack loses the caller of its system call wrapper with -g fp", libc,
+		    libc_fi.rbp, libc_fi.probed);
+	else if (libc != NULL)
+		report(e, "ok", "unwind", NULL, "%s: %s (%u of %u probed addresses have rbp frames)%s",
+		    libc, libc_state, libc_fi.rbp, libc_fi.probed,
+		    strcmp(libc_state, "no frame pointers") == 0 ? (opt.dwarf ?
+		    "; -g dwarf unwinds it" : "; with -g fp a sample inside it loses only its caller") : "");
+	if (u.more)
+		report(e, "ok", "unwind", NULL, "only the first %d files mapped were checked",
+		    UNWIND_FILES);
+	for (i = 0; i < u.n; i++)
+		free(u.path[i]);
+}
+
 static void
 check_load(struct env *e)
 {
@@ -734,6 +1017,7 @@ main(int argc, char **argv)
 {
 	enum { OPT_MIN_FREE = 256, OPT_MODE, OPT_NO_PROBE, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_VERSION };
 	static const struct option longopts[] = {
+		{ "call-graph", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "min-free", required_argument, NULL, OPT_MIN_FREE },
 		{ "mode", required_argument, NULL, OPT_MODE },
@@ -745,7 +1029,7 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char shortopts[] = ":ho:p:";
+	static const char shortopts[] = ":g:ho:p:";
 	struct env e;
 	struct stat st;
 	uint64_t v;
@@ -755,6 +1039,14 @@ main(int argc, char **argv)
 	opterr = 0;	/* one line of our own, from pf_usage_getopt */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
+		case 'g':
+			if (strcmp(optarg, "dwarf") == 0)
+				opt.dwarf = true;
+			else if (strcmp(optarg, "fp") == 0)
+				opt.dwarf = false;
+			else
+				pf_usage_error(synopsis, "-g: unknown call graph '%s' (fp, dwarf)", optarg);
+			break;
 		case 'h':
 			usage();
 			pf_exit_checked(PF_EXIT_OK);
@@ -821,6 +1113,7 @@ main(int argc, char **argv)
 	check_fds(&e);
 	check_runtime(&e);
 	check_symbols(&e);
+	check_unwind(&e);
 	check_container(&e);
 	if (e.failed)
 		printf("fail verdict %s: %d check%s failed, %d warning%s\n", mode_names[opt.mode], e.failed, e.failed == 1 ? "" : "s",

@@ -85,6 +85,31 @@ assert_split() {
 	grep -q 'schedule+0x[0-9a-f]* (\[kernel.kallsyms\])' "$BATS_TEST_TMPDIR/s.txt"
 }
 
+@test "-g dwarf: a frame-pointer-less function sleeping through libc owns its 2 s of blocked time; -g fp loses it" {
+	local d="$BATS_TEST_TMPDIR" ns
+	[ -x "$WORKLOADS/nofp-sleeper" ] || fail "nofp-sleeper not built: run make"
+	run -0 --separate-stderr pf-offcpu -g dwarf -d 4 --no-progress -o "$d/d.txt" -- "$WORKLOADS/nofp-sleeper"
+	head -n 1 "$d/d.txt" | grep -q " unit=ns callgraph=dwarf stack=16384 preempted=" ||
+		fail "header: $(head -n 1 "$d/d.txt")"
+	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=0 throttled=0 truncated=0 stop=target-exit bytes=' "$d/d.txt" ||
+		fail "trailer: $(tail -n 1 "$d/d.txt")"
+	pf-fold "$d/d.txt" > "$d/d.folded"
+	# 200 sleeps of 10 ms through nanosleep: 2.0 s, within 5%, under
+	# sleeper_loop with main its caller.
+	ns=$(awk '/;main;sleeper_loop;/ { s += $NF } END { printf "%.0f\n", s }' "$d/d.folded")
+	within "$ns" 2000000000 100000000 ||
+		fail "-g dwarf: $ns ns under main;sleeper_loop, want 2.0 s +-5%: $(cat "$d/d.folded")"
+
+	# Frame pointers: the same frames are missing, so the test tells them apart.
+	run -0 --separate-stderr pf-offcpu -g fp -d 4 --no-progress -o "$d/f.txt" -- "$WORKLOADS/nofp-sleeper"
+	head -n 1 "$d/f.txt" | grep -q " unit=ns callgraph=fp preempted=" || fail "header: $(head -n 1 "$d/f.txt")"
+	pf-fold "$d/f.txt" > "$d/f.folded"
+	ns=$(blocked "$d/f.folded" "")
+	[ "$ns" -gt 1000000000 ] || fail "-g fp: only $ns ns blocked in all"
+	ns=$(awk '/;sleeper_loop;/ { s += $NF } END { printf "%.0f\n", s }' "$d/f.folded")
+	within "$ns" 0 100000000 || fail "-g fp: $ns ns under sleeper_loop; the workload has frame pointers?"
+}
+
 @test "threads started after attaching show the designed split and about window x threads (-p)" {
 	"${REALTIME[@]}" "$OFF" -t 2 4 & BGPID=$!
 	wait_exec "$BGPID" off-split
@@ -301,6 +326,8 @@ confined_status() {
 		[ -z "$output" ] || fail "$args: wrote to stdout"
 	done <<-'EOF'
 	-d 0 -- true|-d: invalid duration '0'
+	-g lbr -- true|-g: unknown call graph 'lbr' (fp, dwarf)
+	-g -- true|-g: unknown call graph '--'
 	--min-block x -- true|--min-block: invalid microseconds 'x'
 	--max-block 0 -- true|--max-block: invalid microseconds '0'
 	--rate-cap 0 -- true|--rate-cap: invalid rate '0'

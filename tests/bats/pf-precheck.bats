@@ -237,6 +237,72 @@ level() {
 	assert_line "ok symbols $WORKLOADS/cls-sleeper: has a symbol table"
 }
 
+@test "unwind: a frame-pointer workload gets no warning, one without frame pointers gets the -g dwarf fix" {
+	"$WORKLOADS/rec-split" 10 &
+	KIDS=$!
+	"$WORKLOADS/nofp-split" 10 &
+	KIDS="$KIDS $!"
+	sleep 0.2
+	run -0 pf-precheck -p "${KIDS%% *}" -o /tmp --min-free 0 --no-probe
+	assert_line --regexp "^ok unwind $WORKLOADS/rec-split: keeps frame pointers \([0-9]+ of [0-9]+ probed addresses have rbp frames\)$"
+	refute_line --regexp '^warn unwind '
+	# libc is judged too (Debian builds it without frame pointers).
+	assert_line --regexp '^ok unwind /.*/libc\.so\.6: (no frame pointers|keeps frame pointers) '
+
+	run -0 pf-precheck -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
+	assert_line --regexp "^warn unwind $WORKLOADS/nofp-split: no frame pointers \(.eh_frame CFA rules never use rbp: [0-9]+ of [0-9]+ probed addresses\): -g fp stacks lose callers$"
+	assert_line "  fix: use pf-record -g dwarf (or rebuild with -fno-omit-frame-pointer)"
+	run -0 pf-precheck --mode offcpu -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
+	assert_line "  fix: use pf-offcpu -g dwarf (or rebuild with -fno-omit-frame-pointer)"
+	# Planned with -g dwarf, the same file is fine.
+	run -0 pf-precheck -g dwarf -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
+	assert_line --regexp "^ok unwind $WORKLOADS/nofp-split: no frame pointers \([0-9]+ of [0-9]+ probed addresses have rbp frames\); -g dwarf unwinds it from .eh_frame$"
+	refute_line --regexp '^warn unwind '
+}
+
+@test "unwind: a mapped file whose .eh_frame is garbage is judged or said unjudgeable, never a crash" {
+	require_cmd readelf
+	local i off size name pid
+	for i in 1 2 3 4 5 6 7 8; do
+		cp "$WORKLOADS/nofp-split" "$FXD/badeh"
+		# Random bytes over .eh_frame_hdr and .eh_frame (the program never throws).
+		while read -r name off size; do
+			head -c "$((16#$size))" /dev/urandom |
+				dd of="$FXD/badeh" bs=1 seek="$((16#$off))" conv=notrunc status=none
+		done < <(readelf -SW "$FXD/badeh" | sed 's/^ *\[ *[0-9]*\] *//' | awk '$1 ~ /^\.eh_frame/ { print $1, $4, $5 }')
+		"$FXD/badeh" 5 &
+		pid=$!
+		KIDS="$KIDS $pid"
+		sleep 0.1
+		run -0 pf-precheck -p "$pid" -o /tmp --min-free 0 --no-probe
+		assert_line --regexp "^(ok|warn) unwind $FXD/badeh: "
+		kill "$pid"
+		wait "$pid" 2>/dev/null || true
+	done
+}
+
+@test "-g dwarf sizes the memlock check by the dwarf rings and says what they hold" {
+	require_root
+	local kb
+	for kb in 516 16; do mkproc "$FXD/m$kb" 1 0 "$kb"; done
+	# 2 CPUs x 1 + 512 pages do not fit 2 x 516 KiB: rings of 128 pages, ~30 samples.
+	run -0 prlimit --memlock=0:0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		pf-precheck -g dwarf --proc-root "$FXD/m516" -o /tmp --min-free 0
+	assert_line --regexp '^warn memlock 4\.0M of rings for 2 CPUs exceeds 1\.0M \(perf_event_mlock_kb 516 x 2 \+ RLIMIT_MEMLOCK\): pf-record will use rings of 128 pages and may lose samples; -g dwarf: rings of 128 pages hold some [0-9]+ samples of 16384 stack bytes each$'
+	assert_line "  fix: ulimit -l unlimited (or larger), sysctl -w kernel.perf_event_mlock_kb=2052, or run as root"
+	# The same room is enough for the frame-pointer rings.
+	run -0 prlimit --memlock=0:0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		pf-precheck -g fp --proc-root "$FXD/m516" -o /tmp --min-free 0
+	assert_line --regexp '^ok memlock 1\.0M of rings for 2 CPUs within 1\.0M '
+	# 16 KiB per CPU holds no dwarf sample at all, but a small fp ring.
+	run -1 prlimit --memlock=0:0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		pf-precheck -g dwarf --proc-root "$FXD/m16" -o /tmp --min-free 0
+	assert_line --regexp '^fail memlock even the smallest rings that hold one -g dwarf sample \(72\.0K for 2 CPUs\) exceed 32\.0K$'
+	run -0 prlimit --memlock=0:0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		pf-precheck --proc-root "$FXD/m16" -o /tmp --min-free 0
+	assert_line --regexp '^warn memlock .* will use rings of 2 pages and may lose samples$'
+}
+
 @test "symbols: debuginfo found where the recorders look (a debug link into .debug beside the binary)" {
 	require_cmd objcopy
 	objcopy --only-keep-debug "$WORKLOADS/cls-sleeper" "$FXD/sl.debug"
@@ -339,7 +405,7 @@ many_threads() {
 
 @test "bad options are usage errors" {
 	local a
-	for a in "--mode bogus" "--min-free 5x" "--min-free 101%" "-p abc" "-p 0" "--mode system -p 1" "extra"; do
+	for a in "--mode bogus" "--min-free 5x" "--min-free 101%" "-p abc" "-p 0" "--mode system -p 1" "extra" "-g lbr" "-g"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr -2 pf-precheck $a
 		[[ "${stderr_lines[0]}" == "pf-precheck: "* ]] || fail "$a: ${stderr_lines[0]}"
