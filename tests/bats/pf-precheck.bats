@@ -262,11 +262,11 @@ level() {
 
 @test "unwind: a mapped file whose .eh_frame is garbage is judged or said unjudgeable, never a crash" {
 	require_cmd readelf
-	local i off size name pid
-	for i in 1 2 3 4 5 6 7 8; do
+	local _ off size pid
+	for _ in 1 2 3 4 5 6 7 8; do
 		cp "$WORKLOADS/nofp-split" "$FXD/badeh"
 		# Random bytes over .eh_frame_hdr and .eh_frame (the program never throws).
-		while read -r name off size; do
+		while read -r _ off size; do
 			head -c "$((16#$size))" /dev/urandom |
 				dd of="$FXD/badeh" bs=1 seek="$((16#$off))" conv=notrunc status=none
 		done < <(readelf -SW "$FXD/badeh" | sed 's/^ *\[ *[0-9]*\] *//' | awk '$1 ~ /^\.eh_frame/ { print $1, $4, $5 }')
