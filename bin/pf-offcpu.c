@@ -93,19 +93,6 @@ option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *st)
 	uint64_t v;
 
 	switch (ch) {
-	case 'g':
-		/*
-		 * The switch-out sample is taken in the kernel, but the user
-		 * registers and stack it copies are those saved on entry to it.
-		 */
-		if (strcmp(arg, "dwarf") == 0)
-			r->dwarf = true;
-		else if (strcmp(arg, "fp") == 0)
-			r->dwarf = false;
-		else
-			return pf_result_set(st, PF_EXIT_USAGE, 0,
-			    "-g: unknown call graph '%s' (fp, dwarf)", arg);
-		return 0;
 	case OPT_INCLUDE_PREEMPTED:
 		include_preempted = true;
 		return 0;
@@ -371,7 +358,6 @@ stats(struct pf_recorder *r, double tail)
 
 static const struct option longopts[] = {
 	PF_REC_LONGOPTS,
-	{ "call-graph", required_argument, NULL, 'g' },
 	{ "include-preempted", no_argument, NULL, OPT_INCLUDE_PREEMPTED },
 	{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
@@ -381,7 +367,7 @@ static const struct option longopts[] = {
 };
 
 static const struct pf_recorder_ops ops = {
-	.tool = &pf_rec_offcpu, .shortopts = "+:g:" PF_REC_SHORTOPTS, .longopts = longopts,
+	.tool = &pf_rec_offcpu, .shortopts = "+:" PF_REC_SHORTOPTS, .longopts = longopts,
 	.say = pf_say, .option = option, .check_options = check_options,
 	.check_privileges = check_privileges, .kernel = decide_kernel, .attr = attr,
 	.denied = denied, .header = header, .samples = pair, .stats = stats,

@@ -58,6 +58,8 @@ option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *st)
 {
 	uint64_t v;
 
+	(void)r;
+
 	switch (ch) {
 	case 'F':
 		if (pf_parse_u64(arg, 1, UINT32_MAX, &v) == -1)
@@ -67,15 +69,6 @@ option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *st)
 			    "-F %llu: above the ceiling of %d Hz", (unsigned long long)v,
 			    PF_RECORD_FREQ_CEILING);
 		freq = v;
-		return 0;
-	case 'g':
-		if (strcmp(arg, "dwarf") == 0)
-			r->dwarf = true;
-		else if (strcmp(arg, "fp") == 0)
-			r->dwarf = false;
-		else
-			return pf_result_set(st, PF_EXIT_USAGE, 0,
-			    "-g: unknown call graph '%s' (fp, dwarf)", arg);
 		return 0;
 	}
 	return 1;
@@ -191,13 +184,12 @@ stats(struct pf_recorder *r, double tail)
 
 static const struct option longopts[] = {
 	PF_REC_LONGOPTS,
-	{ "call-graph", required_argument, NULL, 'g' },
 	{ "freq", required_argument, NULL, 'F' },
 	{ NULL, 0, NULL, 0 }
 };
 
 static const struct pf_recorder_ops ops = {
-	.tool = &pf_rec_record, .shortopts = "+:F:g:" PF_REC_SHORTOPTS, .longopts = longopts,
+	.tool = &pf_rec_record, .shortopts = "+:F:" PF_REC_SHORTOPTS, .longopts = longopts,
 	.say = pf_say, .option = option, .check_options = check_options,
 	.check_privileges = check_privileges,
 	.kernel = decide_kernel, .attr = attr, .denied = denied, .header = header,

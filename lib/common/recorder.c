@@ -121,6 +121,19 @@ common_option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *
 	case PF_REC_OPT_STATS:
 		o->stats = true;
 		return 0;
+	case 'g':
+		/*
+		 * pf-offcpu too: its switch-out sample is taken in the kernel, but
+		 * the user registers and stack it copies are those saved on entry.
+		 */
+		if (strcmp(arg, "dwarf") == 0)
+			r->dwarf = true;
+		else if (strcmp(arg, "fp") == 0)
+			r->dwarf = false;
+		else
+			return pf_result_set(st, PF_EXIT_USAGE, 0,
+			    "-g: unknown call graph '%s' (fp, dwarf)", arg);
+		return 0;
 	case 'h':
 		st->kind = PF_RESULT_HELP;
 		return -1;

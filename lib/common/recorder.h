@@ -80,9 +80,10 @@ enum {
 	PF_REC_OPT_NO_PROGRESS, PF_REC_OPT_STATS, PF_REC_OPT_VERSION,
 	PF_REC_OPT_TOOL = 300
 };
-#define PF_REC_SHORTOPTS "ad:ho:p:"
+#define PF_REC_SHORTOPTS "ad:g:ho:p:"
 #define PF_REC_LONGOPTS							\
 	{ "all-cpus", no_argument, NULL, 'a' },				\
+	{ "call-graph", required_argument, NULL, 'g' },			\
 	{ "duration", required_argument, NULL, 'd' },			\
 	{ "force", no_argument, NULL, PF_REC_OPT_FORCE },		\
 	{ "help", no_argument, NULL, 'h' },				\
