@@ -48,6 +48,7 @@ static const char help[] =
     "      --max-size SIZE     cap on the output, trailer included (default 64M, ceiling 1G)\n"
     "      --min-free SIZE|N%  keep this much free on the output filesystem\n"
     "                          (default the larger of 1G and 5%)\n"
+    "      --no-inline         no frames for functions the compiler inlined\n"
     "      --no-progress       no progress line on a terminal\n"
     "      --stats             print timing and symbol-cache figures to stderr at the end\n"
     "  -h, --help              this help\n"
