@@ -183,11 +183,13 @@ stats(struct pf_recorder *r, double tail)
 
 	pf_sym_stats(r->sym, &ss);
 	pf_warnx("stats: window-end-to-last-byte %.3fs samples %llu raw-bytes %zu "
-	    "files %llu files-failed %llu lookups %llu cache-hits %llu",
+	    "files %llu files-failed %llu lookups %llu cache-hits %llu "
+	    "inline-lookups %llu inline-frames %llu",
 	    tail, (unsigned long long)r->rec.nsamples,
 	    r->rec.samples.len + r->rec.events.len, (unsigned long long)ss.files,
 	    (unsigned long long)ss.files_failed, (unsigned long long)ss.lookups,
-	    (unsigned long long)ss.cache_hits);
+	    (unsigned long long)ss.cache_hits, (unsigned long long)ss.inline_lookups,
+	    (unsigned long long)ss.inline_frames);
 }
 
 static const struct option longopts[] = {

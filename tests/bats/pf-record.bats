@@ -182,17 +182,20 @@ user_leaves() {
 @test "-g dwarf: a function the compiler inlined is a frame of its own under its caller; --no-inline drops it" {
 	require_cmd addr2line
 	local d="$BATS_TEST_TMPDIR" bin="$WORKLOADS/nofp-inline" n
-	run -0 pf-record -g dwarf -F 499 --no-progress -o "$d/i.txt" -- "$bin" 3
+	run -0 pf-record -g dwarf -F 499 --no-progress --stats -o "$d/i.txt" -- "$bin" 3
+	[[ "$output" =~ inline-lookups\ [1-9][0-9]*\ inline-frames\ [1-9] ]] || fail "--stats: $output"
 	# perf's form: the address and offset of the frame it was inlined into.
 	grep -Eq $'^\t +([0-9a-f]+) inl_spin\\+0x([0-9a-f]+) \\(inlined\\)$' "$d/i.txt" ||
 		fail "no inl_spin (inlined) line: $(sed -n 4,12p "$d/i.txt")"
+	# shellcheck disable=SC2016 # the $ are awk's
 	run -0 awk '/ \(inlined\)$/ { a = $1; o = $2; sub(/.*\+/, "", o); getline
 		if ($1 != a || $2 !~ "\\+" o "$") bad++ } END { exit bad > 0 }' "$d/i.txt"
 	user_leaves "$d/i.txt" > "$d/leaves"
 	# Which samples are inl_spin's, by binutils' reading of the same DWARF.
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046 # one argument per address
 	addr2line -a -f -i -e "$bin" $(awk '{ print "0x" $1 }' "$d/leaves" | sort -u) |
 		awk '/^0x/ { a = $1; sub(/^0x0*/, "", a); getline; print a, $0 }' > "$d/truth"
+	# shellcheck disable=SC2016 # the $ are awk's
 	run -0 awk 'NR == FNR { inner[$1] = $2; next }
 		inner[$1] == "inl_spin" { t++; if ($2 == "inl_spin>inl_outer") g++ }
 		END { printf "%d %d\n", t, g; exit !(t >= 200 && g * 100 >= 90 * t) }' "$d/truth" "$d/leaves"
@@ -200,7 +203,8 @@ user_leaves() {
 	pf-fold "$d/i.txt" > "$d/i.folded"
 	grep -q ';main;inl_outer;inl_spin [0-9]*$' "$d/i.folded" || fail "folded: $(sort -k2 -n "$d/i.folded" | tail -3)"
 
-	run -0 pf-record -g dwarf --no-inline -F 499 --no-progress -o "$d/n.txt" -- "$bin" 1
+	run -0 pf-record -g dwarf --no-inline -F 499 --no-progress --stats -o "$d/n.txt" -- "$bin" 1
+	[[ "$output" =~ inline-lookups\ 0\ inline-frames\ 0$ ]] || fail "--no-inline --stats: $output"
 	n=$(grep -c ' (inlined)$' "$d/n.txt") || true
 	[ "$n" -eq 0 ] || fail "--no-inline: $n inlined frames"
 	pf-fold "$d/n.txt" > "$d/n.folded"
@@ -230,6 +234,7 @@ user_leaves() {
 		fail "trailer does not count the $n cut stacks: $(tail -1 "$d/t.txt")"
 	# pf-fold gathers them under one root frame.
 	pf-fold "$d/t.txt" > "$d/t.folded"
+	# shellcheck disable=SC2016 # the $ are awk's
 	run -0 awk '$0 ~ /;nofp_(sixty|forty)/ && $0 !~ /^nofp-split;\[truncated\];nofp_deep;/ { bad++ } END { exit bad > 0 }' "$d/t.folded"
 }
 
