@@ -29,7 +29,7 @@
 #define MAX_WARNINGS 10
 
 static const char synopsis[] =
-    "usage: pf-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
+    "usage: pf-fold [--pid | --tid] [--kernel] [--jit] [--all] [--inline] [--addrs]\n"
     "               [--event-filter EVENT] [--filter-pid PID[,PID...]]\n"
     "               [--filter-comm NAME] [--time START,END] [--strict] [FILE ...]\n"
     "       pf-fold --folded [--strict] [FILE ...]\n"
@@ -37,7 +37,7 @@ static const char synopsis[] =
 
 enum {
 	OPT_ADDRS = 256, OPT_ALL, OPT_DIFF, OPT_EVENT_FILTER, OPT_FILTER_COMM,
-	OPT_FILTER_PID, OPT_FOLDED, OPT_JIT, OPT_KERNEL, OPT_NORMALIZE, OPT_PID,
+	OPT_FILTER_PID, OPT_FOLDED, OPT_INLINE, OPT_JIT, OPT_KERNEL, OPT_NORMALIZE, OPT_PID,
 	OPT_STRICT, OPT_STRIP_HEX, OPT_TID, OPT_TIME, OPT_VERSION
 };
 
@@ -75,6 +75,7 @@ usage(void)
 	    "  --kernel             annotate kernel frames with _[k]\n"
 	    "  --jit                annotate JIT frames with _[j]\n"
 	    "  --all                --kernel and --jit\n"
+	    "  --inline             annotate inlined frames with _[i]\n"
 	    "  --addrs              unknown symbols as [module <address>]\n"
 	    "  --event-filter EVENT keep only samples of EVENT (default: the first event seen)\n"
 	    "  --filter-pid PID,... keep only samples of these processes\n"
@@ -361,6 +362,7 @@ main(int argc, char *argv[])
 		{ "filter-pid", required_argument, NULL, OPT_FILTER_PID },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "help", no_argument, NULL, 'h' },
+		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "jit", no_argument, NULL, OPT_JIT },
 		{ "kernel", no_argument, NULL, OPT_KERNEL },
 		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
@@ -411,6 +413,9 @@ main(int argc, char *argv[])
 			break;
 		case OPT_FOLDED:
 			opt.folded = 1;
+			break;
+		case OPT_INLINE:
+			opt.ps.annotate_inline = opt.perf_only = 1;
 			break;
 		case OPT_JIT:
 			opt.ps.annotate_jit = opt.perf_only = 1;

@@ -69,6 +69,7 @@ static const char help[] =
     "      --min-free SIZE|N%  keep this much free on the output filesystem\n"
     "                          (default the larger of 1G and 5%)\n"
     "      --proc              /proc sampling fallback (not in this release)\n"
+    "      --no-inline         no frames for functions the compiler inlined\n"
     "      --no-progress       no progress line on a terminal\n"
     "      --stats             print pairing and symbol-cache figures to stderr at the end\n"
     "  -h, --help              this help\n"

@@ -48,6 +48,7 @@ static const char help[] =
     "      --max-size SIZE     cap on the output, trailer included (default 64M, ceiling 1G)\n"
     "      --min-free SIZE|N%  keep this much free on the output filesystem\n"
     "                          (default the larger of 1G and 5%)\n"
+    "      --no-inline         no frames for functions the compiler inlined\n"
     "      --no-progress       no progress line on a terminal\n"
     "      --stats             print timing and symbol-cache figures to stderr at the end\n"
     "  -h, --help              this help\n"
@@ -175,11 +176,13 @@ stats(struct pf_recorder *r, double tail)
 
 	pf_sym_stats(r->sym, &ss);
 	pf_warnx("stats: window-end-to-last-byte %.3fs samples %llu raw-bytes %zu "
-	    "files %llu files-failed %llu lookups %llu cache-hits %llu",
+	    "files %llu files-failed %llu lookups %llu cache-hits %llu "
+	    "inline-lookups %llu inline-frames %llu",
 	    tail, (unsigned long long)r->rec.nsamples,
 	    r->rec.samples.len + r->rec.events.len, (unsigned long long)ss.files,
 	    (unsigned long long)ss.files_failed, (unsigned long long)ss.lookups,
-	    (unsigned long long)ss.cache_hits);
+	    (unsigned long long)ss.cache_hits, (unsigned long long)ss.inline_lookups,
+	    (unsigned long long)ss.inline_frames);
 }
 
 static const struct option longopts[] = {

@@ -581,7 +581,7 @@ add_function(struct perfscript *ps, const char *f, size_t n, int inlined,
 		out->data[out->len] = '\0';
 		p = out->data + start;
 	}
-	if (inlined) {
+	if (inlined || (ps->cfg.annotate_inline && span_eq(mod, "inlined"))) {
 		if (memmem(p, out->len - start, "_[i]", 4) == NULL)
 			return pf_buf_append(out, "_[i]", 4);
 	} else if (ps->cfg.annotate_kernel && is_kernel_module(mod)) {
@@ -672,6 +672,9 @@ add_plain(struct perfscript *ps, const char *f, size_t n, struct span mod)
 	else if (ps->cfg.annotate_jit && is_jit_module(mod) &&
 	    memmem(f, n, "_[j]", 4) == NULL)
 		suffix = "_[j]";
+	else if (ps->cfg.annotate_inline && span_eq(mod, "inlined") &&
+	    memmem(f, n, "_[i]", 4) == NULL)
+		suffix = "_[i]";
 	if (suffix != NULL && key_prepend(ps, suffix, 4) == -1)
 		return -1;
 	if (key_prepend(ps, f, n) == -1)

@@ -28,6 +28,7 @@ struct ps_config {
 	int include_tid;	/* root frame "comm-PID/TID"; wins over include_pid */
 	int annotate_kernel;	/* "_[k]" on kernel frames */
 	int annotate_jit;	/* "_[j]" on JIT frames */
+	int annotate_inline;	/* "_[i]" on "(inlined)" frames (not in the Perl) */
 	int include_addrs;	/* "[module <pc>]" for unknown symbols */
 	const char *event_filter;	/* keep only this event; NULL: the first seen */
 	/* Extras; a zero value is off. */

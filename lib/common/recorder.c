@@ -134,6 +134,9 @@ common_option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *
 			return pf_result_set(st, PF_EXIT_USAGE, 0,
 			    "-g: unknown call graph '%s' (fp, dwarf)", arg);
 		return 0;
+	case PF_REC_OPT_NO_INLINE:
+		o->inlines = false;
+		return 0;
 	case 'h':
 		st->kind = PF_RESULT_HELP;
 		return -1;
@@ -447,6 +450,7 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "perf events");
 	if ((r->sym = pf_sym_new(NULL)) == NULL)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "symbolizer");
+	pf_sym_set_inlines(r->sym, r->opt.inlines);
 	r->rec.cap_bytes = r->opt.max_size;
 	r->rec.keep_switches = a.context_switch;
 	return attach(r, st);
@@ -779,6 +783,7 @@ pf_recorder_main(const struct pf_recorder_ops *ops, int argc, char **argv,
 	r->opt.max_size = PF_REC_SIZE_DEFAULT;
 	r->opt.min_free_pct = -1;
 	r->opt.progress = true;
+	r->opt.inlines = true;
 	r->kallsyms_fd = -1;
 	r->out_fd = STDOUT_FILENO;
 	r->out.fd = -1;

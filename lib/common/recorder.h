@@ -78,6 +78,7 @@
 enum {
 	PF_REC_OPT_FORCE = 256, PF_REC_OPT_MAX_SIZE, PF_REC_OPT_MIN_FREE,
 	PF_REC_OPT_NO_PROGRESS, PF_REC_OPT_STATS, PF_REC_OPT_VERSION,
+	PF_REC_OPT_NO_INLINE,
 	PF_REC_OPT_TOOL = 300
 };
 #define PF_REC_SHORTOPTS "ad:g:ho:p:"
@@ -89,6 +90,7 @@ enum {
 	{ "help", no_argument, NULL, 'h' },				\
 	{ "max-size", required_argument, NULL, PF_REC_OPT_MAX_SIZE },	\
 	{ "min-free", required_argument, NULL, PF_REC_OPT_MIN_FREE },	\
+	{ "no-inline", no_argument, NULL, PF_REC_OPT_NO_INLINE },	\
 	{ "no-progress", no_argument, NULL, PF_REC_OPT_NO_PROGRESS },	\
 	{ "output", required_argument, NULL, 'o' },			\
 	{ "pid", required_argument, NULL, 'p' },			\
@@ -108,6 +110,7 @@ struct pf_rec_opts {
 	bool force;
 	bool progress;
 	bool stats;
+	bool inlines;		/* inlined functions as frames (--no-inline: off) */
 };
 
 struct pf_recorder;

@@ -94,6 +94,7 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 		struct pf_frame_in in;
 		struct pf_frame_out out;
 		uint64_t ip;
+		size_t j;
 
 		memcpy(&ip, ips + (size_t)i * 8, sizeof(ip));
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -114,6 +115,14 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 		in.retaddr = !first_in_ctx;
 		first_in_ctx = false;
 		pf_sym_frame(sym, (pid_t)s->pid, &in, &out);
+		/*
+		 * Each function inlined here is a frame of its own above the
+		 * one it was inlined into, as perf prints them: the same
+		 * address and offset, "(inlined)" where the DSO goes.
+		 */
+		for (j = 0; j < out.ninl; j++)
+			pf_buf_printf(b, "\t%16llx %s+0x%llx (inlined)\n",
+			    (unsigned long long)out.addr, out.inl[j], (unsigned long long)out.off);
 		if (out.sym)
 			pf_buf_printf(b, "\t%16llx %s+0x%llx (%s)\n", (unsigned long long)out.addr,
 			    out.sym, (unsigned long long)out.off, out.dso ? out.dso : "[unknown]");

@@ -22,7 +22,8 @@ void pf_rawrec_replay_to(struct pf_rawrec *r, struct pf_symbolizer *sym,
 
 /*
  * Append sample s as perf-script text to b: the event line with period
- * and evname, one line per frame (symbolized through sym), a blank line.
+ * and evname, one line per frame (symbolized through sym) preceded by one
+ * "(inlined)" line per function inlined there, a blank line.
  */
 void pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
     const struct pf_rawsample *s, uint64_t period, const char *evname,

@@ -1,12 +1,15 @@
 /*
  * symbolize: per-process mapping tables over shared per-file libdwfl
- * handles, with one cache of (file, file address) -> (name, offset).
+ * handles, with one cache of (file, file address) -> (name, offset,
+ * functions inlined there).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -81,6 +84,7 @@ struct centry {
 	uint64_t vaddr;
 	const char *name;		/* NULL = no symbol */
 	uint64_t off;
+	uint32_t inl_at, inl_n;		/* its inlined functions, in s->inl */
 };
 
 /* A growing array of pointers with an htab index over it. */
@@ -100,6 +104,9 @@ struct pf_symbolizer {
 	struct pf_htab cindex;
 	size_t preopened;
 	struct pf_sym_stats st;
+	bool inlines;			/* look up inlined functions */
+	const char **inl;		/* interned names, each entry's run innermost first */
+	size_t inl_n, inl_cap;
 	uint64_t vdso_size;	/* of our own [vdso] mapping, 0 if none */
 	char *jit_refusal;	/* the first JIT map refused, and why */
 };
@@ -647,7 +654,7 @@ cache_eq(const void *arg, size_t idx)
 /* Remember a lookup; on ENOMEM the answer just stays uncached. */
 static void
 cache_add(struct pf_symbolizer *s, uint64_t h, const struct cache_key *k,
-    const char *name, uint64_t off)
+    const char *name, uint64_t off, uint32_t inl_at, uint32_t inl_n)
 {
 	struct centry *e;
 
@@ -666,30 +673,122 @@ cache_add(struct pf_symbolizer *s, uint64_t h, const struct cache_key *k,
 	e->vaddr = k->vaddr;
 	e->name = name;
 	e->off = off;
+	e->inl_at = inl_at;
+	e->inl_n = inl_n;
 	pf_htab_set(&s->cindex, pf_htab_find(&s->cindex, h, cache_eq, k), h, s->cn++);
+}
+
+/* Append name to s->inl.  0, or -1 with ENOMEM. */
+static int
+inl_push(struct pf_symbolizer *s, const char *name)
+{
+	if (s->inl_n == s->inl_cap) {
+		size_t c = s->inl_cap ? s->inl_cap * 2 : 256;
+		const char **v;
+
+		if (c > UINT32_MAX || (v = realloc(s->inl, c * sizeof(*v))) == NULL)
+			return -1;
+		s->inl = v;
+		s->inl_cap = c;
+	}
+	s->inl[s->inl_n++] = name;
+	return 0;
+}
+
+/*
+ * The name an inlined instance's abstract origin gives, as a symbol
+ * table would: the linkage name demangled when there is one, else the
+ * plain name, else "??".
+ */
+static const char *
+inline_name(struct pf_symbolizer *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute am;
+	const char *raw;
+
+	raw = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &am));
+	if (raw == NULL)
+		raw = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &am));
+	if (raw == NULL)
+		raw = dwarf_diename(die);
+	return clean_name(s, raw && *raw ? raw : "??");
+}
+
+/*
+ * The functions inlined at module address vaddr of f, appended to s->inl
+ * innermost first, up to the concrete function (which the symbol table
+ * names); how many, 0 without DWARF.  dwarf_getscopes finds the innermost
+ * scope but continues into the abstract origin's, so the chain of real
+ * callers comes from dwarf_getscopes_die on that scope.
+ */
+static uint32_t
+file_inlines(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr)
+{
+	Dwarf_Die *cu, *scopes = NULL, *chain = NULL;
+	Dwarf_Addr bias;
+	size_t at = s->inl_n;
+	int n, i;
+
+	if ((cu = dwfl_module_addrdie(f->mod, vaddr, &bias)) == NULL)
+		return 0;
+	if (dwarf_getscopes(cu, vaddr - bias, &scopes) <= 0) {
+		free(scopes);
+		return 0;
+	}
+	n = dwarf_getscopes_die(&scopes[0], &chain);
+	for (i = 0; i < n; i++) {
+		int tag = dwarf_tag(&chain[i]);
+		const char *nm;
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		if ((nm = inline_name(s, &chain[i])) == NULL || inl_push(s, nm) == -1) {
+			s->inl_n = at;	/* all or nothing */
+			break;
+		}
+	}
+	free(scopes);
+	free(chain);
+	s->st.inline_frames += s->inl_n - at;
+	return (uint32_t)(s->inl_n - at);
 }
 
 static void
 file_lookup(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr,
-    const char **name, uint64_t *offp)
+    const char **name, uint64_t *offp, const char *const **inl, size_t *ninl)
 {
 	struct cache_key k = { s, f, vaddr };
 	uint64_t h = pf_hash_u64((uint64_t)(uintptr_t)f ^ pf_hash_u64(vaddr));
 	const struct pf_htab_slot *sl = pf_htab_find(&s->cindex, h, cache_eq, &k);
+	const struct centry *e;
+	uint32_t at, n = 0;
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	const char *raw;
 
 	if (sl->idx) {
 		s->st.cache_hits++;
-		*name = s->cache[sl->idx - 1].name;
-		*offp = s->cache[sl->idx - 1].off;
+		e = &s->cache[sl->idx - 1];
+		*name = e->name;
+		*offp = e->off;
+		*inl = e->inl_n ? s->inl + e->inl_at : NULL;
+		*ninl = e->inl_n;
 		return;
 	}
 	raw = dwfl_module_addrinfo(f->mod, vaddr, &off, &sym, NULL, NULL, NULL);
 	*name = raw && *raw ? clean_name(s, raw) : NULL;
 	*offp = off;
-	cache_add(s, h, &k, *name, off);
+	at = (uint32_t)s->inl_n;
+	/* Inlined functions only hang under a function the symbols name. */
+	if (s->inlines && *name != NULL) {
+		s->st.inline_lookups++;
+		n = file_inlines(s, f, vaddr);
+	}
+	*inl = n ? s->inl + at : NULL;
+	*ninl = n;
+	cache_add(s, h, &k, *name, off, at, n);
 }
 
 /*
@@ -781,6 +880,8 @@ pf_sym_frame(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *in,
 	out->sym = NULL;
 	out->off = 0;
 	out->dso = NULL;
+	out->inl = NULL;
+	out->ninl = 0;
 	if (in->kernel) {
 		const char *mod = NULL, *name;
 		uint64_t off;
@@ -815,10 +916,15 @@ pf_sym_frame(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *in,
 				const char *nm;
 				uint64_t o;
 
-				file_lookup(s, m->file, va, &nm, &o);
+				const char *const *inl;
+				size_t ninl;
+
+				file_lookup(s, m->file, va, &nm, &o, &inl, &ninl);
 				if (nm) {
 					out->sym = nm;
 					out->off = o + (look != in->addr);
+					out->inl = inl;
+					out->ninl = ninl;
 				}
 			}
 		}
@@ -886,6 +992,7 @@ pf_sym_free(struct pf_symbolizer *s)
 	ptrtab_free(&s->names);
 	pf_htab_free(&s->cindex);
 	free(s->cache);
+	free(s->inl);
 	free(s->jit_refusal);
 	free(s);
 }
@@ -894,6 +1001,12 @@ void
 pf_sym_set_kallsyms(struct pf_symbolizer *s, const struct pf_kallsyms *k)
 {
 	s->k = k;
+}
+
+void
+pf_sym_set_inlines(struct pf_symbolizer *s, bool on)
+{
+	s->inlines = on;
 }
 
 int

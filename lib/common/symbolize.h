@@ -15,8 +15,13 @@
  * The caller must unsetenv("DEBUGINFOD_URLS") before the first lookup, so
  * libdwfl never reaches the network.
  *
- * A frame source (the frame-pointer callchain today, a DWARF unwinder
- * later) only has to produce struct pf_frame_in lists: see pf_sym_frame().
+ * With pf_sym_set_inlines, a user frame in a file with DWARF (its own
+ * or separate debuginfo) also names the functions inlined at its address,
+ * from the DW_TAG_inlined_subroutine scopes around it, cached with the
+ * symbol.
+ *
+ * A frame source (the frame-pointer callchain, the DWARF unwinder) only
+ * has to produce struct pf_frame_in lists: see pf_sym_frame().
  */
 #ifndef PF_SYMBOLIZE_H
 #define PF_SYMBOLIZE_H
@@ -43,6 +48,13 @@ struct pf_frame_out {
 	const char *sym;	/* NULL when unknown */
 	uint64_t off;		/* offset of addr into sym */
 	const char *dso;	/* NULL when unknown */
+	/*
+	 * The functions the compiler inlined into sym at addr, innermost
+	 * first (sym itself not among them); the array is valid until the
+	 * next pf_sym_frame, the names as long as the symbolizer.
+	 */
+	const char *const *inl;
+	size_t ninl;
 };
 
 /* A new symbolizer; kallsyms may be NULL (kernel frames stay unknown). */
@@ -50,6 +62,13 @@ struct pf_symbolizer *pf_sym_new(const struct pf_kallsyms *kallsyms);
 
 /* Use k for kernel frames from now on (NULL: none); the caller keeps k. */
 void pf_sym_set_kallsyms(struct pf_symbolizer *s, const struct pf_kallsyms *k);
+
+/*
+ * Whether user frames get their inlined functions from the file's DWARF
+ * (off by default).  Set it before the first pf_sym_frame: answers are
+ * cached with or without them.
+ */
+void pf_sym_set_inlines(struct pf_symbolizer *s, bool on);
 
 /*
  * Add an executable mapping of pid.  path "" or starting with '[' (other
@@ -98,6 +117,7 @@ void pf_sym_frame(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *
 /* Counters for the header/diagnostics. */
 struct pf_sym_stats {
 	uint64_t lookups, cache_hits, files, files_failed;
+	uint64_t inline_lookups, inline_frames;	/* DWARF scope walks, frames found */
 	uint64_t jit_maps, jit_refused, jit_truncated;	/* /tmp/perf-PID.map */
 };
 void pf_sym_stats(const struct pf_symbolizer *s, struct pf_sym_stats *st);

@@ -171,6 +171,34 @@ node;main;Lfoo/bar 1"
 node;main;Lfoo/bar_[j] 1"
 }
 
+# inlined_stream: frames the compiler inlined, as pf-record and perf print them.
+inlined_stream() {
+	printf 'app 100/100 [000] 1.000000: 10 cpu-clock: \n\t1267 inl_spin+0x27 (inlined)\n\t1267 inl_outer+0x27 (/usr/bin/app)\n\t10ea main+0x8a (/usr/bin/app)\n\n'
+	printf 'app 100/100 [000] 1.100000: 5 cpu-clock: \n\t1300 done_[i]+0x5 (inlined)\n\t1300 a->b+0x5 (inlined)\n\t1300 g+0x5 (/usr/bin/app)\n\n'
+}
+
+@test "an (inlined) frame is a plain frame by default and under --all, as in the Perl" {
+	inlined_stream >"$BATS_TEST_TMPDIR/in"
+	local want="app;g;a;b_[i];done_[i] 5
+app;main;inl_outer;inl_spin 10"
+	fold "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 0 ]
+	assert_output "$want"
+	fold --all "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 0 ]
+	assert_output "$want"
+}
+
+@test "--inline marks (inlined) frames with _[i], once" {
+	inlined_stream >"$BATS_TEST_TMPDIR/in"
+	fold --inline "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 0 ]
+	assert_output "app;g;a_[i];b_[i];done_[i] 5
+app;main;inl_outer;inl_spin_[i] 10"
+	fold --inline --folded "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 2 ]
+}
+
 @test "a comm with spaces becomes underscores in every root-frame form" {
 	local opt
 	for opt in "" --pid --tid; do

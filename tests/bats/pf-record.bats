@@ -141,9 +141,9 @@ mount_tmpfs() {
 }
 
 # under_main FOLDED: the percent of the samples in nofp_sixty/nofp_forty
-# whose caller is main.
+# whose caller is main (through work, which the compiler inlined into it).
 under_main() {
-	awk '{ n = $NF; if ($0 ~ /;nofp_(sixty|forty)(;| )/) { t += n; if ($0 ~ /;main;nofp_(sixty|forty)(;| )/) m += n } }
+	awk '{ n = $NF; if ($0 ~ /;nofp_(sixty|forty)(;| )/) { t += n; if ($0 ~ /;main;work;nofp_(sixty|forty)(;| )/) m += n } }
 		END { printf "%.1f\n", t ? 100 * m / t : 0 }' "$1"
 }
 
@@ -174,6 +174,54 @@ entry_share() {
 	pf-fold "$d/f.txt" > "$d/f.folded"
 	got=$(under_main "$d/f.folded")
 	within "$got" 0 50 || fail "-g fp: $got% of the leaves under main; the workload has frame pointers?"
+}
+
+# user_leaves FILE: for each sample, its user leaf's address and the names
+# printed at that address, leaf first, joined by '>' ("1267 inl_spin>inl_outer").
+user_leaves() {
+	awk '
+	/^#/ { next }
+	/^$/ { if (addr != "") print addr, chain; want = 0; addr = ""; next }
+	/^[^\t]/ { want = 1; addr = ""; chain = ""; next }
+	want && !/kernel\.kallsyms|\(\[[a-z0-9_]+\]\)$/ {
+		if (addr == "") addr = $1
+		if ($1 != addr) { want = 0; next }
+		f = $2; sub(/\+0x[0-9a-f]+$/, "", f); chain = chain (chain == "" ? "" : ">") f
+		if ($NF != "(inlined)") want = 0
+	}' "$1"
+}
+
+@test "-g dwarf: a function the compiler inlined is a frame of its own under its caller; --no-inline drops it" {
+	require_cmd addr2line
+	local d="$BATS_TEST_TMPDIR" bin="$WORKLOADS/nofp-inline" n
+	run -0 pf-record -g dwarf -F 499 --no-progress --stats -o "$d/i.txt" -- "$bin" 3
+	[[ "$output" =~ inline-lookups\ [1-9][0-9]*\ inline-frames\ [1-9] ]] || fail "--stats: $output"
+	# perf's form: the address and offset of the frame it was inlined into.
+	grep -Eq $'^\t +([0-9a-f]+) inl_spin\\+0x([0-9a-f]+) \\(inlined\\)$' "$d/i.txt" ||
+		fail "no inl_spin (inlined) line: $(sed -n 4,12p "$d/i.txt")"
+	# shellcheck disable=SC2016 # the $ are awk's
+	run -0 awk '/ \(inlined\)$/ { a = $1; o = $2; sub(/.*\+/, "", o); getline
+		if ($1 != a || $2 !~ "\\+" o "$") bad++ } END { exit bad > 0 }' "$d/i.txt"
+	user_leaves "$d/i.txt" > "$d/leaves"
+	# Which samples are inl_spin's, by binutils' reading of the same DWARF.
+	# shellcheck disable=SC2046 # one argument per address
+	addr2line -a -f -i -e "$bin" $(awk '{ print "0x" $1 }' "$d/leaves" | sort -u) |
+		awk '/^0x/ { a = $1; sub(/^0x0*/, "", a); getline; print a, $0 }' > "$d/truth"
+	# shellcheck disable=SC2016 # the $ are awk's
+	run -0 awk 'NR == FNR { inner[$1] = $2; next }
+		inner[$1] == "inl_spin" { t++; if ($2 == "inl_spin>inl_outer") g++ }
+		END { printf "%d %d\n", t, g; exit !(t >= 200 && g * 100 >= 90 * t) }' "$d/truth" "$d/leaves"
+	echo "inl_spin samples, and under inl_outer: $output"
+	pf-fold "$d/i.txt" > "$d/i.folded"
+	grep -q ';main;inl_outer;inl_spin [0-9]*$' "$d/i.folded" || fail "folded: $(sort -k2 -n "$d/i.folded" | tail -3)"
+
+	run -0 pf-record -g dwarf --no-inline -F 499 --no-progress --stats -o "$d/n.txt" -- "$bin" 1
+	[[ "$output" =~ inline-lookups\ 0\ inline-frames\ 0$ ]] || fail "--no-inline --stats: $output"
+	n=$(grep -c ' (inlined)$' "$d/n.txt") || true
+	[ "$n" -eq 0 ] || fail "--no-inline: $n inlined frames"
+	pf-fold "$d/n.txt" > "$d/n.folded"
+	run -1 grep -q 'inl_spin' "$d/n.folded"
+	grep -q ';main;inl_outer [0-9]*$' "$d/n.folded" || fail "--no-inline folded: $(sort -k2 -n "$d/n.folded" | tail -3)"
 }
 
 @test "-g dwarf: xz's stacks (Debian's build, no frame pointers) reach an entry frame" {
