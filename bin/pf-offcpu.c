@@ -341,20 +341,13 @@ pair(struct pf_recorder *r, size_t *nblocks)
 }
 
 static void
-stats(struct pf_recorder *r, double tail)
+stats(struct pf_recorder *r, struct pf_buf *b)
 {
-	struct pf_sym_stats ss;
-
-	pf_sym_stats(r->sym, &ss);
-	pf_warnx("stats: window-end-to-last-byte %.3fs switch-outs %llu switches %llu "
-	    "blocks %llu preempted %llu filtered %llu unpaired %llu idle %llu "
-	    "raw-bytes %zu lookups %llu cache-hits %llu",
-	    tail, (unsigned long long)r->rec.nsamples,
+	pf_buf_printf(b, "switch-outs %llu switches %llu blocks %llu preempted %llu "
+	    "filtered %llu unpaired %llu idle %llu", (unsigned long long)r->rec.nsamples,
 	    (unsigned long long)r->rec.nswitches, (unsigned long long)fig.paired,
 	    (unsigned long long)fig.preempted, (unsigned long long)fig.filtered,
-	    (unsigned long long)fig.unpaired, (unsigned long long)fig.idle,
-	    r->rec.samples.len + r->rec.events.len + r->rec.switches.len,
-	    (unsigned long long)ss.lookups, (unsigned long long)ss.cache_hits);
+	    (unsigned long long)fig.unpaired, (unsigned long long)fig.idle);
 }
 
 static const struct option longopts[] = {

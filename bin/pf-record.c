@@ -170,19 +170,9 @@ samples(struct pf_recorder *r, size_t *n)
 }
 
 static void
-stats(struct pf_recorder *r, double tail)
+stats(struct pf_recorder *r, struct pf_buf *b)
 {
-	struct pf_sym_stats ss;
-
-	pf_sym_stats(r->sym, &ss);
-	pf_warnx("stats: window-end-to-last-byte %.3fs samples %llu raw-bytes %zu "
-	    "files %llu files-failed %llu lookups %llu cache-hits %llu "
-	    "inline-lookups %llu inline-frames %llu",
-	    tail, (unsigned long long)r->rec.nsamples,
-	    r->rec.samples.len + r->rec.events.len, (unsigned long long)ss.files,
-	    (unsigned long long)ss.files_failed, (unsigned long long)ss.lookups,
-	    (unsigned long long)ss.cache_hits, (unsigned long long)ss.inline_lookups,
-	    (unsigned long long)ss.inline_frames);
+	pf_buf_printf(b, "samples %llu", (unsigned long long)r->rec.nsamples);
 }
 
 static const struct option longopts[] = {

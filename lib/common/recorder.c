@@ -581,6 +581,27 @@ write_header(struct pf_recorder *r, struct pf_script *w)
 	return st;
 }
 
+/* --stats: the window's end to the last byte (tail, s), the tool's figures, symbols. */
+static void
+stats_line(struct pf_recorder *r, double tail)
+{
+	struct pf_sym_stats ss;
+	struct pf_buf b = { 0 };
+
+	pf_sym_stats(r->sym, &ss);
+	pf_buf_printf(&b, "stats: window-end-to-last-byte %.3fs ", tail);
+	r->ops->stats(r, &b);
+	pf_buf_printf(&b, " raw-bytes %zu files %llu files-failed %llu lookups %llu "
+	    "cache-hits %llu inline-lookups %llu inline-frames %llu",
+	    r->rec.samples.len + r->rec.events.len + r->rec.switches.len,
+	    (unsigned long long)ss.files, (unsigned long long)ss.files_failed,
+	    (unsigned long long)ss.lookups, (unsigned long long)ss.cache_hits,
+	    (unsigned long long)ss.inline_lookups, (unsigned long long)ss.inline_frames);
+	if (b.data != NULL)
+		say(r, PF_SAY_WARN, 0, "%s", b.data);
+	pf_buf_free(&b);
+}
+
 static void
 progress(void *arg, uint64_t elapsed, bool last)
 {
@@ -758,7 +779,7 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	if (rc == -1)
 		return -1;
 	if (r->opt.stats)
-		r->ops->stats(r, (double)(pf_now_ns() - t_end) / 1e9);
+		stats_line(r, (double)(pf_now_ns() - t_end) / 1e9);
 	if (fin == PF_STOP_PIPE)
 		return 0;
 	if (r->opt.output && pf_outfile_close(&r->out) == -1)

@@ -167,8 +167,11 @@ struct pf_recorder_ops {
 	 * listed.
 	 */
 	struct pf_rawref *(*samples)(struct pf_recorder *r, size_t *n);
-	/* The --stats line; tail is the window's end to the last byte, in seconds. */
-	void (*stats)(struct pf_recorder *r, double tail);
+	/*
+	 * The tool's own figures for the --stats line ("samples N", ...),
+	 * appended to b; the core adds the timing, raw bytes and symbol cache.
+	 */
+	void (*stats)(struct pf_recorder *r, struct pf_buf *b);
 };
 
 /* One run.  The tool reads these from its callbacks. */
