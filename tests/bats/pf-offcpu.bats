@@ -127,8 +127,10 @@ assert_split() {
 
 @test "a CPU-bound spinner has no off-CPU time; preempted by a rival on its CPU it shows with --include-preempted" {
 	require_cmd taskset
-	taskset -c 0 "$SPIN" 6 & BGPID=$!
-	taskset -c 0 "$SPIN" 6 & BG2=$!
+	# Long enough to outlive both recordings however slow a loaded host
+	# makes them (teardown ends them).
+	taskset -c 0 "$SPIN" 60 & BGPID=$!
+	taskset -c 0 "$SPIN" 60 & BG2=$!
 	sleep 0.2
 	run -0 --separate-stderr pf-offcpu --stats -p "$BGPID" -d 1 -o "$BATS_TEST_TMPDIR/a.txt"
 	pf-fold "$BATS_TEST_TMPDIR/a.txt" > "$BATS_TEST_TMPDIR/a.folded"
