@@ -208,54 +208,18 @@ assert_split() {
 	BGPID=
 }
 
-# confined_status PID: wait (5 s at most) until PID runs under its seccomp
-# filter, then print its Seccomp, NoNewPrivs and CapEff lines and its core
-# size limit.
-confined_status() {
-	local _
-	for _ in $(seq 50); do
-		grep -qE '^Seccomp:[[:space:]]+2$' "/proc/$1/status" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -E '^(Seccomp|NoNewPrivs|CapEff):' "/proc/$1/status"
-	grep '^Max core file size' "/proc/$1/limits"
-}
-
 @test "while recording, pf-offcpu runs under its seccomp filter, without capabilities or core dumps" {
 	require_root
-	pf-offcpu -d 4 -o "$BATS_TEST_TMPDIR/c.txt" -- "$OFF" 5 2>/dev/null & BGPID=$!
-	run -0 confined_status "$BGPID"
-	assert_line --regexp '^Seccomp:[[:space:]]+2$'
-	assert_line --regexp '^NoNewPrivs:[[:space:]]+1$'
-	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
-	assert_line --regexp '^Max core file size +0 +0 +bytes'
-	wait "$BGPID"
-	BGPID=
+	assert_confined_while_recording pf-offcpu "$OFF" 5
 }
 
 @test "the header says how pf-offcpu is confined" {
-	require_root
-	run -0 --separate-stderr pf-offcpu -d 0.3 -o "$BATS_TEST_TMPDIR/h.txt" -- "$OFF" 1
-	run -0 grep '^# pf-offcpu: confined ' "$BATS_TEST_TMPDIR/h.txt"
-	assert_output --regexp '^# pf-offcpu: confined seccomp=yes landlock=(abi[1-9][0-9]* paths=[1-9][0-9]*|no \(E[A-Z]+: [^)]+\))$'
+	assert_confined_header pf-offcpu "$OFF" 1
 }
 
 @test "confined, pf-offcpu can no longer open /etc/shadow but still reads /proc (test hook build)" {
 	require_root
-	[ -r /etc/shadow ] || skip "no readable /etc/shadow here"
-	local hook="${PF_UNIT_DIR:-$PF_ROOT/build/unit}/pf-offcpu-hook"
-	[ -x "$hook" ] || fail "test build not made: $hook (run make units)"
-	PF_TEST_OPEN=/etc/shadow run -0 --separate-stderr "$hook" -d 0.3 \
-	    -o "$BATS_TEST_TMPDIR/s.txt" -- "$OFF" 1
-	if grep -q '^# pf-offcpu: confined .* landlock=no (ENOSYS' "$BATS_TEST_TMPDIR/s.txt"; then
-		skip "this kernel has no Landlock"
-	fi
-	[[ "$stderr" == *"test-hook: open /etc/shadow: EACCES"* ]] || fail "stderr: $stderr"
-	PF_TEST_OPEN=/proc/self/status run -0 --separate-stderr "$hook" -d 0.3 \
-	    -o "$BATS_TEST_TMPDIR/p.txt" -- "$OFF" 1
-	[[ "$stderr" == *"test-hook: open /proc/self/status: ok"* ]] || fail "stderr: $stderr"
-	run grep -c -a 'test-hook' "$PF_BIN_DIR/pf-offcpu"
-	assert_output 0
+	assert_hook_confined pf-offcpu "$OFF" 1
 }
 
 @test "as nobody: exit 3 naming CAP_PERFMON and perf_event_paranoid" {

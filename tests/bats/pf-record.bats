@@ -453,56 +453,18 @@ user_leaves() {
 	BGPID=
 }
 
-# confined_status PID: wait (5 s at most) until PID runs under its seccomp
-# filter, then print its Seccomp, NoNewPrivs and CapEff lines and its core
-# size limit.
-confined_status() {
-	local _
-	for _ in $(seq 50); do
-		grep -qE '^Seccomp:[[:space:]]+2$' "/proc/$1/status" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -E '^(Seccomp|NoNewPrivs|CapEff):' "/proc/$1/status"
-	grep '^Max core file size' "/proc/$1/limits"
-}
-
 @test "while sampling, pf-record runs under its seccomp filter, without capabilities or core dumps" {
 	require_root
-	pf-record -d 4 -o "$BATS_TEST_TMPDIR/c.txt" -- "$SPLIT" 5 2>/dev/null & BGPID=$!
-	run -0 confined_status "$BGPID"
-	assert_line --regexp '^Seccomp:[[:space:]]+2$'
-	assert_line --regexp '^NoNewPrivs:[[:space:]]+1$'
-	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
-	assert_line --regexp '^Max core file size +0 +0 +bytes'
-	wait "$BGPID"
-	BGPID=
+	assert_confined_while_recording pf-record "$SPLIT" 5
 }
 
 @test "the header says how pf-record is confined" {
-	run -0 --separate-stderr pf-record -d 0.3 -o "$BATS_TEST_TMPDIR/h.txt" -- "$SPLIT" 1
-	run -0 grep '^# pf-record: confined ' "$BATS_TEST_TMPDIR/h.txt"
-	assert_output --regexp '^# pf-record: confined seccomp=yes landlock=(abi[1-9][0-9]* paths=[1-9][0-9]*|no \(E[A-Z]+: [^)]+\))$'
+	assert_confined_header pf-record "$SPLIT" 1
 }
 
 @test "confined, pf-record can no longer open /etc/shadow but still reads /proc (test hook build)" {
 	require_root
-	[ -r /etc/shadow ] || skip "no readable /etc/shadow here"
-	local hook="${PF_UNIT_DIR:-$PF_ROOT/build/unit}/pf-record-hook"
-	[ -x "$hook" ] || fail "test build not made: $hook (run make units)"
-	PF_TEST_OPEN=/etc/shadow run -0 --separate-stderr "$hook" -d 0.3 \
-	    -o "$BATS_TEST_TMPDIR/s.txt" -- "$SPLIT" 1
-	if grep -q '^# pf-record: confined .* landlock=no (ENOSYS' "$BATS_TEST_TMPDIR/s.txt"; then
-		skip "this kernel has no Landlock"
-	fi
-	[[ "$stderr" == *"test-hook: open /etc/shadow: EACCES"* ]] || fail "stderr: $stderr"
-	PF_TEST_OPEN=/proc/self/status run -0 --separate-stderr "$hook" -d 0.3 \
-	    -o "$BATS_TEST_TMPDIR/p.txt" -- "$SPLIT" 1
-	[[ "$stderr" == *"test-hook: open /proc/self/status: ok"* ]] || fail "stderr: $stderr"
-	# The same user reads /etc/shadow unconfined: the refusal is the confinement's.
-	run -0 cat /etc/shadow
-	# The production binary carries no hook.
-	run grep -c -a 'test-hook' "$PF_BIN_DIR/pf-record"
-	assert_output 0
+	assert_hook_confined pf-record "$SPLIT" 1
 }
 
 @test "every tool is linked with full RELRO (read-only GOT, bound at start)" {

@@ -163,3 +163,67 @@ wait_recording() {
 	done
 	fail "pid $1 mapped no perf ring in 20 s"
 }
+
+# --- the recorders' confinement, checked alike for pf-record and pf-offcpu ---
+
+# confined_status PID: wait (5 s at most) until PID runs under its seccomp
+# filter, then print its Seccomp, NoNewPrivs and CapEff lines and its core
+# size limit.
+confined_status() {
+	local _
+	for _ in $(seq 50); do
+		grep -qE '^Seccomp:[[:space:]]+2$' "/proc/$1/status" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -E '^(Seccomp|NoNewPrivs|CapEff):' "/proc/$1/status"
+	grep '^Max core file size' "/proc/$1/limits"
+}
+
+# assert_confined_while_recording TOOL CMD...: TOOL -- CMD runs under its
+# seccomp filter, with no_new_privs, no capability and no core dumps.
+assert_confined_while_recording() {
+	local tool=$1
+	shift
+	"$tool" -d 4 -o "$BATS_TEST_TMPDIR/c.txt" -- "$@" 2>/dev/null & BGPID=$!
+	run -0 confined_status "$BGPID"
+	assert_line --regexp '^Seccomp:[[:space:]]+2$'
+	assert_line --regexp '^NoNewPrivs:[[:space:]]+1$'
+	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
+	assert_line --regexp '^Max core file size +0 +0 +bytes'
+	wait "$BGPID"
+	BGPID=
+}
+
+# assert_confined_header TOOL CMD...: the header's confined line says what
+# TOOL -- CMD got.
+assert_confined_header() {
+	local tool=$1
+	shift
+	run -0 --separate-stderr "$tool" -d 0.3 -o "$BATS_TEST_TMPDIR/h.txt" -- "$@"
+	run -0 grep "^# $tool: confined " "$BATS_TEST_TMPDIR/h.txt"
+	assert_output --regexp "^# $tool: confined seccomp=yes landlock=(abi[1-9][0-9]* paths=[1-9][0-9]*|no \(E[A-Z]+: [^)]+\))\$"
+}
+
+# assert_hook_confined TOOL CMD...: TOOL's test-hook build (make units),
+# once confined, cannot open /etc/shadow but still reads /proc; the
+# production binary carries no hook.
+assert_hook_confined() {
+	local tool=$1 hook
+	shift
+	[ -r /etc/shadow ] || skip "no readable /etc/shadow here"
+	hook="${PF_UNIT_DIR:-$PF_ROOT/build/unit}/$tool-hook"
+	[ -x "$hook" ] || fail "test build not made: $hook (run make units)"
+	PF_TEST_OPEN=/etc/shadow run -0 --separate-stderr "$hook" -d 0.3 \
+	    -o "$BATS_TEST_TMPDIR/s.txt" -- "$@"
+	if grep -q "^# $tool: confined .* landlock=no (ENOSYS" "$BATS_TEST_TMPDIR/s.txt"; then
+		skip "this kernel has no Landlock"
+	fi
+	[[ "$stderr" == *"test-hook: open /etc/shadow: EACCES"* ]] || fail "stderr: $stderr"
+	PF_TEST_OPEN=/proc/self/status run -0 --separate-stderr "$hook" -d 0.3 \
+	    -o "$BATS_TEST_TMPDIR/p.txt" -- "$@"
+	[[ "$stderr" == *"test-hook: open /proc/self/status: ok"* ]] || fail "stderr: $stderr"
+	# The same user reads /etc/shadow unconfined: the refusal is the confinement's.
+	run -0 cat /etc/shadow
+	run grep -c -a 'test-hook' "$PF_BIN_DIR/$tool"
+	assert_output 0
+}
