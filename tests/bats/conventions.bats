@@ -9,7 +9,7 @@ load test_helper
 # not exist.  Each tool names its own way in.
 missing_input_args() {
 	case $1 in
-	pf-fold|pf-svg) echo "/nonexistent/pf-input" ;;
+	pf-fold|pf-report|pf-svg) echo "/nonexistent/pf-input" ;;
 	pf-classify|pf-precheck) echo "--proc-root /nonexistent/pf-proc" ;;
 	pf-record|pf-offcpu) echo "-d 1 -o /nonexistent/dir/out.txt -- true" ;;
 	*) return 1 ;;
@@ -112,6 +112,7 @@ needs_arg_option() {
 	pf-fold) echo --time ;;
 	pf-precheck|pf-classify) echo --pid ;;
 	pf-record|pf-offcpu) echo --duration ;;
+	pf-report) echo --rows ;;
 	pf-svg) echo --title ;;
 	*) return 1 ;;
 	esac

@@ -1,0 +1,997 @@
+/*
+ * pf-report: the on-call answer from folded stacks, as text.
+ *
+ * Reads "root;...;leaf COUNT" lines from files or stdin and prints what
+ * perf report --stdio or a profiler's summary tells at a glance: the
+ * functions by self share (the leaf frame) and by total share (anywhere
+ * in the stack, counted once per stack however often it recurses), the
+ * hottest whole stacks, and with -p or -t the processes or threads.  The
+ * layout (man/pf-formats.5) comes in two forms: one for people, cut to the
+ * terminal's width, and -r, tab-separated and never cut, for scripts.
+ * Names are the input's bytes, so they are cleaned of anything a
+ * terminal would obey before they are kept.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "folded.h"
+#include "hash.h"
+#include "htab.h"
+#include "linereader.h"
+#include "msg.h"
+#include "parse.h"
+#include "pf.h"
+#include "stackmap.h"
+
+#define MAX_SHOWN_INVALID 10
+#define DEFAULT_ROWS 10
+#define DEFAULT_WIDTH 100
+#define MIN_WIDTH 40
+#define MIN_NAME_ROOM 10
+#define GROUP_ROOM 24
+#define CUT_MARK "..."
+#define MAX_RECORDINGS 64
+#define PROV_PREFIX "# pf-provenance "
+#define PROV_VALUE_MAX 64
+
+static const char synopsis[] =
+    "usage: pf-report [-r] [-p | -t] [-n rows] [-s self|total] [-w columns]\n"
+    "                 [file ...]\n";
+
+enum grouping { GROUP_NONE, GROUP_PROCESS, GROUP_THREAD };
+enum sortkey { SORT_SELF, SORT_TOTAL };
+
+static struct options {
+	int raw;
+	enum grouping grouping;
+	enum sortkey sort;
+	size_t rows;		/* 0: all */
+	int width_set;
+	size_t width;		/* 0: never cut */
+} opt = { .rows = DEFAULT_ROWS };
+
+/* ---- names: an interning table with counts -------------------------- */
+
+struct entry {
+	size_t off, len;	/* the key, in keys */
+	uint64_t self, total;
+	uint64_t stamp;		/* the stack that last added to total */
+};
+
+struct table {
+	struct pf_htab h;
+	struct entry *v;
+	size_t n, cap;
+	struct pf_buf keys;
+};
+
+struct probe {
+	const struct table *t;
+	const char *key;
+	size_t len;
+};
+
+static bool
+entry_eq(const void *arg, size_t idx)
+{
+	const struct probe *p = arg;
+	const struct entry *e = &p->t->v[idx];
+
+	return e->len == p->len && memcmp(p->t->keys.data + e->off, p->key,
+	    p->len) == 0;
+}
+
+static void
+table_init(struct table *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (pf_htab_init(&t->h, 1024) == -1)
+		pf_die(PF_EXIT_FAIL, "memory");
+}
+
+/* The entry of key, made at zero when new. */
+static struct entry *
+table_get(struct table *t, const char *key, size_t len)
+{
+	struct probe p = { t, key, len };
+	uint64_t h = pf_hash(key, len);
+	struct pf_htab_slot *s;
+	struct entry *e;
+
+	if ((s = pf_htab_claim(&t->h, h, entry_eq, &p)) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	if (s->idx != 0)
+		return &t->v[s->idx - 1];
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 1024;
+		struct entry *nv = reallocarray(t->v, ncap, sizeof(*nv));
+		if (nv == NULL)
+			pf_die(PF_EXIT_FAIL, "memory");
+		t->v = nv;
+		t->cap = ncap;
+	}
+	e = &t->v[t->n];
+	memset(e, 0, sizeof(*e));
+	e->off = t->keys.len;
+	e->len = len;
+	if (pf_buf_append(&t->keys, key, len) == -1)
+		pf_die(PF_EXIT_FAIL, "memory");
+	pf_htab_set(&t->h, s, h, t->n);
+	return &t->v[t->n++];
+}
+
+static const char *
+table_key(const struct table *t, const struct entry *e)
+{
+	return t->keys.data + e->off;
+}
+
+static void
+table_free(struct table *t)
+{
+	pf_htab_free(&t->h);
+	free(t->v);
+	pf_buf_free(&t->keys);
+}
+
+static size_t clean_name(char *, size_t);
+
+/* ---- provenance ------------------------------------------------------ */
+
+/*
+ * One "# pf-provenance key=value ..." line, reduced to the keys the
+ * heading shows.  Parsed here, on its own, until the recorders' shared
+ * parser can take its place.
+ */
+struct prov {
+	char tool[PROV_VALUE_MAX + 1], host[PROV_VALUE_MAX + 1];
+	char target[PROV_VALUE_MAX + 1], pid[PROV_VALUE_MAX + 1];
+	char start[PROV_VALUE_MAX + 1], window[PROV_VALUE_MAX + 1];
+	char freq[PROV_VALUE_MAX + 1], samples[PROV_VALUE_MAX + 1];
+	char lost[PROV_VALUE_MAX + 1], truncated[PROV_VALUE_MAX + 1];
+	char unit[PROV_VALUE_MAX + 1];
+};
+
+/* The keys in the order the heading and -r print them. */
+static const struct {
+	const char *key;
+	const char *label;
+	size_t off;
+} prov_keys[] = {
+	{ "tool", "tool", offsetof(struct prov, tool) },
+	{ "host", "host", offsetof(struct prov, host) },
+	{ "target", "target", offsetof(struct prov, target) },
+	{ "pid", "pid", offsetof(struct prov, pid) },
+	{ "start", "start", offsetof(struct prov, start) },
+	{ "window", "window", offsetof(struct prov, window) },
+	{ "freq", "rate", offsetof(struct prov, freq) },
+	{ "samples", "samples", offsetof(struct prov, samples) },
+	{ "lost", "lost", offsetof(struct prov, lost) },
+	{ "truncated", "truncated", offsetof(struct prov, truncated) },
+	{ "unit", "unit", offsetof(struct prov, unit) },
+};
+
+/*
+ * Fill p from a provenance line; 0, or -1 when the line is not one.
+ * A value is kept only up to the contract's 64 bytes, and any byte the
+ * contract rules out (controls, ';') becomes '_', as the writer would
+ * have done: the heading goes to a terminal.
+ */
+static int
+parse_provenance(const char *line, size_t len, struct prov *p)
+{
+	size_t i = sizeof(PROV_PREFIX) - 1, k;
+
+	if (len < i || memcmp(line, PROV_PREFIX, i) != 0)
+		return -1;
+	memset(p, 0, sizeof(*p));
+	while (i < len) {
+		size_t tok = i, eq = 0, vlen;
+		char *dst = NULL;
+
+		while (i < len && line[i] != ' ')
+			i++;
+		for (k = tok; k < i && eq == 0; k++)
+			if (line[k] == '=')
+				eq = k;
+		if (eq != 0) {
+			for (k = 0; k < PF_ARRAY_LEN(prov_keys); k++)
+				if (strlen(prov_keys[k].key) == eq - tok &&
+				    memcmp(prov_keys[k].key, line + tok, eq - tok) == 0)
+					dst = (char *)p + prov_keys[k].off;
+		}
+		if (dst != NULL) {
+			vlen = i - eq - 1;
+			if (vlen > PROV_VALUE_MAX)
+				vlen = PROV_VALUE_MAX;
+			for (k = 0; k < vlen; k++) {
+				unsigned char c = (unsigned char)line[eq + 1 + k];
+				dst[k] = (c < 0x20 || c == 0x7f || c == ';') ?
+				    '_' : (char)c;
+			}
+			dst[clean_name(dst, vlen)] = '\0';
+		}
+		while (i < len && line[i] == ' ')
+			i++;
+	}
+	return 0;
+}
+
+static const char *
+prov_value(const struct prov *p, size_t k)
+{
+	return (const char *)p + prov_keys[k].off;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+static struct state {
+	struct table funcs;	/* function, or group '\t' function */
+	struct table groups;	/* -p / -t: process or thread */
+	struct stackmap *stacks;
+	struct pf_buf key;
+	uint64_t sum;
+	uint64_t nstack;	/* the stamp of the current stack */
+	uint64_t invalid;
+	int differential;
+	struct prov rec[MAX_RECORDINGS];
+	size_t nrec, extra_rec;
+} st;
+
+/*
+ * Replace in place what a terminal could obey or choke on: bytes that
+ * are not UTF-8, and the C0 and C1 controls and DEL, each become '?'.
+ * Returns the new length (never longer).
+ */
+static size_t
+clean_name(char *s, size_t len)
+{
+	size_t i = 0, o = 0;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 :
+		    (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1f : n == 3 ?
+		    c & 0x0f : c & 0x07;
+		size_t k;
+		int ok = n != 0 && i + n <= len;
+
+		for (k = 1; ok && k < n; k++) {
+			unsigned char d = (unsigned char)s[i + k];
+			if ((d & 0xc0) != 0x80)
+				ok = 0;
+			cp = cp << 6 | (d & 0x3f);
+		}
+		/* Overlong forms, surrogates and beyond U+10FFFF are not UTF-8. */
+		if (ok && ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+		    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff)))
+			ok = 0;
+		if (!ok || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+			s[o++] = '?';
+			i += ok ? n : 1;
+			continue;
+		}
+		memmove(s + o, s + i, n);
+		o += n;
+		i += n;
+	}
+	return o;
+}
+
+/*
+ * The part of a --tid root "comm-PID/TID" that names the process: the
+ * "/TID" goes when what precedes it ends in "-PID" or "-?".  A comm may
+ * hold '/' itself (kworker/0:1), which this leaves alone.
+ */
+static size_t
+process_len(const char *r, size_t len)
+{
+	size_t i = len, slash;
+
+	while (i > 0 && r[i - 1] >= '0' && r[i - 1] <= '9')
+		i--;
+	if (i == len || i == 0 || r[i - 1] != '/')
+		return len;
+	slash = i - 1;
+	if (slash >= 2 && r[slash - 1] == '?' && r[slash - 2] == '-')
+		return slash;
+	i = slash;
+	while (i > 0 && r[i - 1] >= '0' && r[i - 1] <= '9')
+		i--;
+	if (i < slash && i > 0 && r[i - 1] == '-')
+		return slash;
+	return len;
+}
+
+/* Count one function frame of the current stack. */
+static void
+add_frame(const char *group, size_t glen, const char *f, size_t flen,
+    uint64_t c, int leaf)
+{
+	struct entry *e;
+	const char *key = f;
+	size_t klen = flen;
+
+	if (opt.grouping != GROUP_NONE) {
+		pf_buf_reset(&st.key);
+		if (pf_buf_append(&st.key, group, glen) == -1 ||
+		    pf_buf_putc(&st.key, '\t') == -1 ||
+		    pf_buf_append(&st.key, f, flen) == -1)
+			pf_die(PF_EXIT_FAIL, "memory");
+		key = st.key.data;
+		klen = st.key.len;
+	}
+	e = table_get(&st.funcs, key, klen);
+	if (e->stamp != st.nstack) {
+		e->stamp = st.nstack;
+		e->total += c;
+	}
+	if (leaf)
+		e->self += c;
+}
+
+/*
+ * One stack (cleaned) of count c.  The root frame is the process; the
+ * functions are the frames below it, or the root itself when it is alone.
+ * The sum bounds every other count, so only it is checked for overflow.
+ */
+static void
+add_stack(const char *s, size_t len, uint64_t c, const char *name,
+    uint64_t lineno)
+{
+	const char *semi = memchr(s, ';', len);
+	size_t rlen = semi ? (size_t)(semi - s) : len, glen, i, start;
+
+	if (st.sum + c < st.sum)
+		pf_diex(PF_EXIT_FAIL, "%s:%llu: total count over 2^64-1", name,
+		    (unsigned long long)lineno);
+	st.sum += c;
+	st.nstack++;
+	if (stackmap_add(st.stacks, s, len, c, 0) == -1)
+		pf_die(PF_EXIT_FAIL, "%s:%llu", name, (unsigned long long)lineno);
+	glen = opt.grouping == GROUP_PROCESS ? process_len(s, rlen) : rlen;
+	if (opt.grouping != GROUP_NONE)
+		table_get(&st.groups, s, glen)->self += c;
+	if (semi == NULL) {
+		add_frame(s, glen, s, rlen, c, 1);
+		return;
+	}
+	for (start = rlen + 1, i = start; i <= len; i++) {
+		if (i < len && s[i] != ';')
+			continue;
+		add_frame(s, glen, s + start, i - start, c, i == len);
+		start = i + 1;
+	}
+}
+
+static const char *
+why(int e)
+{
+	switch (e) {
+	case EDOM: return "fractional count (counts are whole numbers)";
+	case ERANGE: return "count over 2^64-1";
+	default: return "not STACK COUNT or STACK COUNT1 COUNT2";
+	}
+}
+
+static void
+read_input(int fd, const char *name)
+{
+	struct linereader *lr;
+	char *line;
+	size_t len;
+	int r;
+
+	if ((lr = lr_new(fd, name)) == NULL)
+		pf_die(PF_EXIT_FAIL, "%s", name);
+	while ((r = lr_next(lr, &line, &len)) == 1) {
+		struct folded_line fl;
+		char *stack;
+		uint64_t c;
+
+		if (parse_provenance(line, len, &st.rec[st.nrec <
+		    MAX_RECORDINGS ? st.nrec : MAX_RECORDINGS - 1]) == 0) {
+			if (st.nrec < MAX_RECORDINGS)
+				st.nrec++;
+			else
+				st.extra_rec++;
+			continue;
+		}
+		r = folded_parse(line, len, &fl);
+		if (r == 1)
+			continue;
+		if (r == -1) {
+			if (++st.invalid <= MAX_SHOWN_INVALID)
+				pf_warnx("%s:%llu: ignored: %s", name,
+				    (unsigned long long)lr_lineno(lr), why(errno));
+			continue;
+		}
+		c = fl.count[0];
+		if (fl.ncounts == 2) {
+			if (!st.differential)
+				pf_warnx("%s:%llu: a differential line: reporting "
+				    "its second count", name,
+				    (unsigned long long)lr_lineno(lr));
+			st.differential = 1;
+			c = fl.count[1];
+		}
+		/* The stack lies in line, which is ours to clean. */
+		stack = line + (fl.stack - line);
+		add_stack(stack, clean_name(stack, fl.stack_len), c, name,
+		    lr_lineno(lr));
+	}
+	if (r == -1)
+		pf_die(PF_EXIT_FAIL, "%s:%llu", name,
+		    (unsigned long long)lr_lineno(lr) + 1);
+	lr_free(lr);
+}
+
+/* Every file operand ("-" is stdin), or stdin when there is none. */
+static void
+read_inputs(int nfiles, char *files[])
+{
+	int i, fd;
+
+	if (nfiles == 0)
+		read_input(STDIN_FILENO, "-");
+	for (i = 0; i < nfiles; i++) {
+		if (strcmp(files[i], "-") == 0) {
+			read_input(STDIN_FILENO, "-");
+			continue;
+		}
+		if ((fd = open(files[i], O_RDONLY | O_CLOEXEC)) == -1)
+			pf_die(PF_EXIT_FAIL, "%s", files[i]);
+		read_input(fd, files[i]);
+		close(fd);
+	}
+	if (st.invalid > MAX_SHOWN_INVALID)
+		pf_warnx("ignored %llu invalid lines in all (the first %d shown)",
+		    (unsigned long long)st.invalid, MAX_SHOWN_INVALID);
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+enum unit { UNIT_SAMPLES, UNIT_NS, UNIT_MIXED };
+
+static enum unit
+input_unit(void)
+{
+	size_t i;
+	int ns = 0, samples = 0;
+
+	for (i = 0; i < st.nrec; i++) {
+		if (strcmp(st.rec[i].unit, "ns") == 0)
+			ns = 1;
+		else
+			samples = 1;
+	}
+	if (ns && samples) {
+		pf_warnx("the recordings are in different units (samples and "
+		    "ns): shown as plain counts");
+		return UNIT_MIXED;
+	}
+	return ns ? UNIT_NS : UNIT_SAMPLES;
+}
+
+static const char *const unit_words[] = {
+	[UNIT_SAMPLES] = "samples", [UNIT_NS] = "ns", [UNIT_MIXED] = "count"
+};
+
+static struct view {
+	enum unit unit;
+	int seconds;		/* UNIT_NS: s rather than ms */
+	size_t cw;		/* width of a count column */
+	size_t width;		/* 0: never cut */
+} vw;
+
+/* A count as the human layout shows it: a number, or a time for ns. */
+static void
+fmt_count(char *b, size_t n, uint64_t c)
+{
+	if (vw.unit != UNIT_NS)
+		snprintf(b, n, "%llu", (unsigned long long)c);
+	else if (vw.seconds)
+		snprintf(b, n, "%.2fs", (double)c / 1e9);
+	else
+		snprintf(b, n, "%.1fms", (double)c / 1e6);
+}
+
+/* The head of a count column: time when the counts are ns. */
+static const char *
+count_label(void)
+{
+	return vw.unit == UNIT_NS ? "time" : "count";
+}
+
+static double
+share(uint64_t c)
+{
+	return 100.0 * (double)c / (double)st.sum;
+}
+
+/* Columns a UTF-8 (cleaned) string takes: one per character. */
+static size_t
+ncols(const char *s, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+/* The byte offset after the first cols characters of s. */
+static size_t
+col_bytes(const char *s, size_t len, size_t cols)
+{
+	size_t i = 0;
+
+	while (i < len && cols > 0) {
+		i++;
+		while (i < len && ((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
+		cols--;
+	}
+	return i;
+}
+
+/*
+ * Print s in at most room columns (0: no limit): cut at its end with the
+ * marker, or, for a stack (keep_end), at its start so the leaf stays.
+ */
+static void
+put_cut(const char *s, size_t len, size_t room, int keep_end)
+{
+	size_t n = ncols(s, len), mark = sizeof(CUT_MARK) - 1, b;
+
+	if (room == 0 || n <= room) {
+		fwrite(s, 1, len, stdout);
+		return;
+	}
+	if (keep_end) {
+		b = col_bytes(s, len, n - (room - mark));
+		fputs(CUT_MARK, stdout);
+		fwrite(s + b, 1, len - b, stdout);
+	} else {
+		fwrite(s, 1, col_bytes(s, len, room - mark), stdout);
+		fputs(CUT_MARK, stdout);
+	}
+}
+
+/* Print s padded to cols columns, cut when longer. */
+static void
+put_padded(const char *s, size_t len, size_t cols)
+{
+	size_t n = ncols(s, len);
+
+	put_cut(s, len, cols, 0);
+	for (; n < cols; n++)
+		putchar(' ');
+}
+
+/* Room left on a row for its last column after prefix columns. */
+static size_t
+room_after(size_t prefix)
+{
+	if (vw.width == 0)
+		return 0;
+	return vw.width > prefix + MIN_NAME_ROOM ? vw.width - prefix :
+	    MIN_NAME_ROOM;
+}
+
+/*
+ * One line per recording: for -r, its keys as key=value fields; for
+ * people, "label value" items wrapped at the width under "recording: ".
+ */
+static void
+put_heading(void)
+{
+	char item[2 * PROV_VALUE_MAX];
+	size_t i, k, col, n;
+
+	for (i = 0; i < st.nrec; i++) {
+		const struct prov *p = &st.rec[i];
+
+		fputs(opt.raw ? "recording" : "recording:", stdout);
+		col = 10;
+		for (k = 0; k < PF_ARRAY_LEN(prov_keys); k++) {
+			const char *v = prov_value(p, k);
+			if (*v == '\0')
+				continue;
+			if (opt.raw) {
+				printf("\t%s=%s", prov_keys[k].key, v);
+				continue;
+			}
+			snprintf(item, sizeof(item), "%s %s%s", prov_keys[k].label,
+			    v, strcmp(prov_keys[k].key, "freq") == 0 ? " Hz" : "");
+			n = ncols(item, strlen(item));
+			/* A column kept for the comma a wrap would add. */
+			if (col > 10 && vw.width != 0 && col + 3 + n > vw.width) {
+				fputs(",\n          ", stdout);
+				col = 10;
+			} else if (col > 10) {
+				putchar(',');
+				col++;
+			}
+			putchar(' ');
+			put_cut(item, strlen(item), room_after(col + 1), 0);
+			col += 1 + n;
+		}
+		putchar('\n');
+	}
+	if (st.extra_rec > 0 && !opt.raw)
+		printf("recording: and %llu more\n",
+		    (unsigned long long)st.extra_rec);
+}
+
+/* "(top N of M)" or "(all M)": the rows a section shows. */
+static size_t
+shown(size_t m, char *b, size_t n)
+{
+	size_t k = opt.rows == 0 || opt.rows > m ? m : opt.rows;
+
+	if (k == m)
+		snprintf(b, n, "(all %zu)", m);
+	else
+		snprintf(b, n, "(top %zu of %zu)", k, m);
+	return k;
+}
+
+/* By the sort key, then the other count, then by name. */
+static const struct table *sort_table;
+
+static int
+cmp_entries(const void *a, const void *b)
+{
+	const struct entry *x = *(const struct entry *const *)a;
+	const struct entry *y = *(const struct entry *const *)b;
+	uint64_t x1 = opt.sort == SORT_SELF ? x->self : x->total;
+	uint64_t y1 = opt.sort == SORT_SELF ? y->self : y->total;
+	uint64_t x2 = opt.sort == SORT_SELF ? x->total : x->self;
+	uint64_t y2 = opt.sort == SORT_SELF ? y->total : y->self;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c;
+
+	if (x1 != y1)
+		return x1 > y1 ? -1 : 1;
+	if (x2 != y2)
+		return x2 > y2 ? -1 : 1;
+	if ((c = memcmp(table_key(sort_table, x), table_key(sort_table, y), n)) != 0)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+static const struct entry **
+sorted_entries(const struct table *t)
+{
+	const struct entry **v;
+	size_t i;
+
+	if ((v = calloc(t->n ? t->n : 1, sizeof(*v))) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	for (i = 0; i < t->n; i++)
+		v[i] = &t->v[i];
+	sort_table = t;
+	qsort(v, t->n, sizeof(*v), cmp_entries);
+	return v;
+}
+
+static void
+put_groups(void)
+{
+	const char *word = opt.grouping == GROUP_PROCESS ? "process" : "thread";
+	const struct entry **v;
+	enum sortkey saved = opt.sort;
+	char what[64], cnt[48];
+	size_t k, i;
+
+	opt.sort = SORT_SELF;
+	v = sorted_entries(&st.groups);
+	opt.sort = saved;
+	k = shown(st.groups.n, what, sizeof(what));
+	if (!opt.raw) {
+		printf("%s %s\n", opt.grouping == GROUP_PROCESS ? "processes" :
+		    "threads", what);
+		printf(" share%%  %*s  %s\n", (int)vw.cw, count_label(), word);
+	}
+	for (i = 0; i < k; i++) {
+		const struct entry *e = v[i];
+		if (opt.raw) {
+			printf("%s\t%.2f\t%llu\t%.*s\n", word, share(e->self),
+			    (unsigned long long)e->self, (int)e->len,
+			    table_key(&st.groups, e));
+			continue;
+		}
+		fmt_count(cnt, sizeof(cnt), e->self);
+		printf("%6.1f%%  %*s  ", share(e->self), (int)vw.cw, cnt);
+		put_cut(table_key(&st.groups, e), e->len, room_after(11 + vw.cw), 0);
+		putchar('\n');
+	}
+	if (!opt.raw)
+		putchar('\n');
+	free(v);
+}
+
+static void
+put_functions(void)
+{
+	const struct entry **v = sorted_entries(&st.funcs);
+	char what[64], c1[48], c2[48];
+	size_t k, i, gw = 0;
+
+	k = shown(st.funcs.n, what, sizeof(what));
+	/* The group column is as wide as its longest shown name, capped. */
+	for (i = 0; opt.grouping != GROUP_NONE && i < k; i++) {
+		const char *key = table_key(&st.funcs, v[i]);
+		const char *tab = memchr(key, '\t', v[i]->len);
+		size_t n = ncols(key, (size_t)(tab - key));
+		if (n > gw)
+			gw = n > GROUP_ROOM ? GROUP_ROOM : n;
+	}
+	if (gw > 0 && gw < 7)
+		gw = 7;
+	if (!opt.raw) {
+		printf("functions by %s %s\n", opt.sort == SORT_SELF ? "self" :
+		    "total", what);
+		printf("  self%%  total%%  %*s  %*s  ", (int)vw.cw, "self",
+		    (int)vw.cw, "total");
+		if (gw > 0)
+			printf("%-*s  ", (int)gw, opt.grouping == GROUP_PROCESS ?
+			    "process" : "thread");
+		puts("function");
+	}
+	for (i = 0; i < k; i++) {
+		const struct entry *e = v[i];
+		const char *key = table_key(&st.funcs, e);
+		size_t len = e->len;
+
+		if (opt.raw) {
+			printf("function\t%.2f\t%.2f\t%llu\t%llu\t%.*s\n",
+			    share(e->self), share(e->total),
+			    (unsigned long long)e->self,
+			    (unsigned long long)e->total, (int)len, key);
+			continue;
+		}
+		fmt_count(c1, sizeof(c1), e->self);
+		fmt_count(c2, sizeof(c2), e->total);
+		printf("%6.1f%%  %5.1f%%  %*s  %*s  ", share(e->self),
+		    share(e->total), (int)vw.cw, c1, (int)vw.cw, c2);
+		if (gw > 0) {
+			const char *tab = memchr(key, '\t', len);
+			put_padded(key, (size_t)(tab - key), gw);
+			fputs("  ", stdout);
+			len -= (size_t)(tab + 1 - key);
+			key = tab + 1;
+		}
+		put_cut(key, len, room_after(21 + 2 * vw.cw + (gw ? gw + 2 : 0)), 0);
+		putchar('\n');
+	}
+	if (!opt.raw)
+		putchar('\n');
+	free(v);
+}
+
+static int
+cmp_stacks(const void *a, const void *b)
+{
+	const struct stackmap_entry *x = *(const struct stackmap_entry *const *)a;
+	const struct stackmap_entry *y = *(const struct stackmap_entry *const *)b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c;
+
+	if (x->count[0] != y->count[0])
+		return x->count[0] > y->count[0] ? -1 : 1;
+	if ((c = memcmp(x->key, y->key, n)) != 0)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+static void
+put_stacks(void)
+{
+	const struct stackmap_entry **v;
+	char what[64], cnt[48];
+	size_t n, k, i;
+
+	if ((v = stackmap_sorted(st.stacks, &n)) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	qsort(v, n, sizeof(*v), cmp_stacks);
+	k = shown(n, what, sizeof(what));
+	if (!opt.raw) {
+		printf("stacks %s\n", what);
+		printf(" share%%  %*s  stack\n", (int)vw.cw, count_label());
+	}
+	for (i = 0; i < k; i++) {
+		if (opt.raw) {
+			printf("stack\t%.2f\t%llu\t%.*s\n", share(v[i]->count[0]),
+			    (unsigned long long)v[i]->count[0], (int)v[i]->len,
+			    v[i]->key);
+			continue;
+		}
+		fmt_count(cnt, sizeof(cnt), v[i]->count[0]);
+		printf("%6.1f%%  %*s  ", share(v[i]->count[0]), (int)vw.cw, cnt);
+		put_cut(v[i]->key, v[i]->len, room_after(11 + vw.cw), 1);
+		putchar('\n');
+	}
+	free(v);
+}
+
+/* The width to cut to: -w, else the terminal's when stdout is one. */
+static size_t
+out_width(void)
+{
+	struct winsize ws;
+	const char *c;
+	uint64_t v;
+
+	if (opt.width_set)
+		return opt.width;
+	if (!isatty(STDOUT_FILENO))
+		return DEFAULT_WIDTH;
+	if ((c = getenv("COLUMNS")) != NULL &&
+	    pf_parse_u64(c, MIN_WIDTH, 100000, &v) == 0)
+		return (size_t)v;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= MIN_WIDTH)
+		return ws.ws_col;
+	return DEFAULT_WIDTH;
+}
+
+static void
+report(void)
+{
+	char cnt[48];
+
+	vw.unit = input_unit();
+	vw.seconds = vw.unit == UNIT_NS && st.sum >= 100000000000ULL;
+	vw.width = out_width();
+	fmt_count(cnt, sizeof(cnt), st.sum);
+	vw.cw = strlen(cnt) < 5 ? 5 : strlen(cnt);
+
+	put_heading();
+	if (opt.raw)
+		printf("total\t%llu\t%s\n", (unsigned long long)st.sum,
+		    unit_words[vw.unit]);
+	else
+		printf("total: %s%s%s in %zu stacks\n\n", cnt,
+		    vw.unit == UNIT_NS ? "" : " ",
+		    vw.unit == UNIT_NS ? "" : unit_words[vw.unit],
+		    stackmap_size(st.stacks));
+	if (opt.grouping != GROUP_NONE)
+		put_groups();
+	put_functions();
+	put_stacks();
+}
+
+/* ---- command line ----------------------------------------------------- */
+
+enum { OPT_VERSION = 256 };
+
+static const struct option longopts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "processes", no_argument, NULL, 'p' },
+	{ "raw", no_argument, NULL, 'r' },
+	{ "rows", required_argument, NULL, 'n' },
+	{ "sort", required_argument, NULL, 's' },
+	{ "threads", no_argument, NULL, 't' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "width", required_argument, NULL, 'w' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* ':' first: a missing value comes back as ':', not '?' (pf_usage_getopt). */
+static const char shortopts[] = ":hn:prs:tw:";
+
+static void
+usage(void)
+{
+	fputs(synopsis, stdout);
+	fputs("\n"
+	    "  -r, --raw              tab-separated rows for scripts, never cut\n"
+	    "  -p, --processes        by process: a section of processes, and\n"
+	    "                         functions per process (a thread's root\n"
+	    "                         comm-PID/TID counts as comm-PID)\n"
+	    "  -t, --threads          by thread: each root frame as it is\n"
+	    "  -n, --rows N           rows per section (default 10; 0: all)\n"
+	    "  -s, --sort self|total  order of the functions (default self)\n"
+	    "  -w, --width COLUMNS    cut rows to COLUMNS (0: never; default the\n"
+	    "                         terminal's, or 100 when not a terminal)\n"
+	    "  -h, --help             this help\n"
+	    "      --version          print the version\n", stdout);
+	pf_exit_checked(PF_EXIT_OK);
+}
+
+static int
+parse_options(int argc, char *argv[])
+{
+	uint64_t v;
+	int c;
+
+	opterr = 0;	/* one message, in the house format */
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage();
+			break;
+		case 'n':
+			if (pf_parse_u64(optarg, 0, 1000000000, &v) == -1)
+				pf_usage_error(synopsis, "-n %s: %s", optarg,
+				    errno == ERANGE ? "out of range" :
+				    "not a whole number");
+			opt.rows = (size_t)v;
+			break;
+		case 'p':
+		case 't':
+			if (opt.grouping != GROUP_NONE &&
+			    opt.grouping != (c == 'p' ? GROUP_PROCESS : GROUP_THREAD))
+				pf_usage_error(synopsis, "-p and -t: pick one");
+			opt.grouping = c == 'p' ? GROUP_PROCESS : GROUP_THREAD;
+			break;
+		case 'r':
+			opt.raw = 1;
+			break;
+		case 's':
+			if (strcmp(optarg, "self") == 0)
+				opt.sort = SORT_SELF;
+			else if (strcmp(optarg, "total") == 0)
+				opt.sort = SORT_TOTAL;
+			else
+				pf_usage_error(synopsis, "--sort %s: want self "
+				    "or total", optarg);
+			break;
+		case 'w':
+			if (pf_parse_u64(optarg, 0, 100000, &v) == -1 ||
+			    (v != 0 && v < MIN_WIDTH))
+				pf_usage_error(synopsis, "-w %s: want 0 or %d to "
+				    "100000 columns", optarg, MIN_WIDTH);
+			opt.width = (size_t)v;
+			opt.width_set = 1;
+			break;
+		case OPT_VERSION:
+			pf_print_version();
+			break;
+		default:
+			pf_usage_getopt(synopsis, shortopts, c, argv);
+		}
+	}
+	return optind;
+}
+
+int
+main(int argc, char *argv[])
+{
+	int first;
+
+	first = parse_options(argc, argv);
+	table_init(&st.funcs);
+	table_init(&st.groups);
+	if ((st.stacks = stackmap_new()) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	read_inputs(argc - first, argv + first);
+	if (st.sum == 0) {
+		/* Lines that all failed to parse are bad input, not no work. */
+		if (st.invalid > 0)
+			pf_diex(PF_EXIT_FAIL, "no valid folded stack in the "
+			    "input (%llu invalid lines)",
+			    (unsigned long long)st.invalid);
+		pf_diex(PF_EXIT_FINDING, "no samples in the input: nothing "
+		    "to report");
+	}
+	report();
+
+	table_free(&st.funcs);
+	table_free(&st.groups);
+	stackmap_free(st.stacks);
+	pf_buf_free(&st.key);
+	pf_exit_checked(PF_EXIT_OK);
+}
