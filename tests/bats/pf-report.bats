@@ -1,0 +1,267 @@
+#!/usr/bin/env bats
+# pf-report: folded stacks to the on-call answer.  Self and total shares
+# (recursion counted once), hottest stacks, per process or thread, both
+# layouts of pf-formats(5), the width cut, provenance headings, and the
+# refusals; then a real recording of a workload with a known split.
+
+load test_helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return
+}
+
+# tabs LINE...: each LINE with '|' turned into a tab, one per line.
+tabs() {
+	printf '%s\n' "$@" | tr '|' '\t'
+}
+
+# The input most tests share: a recursion in p, a second process q.
+basic() {
+	printf 'p;main;a;b 6\np;main;a 3\np;main;a;a;a 1\nq;x 2\n' >in.folded
+}
+
+@test "self is the leaf, total counts a function once per stack; the layout for people" {
+	basic
+	run -0 --separate-stderr pf-report in.folded
+	assert_output - <<-'EOF'
+	total: 12 samples in 4 stacks
+
+	functions by self (all 4)
+	  self%  total%   self  total  function
+	  50.0%   50.0%      6      6  b
+	  33.3%   83.3%      4     10  a
+	  16.7%   16.7%      2      2  x
+	   0.0%   83.3%      0     10  main
+
+	stacks (all 4)
+	 share%  count  stack
+	  50.0%      6  p;main;a;b
+	  25.0%      3  p;main;a
+	  16.7%      2  q;x
+	   8.3%      1  p;main;a;a;a
+	EOF
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+}
+
+@test "a recursive stack alone: total 100%, never 300%" {
+	run -0 pf-report -r - <<<'p;main;a;a;a 1'
+	assert_output "$(tabs 'total|1|samples' 'function|100.00|100.00|1|1|a' \
+		'function|0.00|100.00|0|1|main' 'stack|100.00|1|p;main;a;a;a')"
+}
+
+@test "-r: tab-separated rows, the name last, never cut" {
+	basic
+	printf 'p;%s 1\n' "$(printf 'n%.0s' $(seq 300))" >>in.folded
+	run -0 pf-report -r -n 2 in.folded
+	assert_output "$(tabs 'total|13|samples' \
+		'function|46.15|46.15|6|6|b' 'function|30.77|76.92|4|10|a' \
+		'stack|46.15|6|p;main;a;b' 'stack|23.08|3|p;main;a')"
+	run -0 pf-report -r -n 0 -w 40 in.folded
+	assert_line "$(tabs "function|7.69|7.69|1|1|$(printf 'n%.0s' $(seq 300))")"
+}
+
+@test "-n picks the rows and the titles say how many of how many" {
+	basic
+	run -0 pf-report -n 1 in.folded
+	assert_line 'functions by self (top 1 of 4)'
+	assert_line 'stacks (top 1 of 4)'
+	assert_line '  50.0%   50.0%      6      6  b'
+	refute_line --partial '  a'
+	refute_line --partial 'p;main;a '
+	[ "${#lines[@]}" -eq 7 ] || fail "$output"	# bats drops the blank lines
+	run -0 pf-report -n 0 in.folded
+	assert_line 'functions by self (all 4)'
+}
+
+@test "--sort total orders by total share, ties by self, then name" {
+	basic
+	run -0 pf-report --sort total -n 3 in.folded
+	assert_output --partial - <<-'EOF'
+	functions by total (top 3 of 4)
+	  self%  total%   self  total  function
+	  33.3%   83.3%      4     10  a
+	   0.0%   83.3%      0     10  main
+	  50.0%   50.0%      6      6  b
+
+	EOF
+	run -0 pf-report -r -s total - <<<$'r;z 2\nr;y 2\nr;y;w 1'
+	assert_output "$(tabs 'total|5|samples' 'function|40.00|60.00|2|3|y' \
+		'function|40.00|40.00|2|2|z' 'function|20.00|20.00|1|1|w' \
+		'stack|40.00|2|r;y' 'stack|40.00|2|r;z' 'stack|20.00|1|r;y;w')"
+}
+
+@test "the width cuts names at their end and stacks at their start, with a marker" {
+	local long deep
+	long=ns::Widget::render_$(printf 'x%.0s' $(seq 60))
+	deep="app;main;$(printf 'frame%d;' $(seq 20))leaf_fn"
+	printf 'app;main;%s 3\n%s 1\n' "$long" "$deep" >in.folded
+	run -0 pf-report -w 50 in.folded
+	# 50 columns: the function column starts at 32 (counts are 5 wide).
+	assert_line "  75.0%   75.0%      3      3  ns::Widget::rend..."
+	assert_line "  25.0%      1  ...frame18;frame19;frame20;leaf_fn"
+	local l
+	for l in "${lines[@]}"; do
+		[ "${#l}" -le 50 ] || fail "longer than 50: '$l'"
+	done
+	# Not a terminal and no -w: 100 columns.
+	run -0 pf-report in.folded
+	assert_line "  75.0%   75.0%      3      3  ${long:0:66}..."
+	# -w 0 never cuts.
+	run -0 pf-report -w 0 in.folded
+	assert_line "  75.0%   75.0%      3      3  $long"
+	assert_line "  25.0%      1  $deep"
+}
+
+@test "on a terminal the width is COLUMNS" {
+	require_cmd script
+	local long
+	long=f_$(printf 'y%.0s' $(seq 200))
+	printf 'p;%s 1\n' "$long" >in.folded
+	run -0 env COLUMNS=60 script -qec "pf-report in.folded" /dev/null
+	assert_line " 100.0%  100.0%      1      1  ${long:0:26}..."$'\r'
+}
+
+@test "-p sums a --tid root's threads into its process; -t keeps each thread" {
+	printf '%s\n' 'srv-10/10;main;work 4' 'srv-10/11;main;work 2' \
+		'srv-10/11;main;idle 2' 'kworker/0:1-7/7;wq 1' 'cron-?/33;tick 1' >in.folded
+	run -0 pf-report -r -p in.folded
+	assert_output "$(tabs 'total|10|samples' \
+		'process|80.00|8|srv-10' 'process|10.00|1|cron-?' 'process|10.00|1|kworker/0:1-7' \
+		'function|60.00|60.00|6|6|srv-10|work' 'function|20.00|20.00|2|2|srv-10|idle' \
+		'function|10.00|10.00|1|1|cron-?|tick' 'function|10.00|10.00|1|1|kworker/0:1-7|wq' \
+		'function|0.00|80.00|0|8|srv-10|main' \
+		'stack|40.00|4|srv-10/10;main;work' 'stack|20.00|2|srv-10/11;main;idle' \
+		'stack|20.00|2|srv-10/11;main;work' 'stack|10.00|1|cron-?/33;tick' \
+		'stack|10.00|1|kworker/0:1-7/7;wq')"
+	run -0 pf-report -t -n 2 in.folded
+	assert_output --partial - <<-'EOF'
+	threads (top 2 of 4)
+	 share%  count  thread
+	  40.0%      4  srv-10/10
+	  40.0%      4  srv-10/11
+
+	functions by self (top 2 of 7)
+	  self%  total%   self  total  thread     function
+	  40.0%   40.0%      4      4  srv-10/10  work
+	  20.0%   20.0%      2      2  srv-10/11  idle
+	EOF
+}
+
+@test "provenance lines become the heading; unit=ns shows time" {
+	{
+		echo '# pf-provenance tool=pf-offcpu host=web1 target=nginx pid=4242 start=2026-12-02T11:00:00Z window=15s samples=812 lost=0 truncated=0 extra=ignored event=offcpu-time unit=ns'
+		echo 'nginx;main;epoll_wait 1500000'
+		echo 'nginx;main;read 500000'
+	} >in.folded
+	run -0 --separate-stderr pf-report in.folded
+	assert_output - <<-'EOF'
+	recording: tool pf-offcpu, host web1, target nginx, pid 4242, start 2026-12-02T11:00:00Z,
+	           window 15s, samples 812, lost 0, truncated 0, unit ns
+	total: 2.0ms in 2 stacks
+
+	functions by self (all 3)
+	  self%  total%   self  total  function
+	  75.0%   75.0%  1.5ms  1.5ms  epoll_wait
+	  25.0%   25.0%  0.5ms  0.5ms  read
+	   0.0%  100.0%  0.0ms  2.0ms  main
+
+	stacks (all 2)
+	 share%   time  stack
+	  75.0%  1.5ms  nginx;main;epoll_wait
+	  25.0%  0.5ms  nginx;main;read
+	EOF
+	run -0 pf-report -r in.folded
+	assert_line "$(tabs 'recording|tool=pf-offcpu|host=web1|target=nginx|pid=4242|start=2026-12-02T11:00:00Z|window=15s|samples=812|lost=0|truncated=0|unit=ns')"
+	assert_line "$(tabs 'total|2000000|ns')"
+	# From 100 s on, seconds.
+	printf '# pf-provenance tool=pf-offcpu unit=ns\nt;a 150000000000\n' >s.folded
+	run -0 pf-report s.folded
+	assert_line ' 100.0%  100.0%  150.00s  150.00s  a'
+	# A pf-record recording keeps samples, with its rate.
+	printf '# pf-provenance tool=pf-record host=h target=all freq=99 samples=3 unit=samples\nt;a 3\n' >r.folded
+	run -0 pf-report r.folded
+	assert_line 'recording: tool pf-record, host h, target all, rate 99 Hz, samples 3, unit samples'
+	assert_line 'total: 3 samples in 1 stacks'
+}
+
+@test "hostile names and provenance values reach the terminal cleaned" {
+	printf 'p;\033]0:owned\007x\033[2J;\302\233c1 5\np;bad\377\300\257;ok 1\n' >in.folded
+	printf '# pf-provenance host=a\033[31mb target=t\302\205u unit=samples\n' >>in.folded
+	run -0 pf-report -w 0 in.folded
+	if printf '%s' "$output" | LC_ALL=C grep -q $'[\001-\010\016-\037\033\177]'; then
+		fail "a control character got through: $(printf '%s' "$output" | od -c | head)"
+	fi
+	assert_line 'recording: host a_[31mb, target t?u, unit samples'
+	assert_line '  83.3%   83.3%      5      5  ?c1'
+	# \377 is no UTF-8; \300\257 an overlong '/': each byte a '?'.
+	assert_line '  16.7%      1  p;bad???;ok'
+	run -0 pf-report -r in.folded
+	assert_line "$(tabs 'stack|83.33|5|p;?]0:owned?x?[2J;?c1')"
+}
+
+@test "invalid lines are warned about and skipped; the rest is reported" {
+	printf 'p;a 3\nno count here\np;b 1.5\np;b 1\n' >in.folded
+	run -0 --separate-stderr pf-report -r in.folded
+	assert_output "$(tabs 'total|4|samples' 'function|75.00|75.00|3|3|a' \
+		'function|25.00|25.00|1|1|b' 'stack|75.00|3|p;a' 'stack|25.00|1|p;b')"
+	[[ "$stderr" == *"pf-report: in.folded:2: ignored: not STACK COUNT"* ]] || fail "$stderr"
+	[[ "$stderr" == *"pf-report: in.folded:3: ignored: fractional count"* ]] || fail "$stderr"
+}
+
+@test "a differential input reports its second count, with a warning" {
+	run -0 --separate-stderr pf-report -r - <<<$'p;a 5 1\np;b 0 3'
+	assert_output "$(tabs 'total|4|samples' 'function|75.00|75.00|3|3|b' \
+		'function|25.00|25.00|1|1|a' 'stack|75.00|3|p;b' 'stack|25.00|1|p;a')"
+	[[ "$stderr" == *"differential"* ]] || fail "no warning: $stderr"
+}
+
+@test "no samples exits 1, only malformed lines exit 3, an overflowing sum exits 3" {
+	run -1 --separate-stderr pf-report </dev/null
+	assert_output ''
+	assert_equal "$stderr" 'pf-report: no samples in the input: nothing to report'
+	run -1 --separate-stderr pf-report - <<<$'# pf-provenance tool=pf-record samples=0 unit=samples\np;a 0'
+	assert_output ''
+	run -3 --separate-stderr pf-report - <<<$'junk\nmore junk'
+	assert_output ''
+	[[ "$stderr" == *'pf-report: no valid folded stack in the input (2 invalid lines)'* ]] || fail "$stderr"
+	run -3 --separate-stderr pf-report - <<<$'p;a 18446744073709551615\np;b 1'
+	[[ "$stderr" == *'pf-report: -:2: total count over 2^64-1'* ]] || fail "$stderr"
+	run -3 --separate-stderr pf-report /nonexistent/in.folded
+	[[ "$stderr" == 'pf-report: /nonexistent/in.folded: No such file or directory' ]] || fail "$stderr"
+}
+
+@test "bad options are usage errors naming the option (exit 2)" {
+	local args
+	for args in '-n x' '-n -1' '--sort size' '-w 39' '-w 12x' '-p -t' '-n'; do
+		# shellcheck disable=SC2086 # ARGS are several words
+		run -2 --separate-stderr pf-report $args </dev/null
+		assert_output ''
+		[[ "${stderr_lines[0]}" == "pf-report: "* ]] || fail "$args: ${stderr_lines[0]}"
+		[[ "${stderr_lines[1]}" == "usage: pf-report"* ]] || fail "$args: no synopsis"
+	done
+	run -2 --separate-stderr pf-report --sort size
+	assert_equal "${stderr_lines[0]}" 'pf-report: --sort size: want self or total'
+}
+
+@test "pf-record | pf-fold | pf-report names rec-split's hottest function with its designed share" {
+	require_perf_events
+	[ -x "$WORKLOADS/rec-split" ] || fail "rec-split not built: run make"
+	# rec-split spends 50/30/20 of its CPU in rec_alpha, rec_beta, rec_gamma.
+	"${FAVOURED[@]}" pf-record -F 499 -d 3 --no-progress -- "$WORKLOADS/rec-split" 4 2>rec.err |
+		pf-fold >cpu.folded || fail "pf-record | pf-fold failed: $(cat rec.err)"
+	pf-report -r cpu.folded >report.txt || fail "pf-report failed"
+	local first name share
+	first=$(awk -F '\t' '$1 == "function" { print; exit }' report.txt)
+	name=$(cut -f6 <<<"$first")
+	share=$(cut -f2 <<<"$first")
+	[ "$name" = rec_alpha ] || fail "hottest is '$name', not rec_alpha: $(cat report.txt)"
+	awk -v s="$share" 'BEGIN { exit !(s >= 43 && s <= 57) }' ||
+		fail "rec_alpha self share $share%, designed 50% (within 7 points)"
+	share=$(awk -F '\t' '$1 == "function" && $6 == "rec_beta" { print $2 }' report.txt)
+	awk -v s="$share" 'BEGIN { exit !(s >= 23 && s <= 37) }' ||
+		fail "rec_beta self share $share%, designed 30% (within 7 points)"
+	# The layout for people names it on the first row under the heads.
+	run -0 pf-report cpu.folded
+	[[ "$(sed -n '/^functions by self/{n;n;p;q}' <<<"$output")" == *"  rec_alpha" ]] ||
+		fail "first function row: $output"
+}
