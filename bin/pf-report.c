@@ -461,30 +461,35 @@ read_inputs(int nfiles, char *files[])
 
 /* ---- writing ---------------------------------------------------------- */
 
-enum unit { UNIT_SAMPLES, UNIT_NS, UNIT_MIXED };
+/*
+ * What a count is.  Only the provenance says: without it, folded counts
+ * may be samples or sums of periods (pf-fold weights each sample by its
+ * period), so they are shown as plain counts.
+ */
+enum unit { UNIT_COUNT, UNIT_SAMPLES, UNIT_NS };
 
 static enum unit
 input_unit(void)
 {
-	size_t i;
-	int ns = 0, samples = 0;
+	size_t i, ns = 0, samples = 0;
 
 	for (i = 0; i < st.nrec; i++) {
 		if (strcmp(st.rec[i].unit, "ns") == 0)
-			ns = 1;
-		else
-			samples = 1;
+			ns++;
+		else if (strcmp(st.rec[i].unit, "samples") == 0)
+			samples++;
 	}
-	if (ns && samples) {
+	if (ns > 0 && samples > 0)
 		pf_warnx("the recordings are in different units (samples and "
 		    "ns): shown as plain counts");
-		return UNIT_MIXED;
-	}
+	if (st.nrec == 0 || st.extra_rec > 0 ||
+	    (ns != st.nrec && samples != st.nrec))
+		return UNIT_COUNT;
 	return ns ? UNIT_NS : UNIT_SAMPLES;
 }
 
 static const char *const unit_words[] = {
-	[UNIT_SAMPLES] = "samples", [UNIT_NS] = "ns", [UNIT_MIXED] = "count"
+	[UNIT_COUNT] = "count", [UNIT_SAMPLES] = "samples", [UNIT_NS] = "ns"
 };
 
 static struct view {
@@ -863,9 +868,8 @@ report(void)
 		printf("total\t%llu\t%s\n", (unsigned long long)st.sum,
 		    unit_words[vw.unit]);
 	else
-		printf("total: %s%s%s in %zu stacks\n\n", cnt,
-		    vw.unit == UNIT_NS ? "" : " ",
-		    vw.unit == UNIT_NS ? "" : unit_words[vw.unit],
+		printf("total: %s%s in %zu stacks\n\n", cnt,
+		    vw.unit == UNIT_SAMPLES ? " samples" : "",
 		    stackmap_size(st.stacks));
 	if (opt.grouping != GROUP_NONE)
 		put_groups();

@@ -24,7 +24,7 @@ basic() {
 	basic
 	run -0 --separate-stderr pf-report in.folded
 	assert_output - <<-'EOF'
-	total: 12 samples in 4 stacks
+	total: 12 in 4 stacks
 
 	functions by self (all 4)
 	  self%  total%   self  total  function
@@ -45,7 +45,7 @@ basic() {
 
 @test "a recursive stack alone: total 100%, never 300%" {
 	run -0 pf-report -r - <<<'p;main;a;a;a 1'
-	assert_output "$(tabs 'total|1|samples' 'function|100.00|100.00|1|1|a' \
+	assert_output "$(tabs 'total|1|count' 'function|100.00|100.00|1|1|a' \
 		'function|0.00|100.00|0|1|main' 'stack|100.00|1|p;main;a;a;a')"
 }
 
@@ -53,7 +53,7 @@ basic() {
 	basic
 	printf 'p;%s 1\n' "$(printf 'n%.0s' $(seq 300))" >>in.folded
 	run -0 pf-report -r -n 2 in.folded
-	assert_output "$(tabs 'total|13|samples' \
+	assert_output "$(tabs 'total|13|count' \
 		'function|46.15|46.15|6|6|b' 'function|30.77|76.92|4|10|a' \
 		'stack|46.15|6|p;main;a;b' 'stack|23.08|3|p;main;a')"
 	run -0 pf-report -r -n 0 -w 40 in.folded
@@ -85,7 +85,7 @@ basic() {
 
 	EOF
 	run -0 pf-report -r -s total - <<<$'r;z 2\nr;y 2\nr;y;w 1'
-	assert_output "$(tabs 'total|5|samples' 'function|40.00|60.00|2|3|y' \
+	assert_output "$(tabs 'total|5|count' 'function|40.00|60.00|2|3|y' \
 		'function|40.00|40.00|2|2|z' 'function|20.00|20.00|1|1|w' \
 		'stack|40.00|2|r;y' 'stack|40.00|2|r;z' 'stack|20.00|1|r;y;w')"
 }
@@ -125,7 +125,7 @@ basic() {
 	printf '%s\n' 'srv-10/10;main;work 4' 'srv-10/11;main;work 2' \
 		'srv-10/11;main;idle 2' 'kworker/0:1-7/7;wq 1' 'cron-?/33;tick 1' >in.folded
 	run -0 pf-report -r -p in.folded
-	assert_output "$(tabs 'total|10|samples' \
+	assert_output "$(tabs 'total|10|count' \
 		'process|80.00|8|srv-10' 'process|10.00|1|cron-?' 'process|10.00|1|kworker/0:1-7' \
 		'function|60.00|60.00|6|6|srv-10|work' 'function|20.00|20.00|2|2|srv-10|idle' \
 		'function|10.00|10.00|1|1|cron-?|tick' 'function|10.00|10.00|1|1|kworker/0:1-7|wq' \
@@ -182,6 +182,11 @@ basic() {
 	run -0 pf-report r.folded
 	assert_line 'recording: tool pf-record, host h, target all, rate 99 Hz, samples 3, unit samples'
 	assert_line 'total: 3 samples in 1 stacks'
+	# Recordings in different units: plain counts, and a warning.
+	cat r.folded s.folded >mixed.folded
+	run -0 --separate-stderr pf-report -r mixed.folded
+	assert_line "$(tabs 'total|150000000003|count')"
+	[[ "$stderr" == *"different units"* ]] || fail "no warning: $stderr"
 }
 
 @test "hostile names and provenance values reach the terminal cleaned" {
@@ -202,7 +207,7 @@ basic() {
 @test "invalid lines are warned about and skipped; the rest is reported" {
 	printf 'p;a 3\nno count here\np;b 1.5\np;b 1\n' >in.folded
 	run -0 --separate-stderr pf-report -r in.folded
-	assert_output "$(tabs 'total|4|samples' 'function|75.00|75.00|3|3|a' \
+	assert_output "$(tabs 'total|4|count' 'function|75.00|75.00|3|3|a' \
 		'function|25.00|25.00|1|1|b' 'stack|75.00|3|p;a' 'stack|25.00|1|p;b')"
 	[[ "$stderr" == *"pf-report: in.folded:2: ignored: not STACK COUNT"* ]] || fail "$stderr"
 	[[ "$stderr" == *"pf-report: in.folded:3: ignored: fractional count"* ]] || fail "$stderr"
@@ -210,7 +215,7 @@ basic() {
 
 @test "a differential input reports its second count, with a warning" {
 	run -0 --separate-stderr pf-report -r - <<<$'p;a 5 1\np;b 0 3'
-	assert_output "$(tabs 'total|4|samples' 'function|75.00|75.00|3|3|b' \
+	assert_output "$(tabs 'total|4|count' 'function|75.00|75.00|3|3|b' \
 		'function|25.00|25.00|1|1|a' 'stack|75.00|3|p;b' 'stack|25.00|1|p;a')"
 	[[ "$stderr" == *"differential"* ]] || fail "no warning: $stderr"
 }
