@@ -192,6 +192,8 @@ parse_provenance(const char *line, size_t len, struct prov *p)
 
 	if (len < i || memcmp(line, PROV_PREFIX, i) != 0)
 		return -1;
+	if (line[len - 1] == '\r')
+		len--;
 	memset(p, 0, sizeof(*p));
 	while (i < len) {
 		size_t tok = i, eq = 0, vlen;

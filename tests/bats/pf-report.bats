@@ -49,6 +49,14 @@ basic() {
 		'function|0.00|100.00|0|1|main' 'stack|100.00|1|p;main;a;a;a')"
 }
 
+@test "a stack of the root alone is its own leaf; CRLF lines read as LF" {
+	printf '# pf-provenance tool=pf-offcpu unit=ns\r\nidle 3000000\r\np;a 1000000\r\n' >in.folded
+	run -0 pf-report -r in.folded
+	assert_output "$(tabs 'recording|tool=pf-offcpu|unit=ns' 'total|4000000|ns' \
+		'function|75.00|75.00|3000000|3000000|idle' 'function|25.00|25.00|1000000|1000000|a' \
+		'stack|75.00|3000000|idle' 'stack|25.00|1000000|p;a')"
+}
+
 @test "-r: tab-separated rows, the name last, never cut" {
 	basic
 	printf 'p;%s 1\n' "$(printf 'n%.0s' $(seq 300))" >>in.folded
