@@ -389,6 +389,7 @@ why(int e)
 static void
 read_input(int fd, const char *name)
 {
+	struct prov prov;
 	struct linereader *lr;
 	char *line;
 	size_t len;
@@ -401,10 +402,9 @@ read_input(int fd, const char *name)
 		char *stack;
 		uint64_t c;
 
-		if (parse_provenance(line, len, &st.rec[st.nrec <
-		    MAX_RECORDINGS ? st.nrec : MAX_RECORDINGS - 1]) == 0) {
+		if (parse_provenance(line, len, &prov) == 0) {
 			if (st.nrec < MAX_RECORDINGS)
-				st.nrec++;
+				st.rec[st.nrec++] = prov;
 			else
 				st.extra_rec++;
 			continue;

@@ -278,3 +278,18 @@ basic() {
 	[[ "$(sed -n '/^functions by self/{n;n;p;q}' <<<"$output")" == *"  rec_alpha" ]] ||
 		fail "first function row: $output"
 }
+
+@test "past 64 recordings the heading keeps the first 64 and counts the rest" {
+	local i
+	for i in $(seq 66); do
+		echo "# pf-provenance tool=pf-record host=h$i unit=samples"
+	done >in.folded
+	echo 'p;a 1' >>in.folded
+	run -0 pf-report in.folded
+	assert_line 'recording: tool pf-record, host h64, unit samples'
+	assert_line 'recording: and 2 more'
+	refute_line --partial 'host h65'
+	refute_line --partial 'host h66'
+	# The units of the two not kept are unknown: plain counts.
+	assert_line 'total: 1 in 1 stacks'
+}
