@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,8 +149,8 @@ static size_t clean_name(char *, size_t);
 
 /*
  * One "# pf-provenance key=value ..." line, reduced to the keys the
- * heading shows.  Parsed here, on its own, until the recorders' shared
- * parser can take its place.
+ * heading shows.  Parsed here, in this one function, until a parser
+ * shared in lib/common takes its place.
  */
 struct prov {
 	char tool[PROV_VALUE_MAX + 1], host[PROV_VALUE_MAX + 1];
