@@ -187,7 +187,7 @@ fuzz: fuzz-build
 
 # Shell: every script, the CI driver, the benchmarks and the test suites
 # (tests/bats/.shellcheckrc says what bats hides from shellcheck).
-SHELLSRC := $(wildcard scripts/* bench/run bench/*.sh tests/*.sh tests/browser/*.sh) .ci/run
+SHELLSRC := $(filter-out scripts/ansible,$(wildcard scripts/*)) $(wildcard bench/run bench/*.sh tests/*.sh tests/browser/*.sh) .ci/run
 BATSSRC  := $(wildcard tests/bats/*.bats) tests/bats/test_helper.bash
 
 lint: $(MANPAGES) | test-deps
@@ -195,6 +195,8 @@ lint: $(MANPAGES) | test-deps
 	shellcheck $(SHELLSRC) || rc=1; \
 	shellcheck --shell=bats $(BATSSRC) || rc=1; \
 	node --check lib/common/flame.js || rc=1; \
+	LC_ALL=C.UTF-8 ansible-playbook --syntax-check -i localhost, \
+	    scripts/ansible/pf-fleet.yml >/dev/null || rc=1; \
 	[ $$rc -eq 0 ] && echo "lint: ok"
 
 install: all

@@ -6,7 +6,8 @@ load test_helper
 TRIAGE="$PF_ROOT/scripts/pf-triage"
 
 teardown() {
-	[ -z "${WPID:-}" ] || kill "$WPID" 2>/dev/null || true
+	# shellcheck disable=SC2086 # WPID may hold several PIDs
+	[ -z "${WPID:-}" ] || kill $WPID 2>/dev/null || true
 }
 
 @test "a busy PID is prechecked, classified, recorded, folded, drawn and bundled" {
@@ -235,4 +236,40 @@ wait_for() {
 			[[ "$line" =~ disable=SC[0-9,SC]+\ \#\ .+ ]] || fail "$s: no reason: $line"
 		done
 	done
+}
+
+@test "-c NAME takes the busiest process of that name, and says so" {
+	require_root
+	require_perf_events
+	local busy idle
+	# Two processes named pfnamed: one sleeps, one spins.
+	mkdir "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	cp "$WORKLOADS/cls-sleeper" "$BATS_TEST_TMPDIR/a/pfnamed"
+	cp "$WORKLOADS/rec-split" "$BATS_TEST_TMPDIR/b/pfnamed"
+	"$BATS_TEST_TMPDIR/a/pfnamed" 10 30 &
+	idle=$!
+	"$BATS_TEST_TMPDIR/b/pfnamed" 30 &
+	busy=$!
+	WPID="$idle $busy"
+	wait_exec "$idle" pfnamed
+	wait_exec "$busy" pfnamed
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -c pfnamed -d 1 -i 1 -n -o ev
+	assert_line "target $busy pfnamed (the busiest of 2 processes of that name)"
+	grep -q "^pf-record -p $busy " ev/commands.log
+	kill "$idle"
+	# One match: no "busiest".
+	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -c pfnamed -d 1 -i 1 -n -o ev2
+	assert_line "target $busy pfnamed"
+}
+
+@test "-c with no such process fails before anything is created; -c with -p is a usage error" {
+	cd "$BATS_TEST_TMPDIR"
+	run -3 --separate-stderr "$TRIAGE" -c pf-no-such-name -o ev
+	[ "$stderr" = "pf-triage: -c: no process named pf-no-such-name" ]
+	[ ! -e ev ]
+	run -2 --separate-stderr "$TRIAGE" -c sh -p 1
+	[[ "$stderr" == *"-c and -p: give one target"* ]]
+	run -2 --separate-stderr "$TRIAGE" -c ''
+	run -2 --separate-stderr "$TRIAGE" -c 'a/b'
 }

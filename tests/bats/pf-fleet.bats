@@ -1,0 +1,82 @@
+#!/usr/bin/env bats
+# scripts/ansible/pf-fleet.yml: the fleet playbook really runs pf-triage on
+# each host of an inventory (local connections here), fetches and checks
+# the bundles and draws one graph of the fleet.
+
+load test_helper
+
+PLAYBOOK="$PF_ROOT/scripts/ansible/pf-fleet.yml"
+
+setup() {
+	require_root
+	require_perf_events
+	require_cmd ansible-playbook
+	cd "$BATS_TEST_TMPDIR" || return
+	# The target: a process whose name no other test uses.
+	cp "$WORKLOADS/rec-split" pffleet
+	./pffleet 60 &
+	WPID=$!
+	wait_exec "$WPID" pffleet
+	mkdir -m 0700 remote
+	{
+		echo '[fleet]'
+		for h in h1 h2; do
+			echo "$h ansible_connection=local ansible_python_interpreter=/usr/bin/python3"
+		done
+		# The tools of this checkout, used in place.
+		echo '[fleet:vars]'
+		echo "pf_prefix=$PF_ROOT/scripts"
+	} > inventory
+}
+
+teardown() {
+	[ -z "${WPID:-}" ] || kill "$WPID" 2>/dev/null || true
+}
+
+# fleet ARGS...: the playbook against ./inventory (Ansible wants a UTF-8
+# locale).
+fleet() {
+	LC_ALL=C.UTF-8 ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP="$BATS_TEST_TMPDIR/ansible-local" \
+	    ANSIBLE_REMOTE_TEMP="$BATS_TEST_TMPDIR/ansible-remote" \
+	    ansible-playbook -i inventory "$PLAYBOOK" -e pf_comm=pffleet \
+	    -e pf_fetch_dir="$BATS_TEST_TMPDIR/out" -e pf_duration=2 -e pf_interval=1 \
+	    -e pf_remote_tmp="$BATS_TEST_TMPDIR/remote" -e pf_local_bin="$PF_BIN_DIR" "$@"
+}
+
+@test "two hosts: two verified bundles, one graph naming the hot function, nothing left behind" {
+	run -0 fleet
+	assert_output --partial "no host failed"
+	for h in h1 h2; do
+		[ -s "out/$h.tar.gz" ]
+		(cd "out/$h"/pf-bundle-*/ && sha256sum -c --quiet SHA256SUMS)
+		grep -q "^target $WPID pffleet$" "out/$h/summary.txt"
+		grep -q "^h1;pffleet;.*rec_alpha [0-9]*$" out/fleet.folded
+		grep -q "^$h;pffleet;" out/fleet.folded
+	done
+	xmllint --noout out/fleet.svg
+	grep -q 'rec_alpha' out/fleet.svg
+	grep -q '>h1<\|>h1 \|"h1' out/fleet.svg
+	[ ! -s out/failed.txt ]
+	# Whatever the playbook put on the hosts is gone.
+	[ -z "$(ls -A remote)" ]
+}
+
+@test "a host that fails is listed at the end and the others still make the graph" {
+	# A host variable beats the group's: h3 has no tools where it looks.
+	sed -i '/^\[fleet:vars\]/i h3 ansible_connection=local ansible_python_interpreter=/usr/bin/python3 pf_prefix=/nonexistent/pf' inventory
+	run fleet
+	[ "$status" -ne 0 ]
+	assert_output --partial "failed hosts: h3 "
+	grep -q "^h3 Run pf-triage" out/failed.txt
+	grep -q "^h1;pffleet;" out/fleet.folded
+	grep -q "^h2;pffleet;" out/fleet.folded
+	[ ! -e out/h3.tar.gz ]
+	[ -z "$(ls -A remote)" ]
+}
+
+@test "missing variables are refused before any host is touched" {
+	run fleet -e pf_comm=
+	[ "$status" -ne 0 ]
+	assert_output --partial "pf-fleet: set pf_comm and pf_fetch_dir"
+	[ ! -e out ]
+}
