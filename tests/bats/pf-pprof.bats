@@ -1,0 +1,122 @@
+#!/usr/bin/env bats
+# pf-fold --pprof: the profile pprof reads, checked with pprof itself
+# (go tool pprof, from Debian's golang-go): the designed shares of a
+# 60/25/15 workload, the value types, labels, mappings and comments.
+
+load test_helper
+
+SPLIT="$WORKLOADS/pprof-split"
+
+setup() {
+	# pprof keeps its state under $HOME; the suite's own directory.
+	export HOME="$BATS_TEST_TMPDIR" GOCACHE="$BATS_TEST_TMPDIR/gocache"
+}
+
+# require_go: skip, saying so, when there is no go to run pprof.
+require_go() {
+	command -v go >/dev/null 2>&1 ||
+		skip "go not installed (scripts/install-deps --test installs golang-go)"
+}
+
+# pprof ARGS...: go tool pprof, its diagnostics kept apart.
+pprof() {
+	go tool pprof "$@" 2>"$BATS_TEST_TMPDIR/pprof.err"
+}
+
+# cum_share TOP FUNC: FUNC's cum% in the -top output TOP (0 if absent).
+cum_share() {
+	awk -v f="$2" '$NF == f { s = $5; sub(/%/, "", s) } END { print s + 0 }' "$1"
+}
+
+# A stream in the pf-offcpu shape: two threads, two blocked intervals.
+offcpu_stream() {
+	cat <<'END'
+# pf-offcpu 1 host=web1 kernel=6.1.0 target=pid:4242 event=offcpu-time unit=ns callgraph=fp preempted=excluded min-block=1us max-block=none kernel-symbols=yes start=2026-12-02T11:00:00Z
+# pf-offcpu: caps duration=10s max-size=67108864 min-free=1073741824 rate-cap=50000/s rings=2x256 pages fds=2
+app  4242/4243  [001]   262.240843:   30000000 offcpu-time:
+	ffffffff82266273 schedule+0x23 ([kernel.kallsyms])
+	            1267 wait_disk+0x27 (/opt/app/bin/app)
+	           2724a [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)
+
+app worker  4242/4244  [000]   262.250843:   10000000 offcpu-time:
+	ffffffff82266273 schedule+0x23 ([kernel.kallsyms])
+	            1300 wait_lock+0x1 (/opt/app/bin/app)
+
+# pf-offcpu: samples=2 lost=0 throttled=0 stop=duration bytes=900
+END
+}
+
+@test "go tool pprof reads a recording of the 60/25/15 workload with its designed shares" {
+	require_go
+	require_perf_events
+	[ -x "$SPLIT" ] || fail "$SPLIT not built: run make"
+	local rec="$BATS_TEST_TMPDIR/rec.txt" top="$BATS_TEST_TMPDIR/top.txt" f want got bad=()
+	run "${FAVOURED[@]}" pf-record -F 499 -d 10 -o "$rec" -- "$SPLIT" 4
+	assert_success
+	pf-fold --pprof "$rec" >"$BATS_TEST_TMPDIR/cpu.pb"
+	pprof -top -nodecount=100 "$BATS_TEST_TMPDIR/cpu.pb" >"$top" ||
+		fail "pprof refused the profile: $(cat "$BATS_TEST_TMPDIR/pprof.err")"
+	grep -q '^Type: cpu$' "$top" || fail "not a cpu profile: $(head -n 8 "$top")"
+	for f in pp_sixty:60 pp_quarter:25 pp_fifteen:15; do
+		want=${f#*:}
+		got=$(cum_share "$top" "${f%%:*}")
+		awk -v g="$got" -v w="$want" 'BEGIN { exit !(g >= w - 7 && g <= w + 7) }' ||
+			bad+=("${f%%:*}: $got%, want $want% +-7")
+	done
+	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}" "" "$(cat "$top")")"
+}
+
+@test "off-CPU samples weigh blocked nanoseconds, with labels, mappings and the header as comments" {
+	require_go
+	local raw="$BATS_TEST_TMPDIR/raw.txt"
+	offcpu_stream | pf-fold --pprof >"$BATS_TEST_TMPDIR/off.pb"
+	pprof -raw "$BATS_TEST_TMPDIR/off.pb" >"$raw" ||
+		fail "pprof refused the profile: $(cat "$BATS_TEST_TMPDIR/pprof.err")"
+	# Both value types with their units, the second the default.
+	grep -qx 'samples/count offcpu/nanoseconds\[dflt\]' "$raw" || fail "$(cat "$raw")"
+	# Each sample: its count, its weight, its locations, its labels.
+	grep -qE '^ +1 +30000000: [0-9 ]+$' "$raw" || fail "no sample of 30 ms: $(cat "$raw")"
+	grep -qE '^ +1 +10000000: [0-9 ]+$' "$raw" || fail "no sample of 10 ms: $(cat "$raw")"
+	grep -q 'comm:\[app worker\]' "$raw" || fail "comm with a space lost: $(cat "$raw")"
+	grep -q 'pid:\[4242\] tid:\[4244\]' "$raw" || fail "pid/tid labels: $(cat "$raw")"
+	grep -q '/opt/app/bin/app' "$raw" || fail "no mapping of the program: $(cat "$raw")"
+	grep -q 'libc.so.6' "$raw" || fail "no mapping of libc: $(cat "$raw")"
+	grep -qx 'Comment: pf-offcpu 1 host=web1 .* start=2026-12-02T11:00:00Z' "$raw" ||
+		fail "header not a comment: $(cat "$raw")"
+	grep -q '^Duration: 10s' "$raw" || fail "the window is not the duration: $(cat "$raw")"
+	run pprof -top "$BATS_TEST_TMPDIR/off.pb"
+	assert_success
+	assert_output --regexp 'Type: offcpu'
+	assert_output --regexp '30ms +75(\.0+)?% .* wait_disk'
+	assert_output --regexp '\[libc\.so\.6\]'
+}
+
+@test "--pprof keeps the filters and only the samples they pass" {
+	require_go
+	offcpu_stream | pf-fold --pprof --filter-comm 'app worker' >"$BATS_TEST_TMPDIR/f.pb"
+	run pprof -top "$BATS_TEST_TMPDIR/f.pb"
+	assert_success
+	assert_output --regexp 'wait_lock'
+	refute_output --regexp 'wait_disk'
+}
+
+@test "--pprof refuses folded input, folded-name options and a terminal" {
+	run --separate-stderr pf-fold --pprof --folded /dev/null
+	assert_failure 2
+	[[ "${stderr_lines[0]}" == "pf-fold: --pprof reads a sample stream, not folded stacks" ]]
+	run --separate-stderr pf-fold --pprof --kernel /dev/null
+	assert_failure 2
+	[[ "${stderr_lines[0]}" == "pf-fold: --pprof: --kernel shapes folded names"* ]]
+	require_cmd script
+	run script -qec "pf-fold --pprof /dev/null" /dev/null
+	assert_failure 2
+	assert_output --partial "the profile is binary: redirect it to a file"
+}
+
+@test "--pprof of an empty stream is a valid profile with no samples" {
+	require_go
+	pf-fold --pprof </dev/null >"$BATS_TEST_TMPDIR/e.pb"
+	[ -s "$BATS_TEST_TMPDIR/e.pb" ]
+	run pprof -raw "$BATS_TEST_TMPDIR/e.pb"
+	assert_success
+}
