@@ -379,6 +379,9 @@ write_pprof(struct pprof *pp, const struct perfscript *ps)
 	struct ps_stats pst;
 
 	ps_get_stats(ps, &pst);
+	if (pprof_unmatched(pp) > 0)
+		pf_warnx("--pprof: %llu samples left out: their event lines did not read as such",
+		    (unsigned long long)pprof_unmatched(pp));
 	if (pprof_encode(pp, pst.event, &out) == -1)
 		pf_die(PF_EXIT_FAIL, "--pprof");
 	if (fflush(stdout) == EOF || pf_write_all(STDOUT_FILENO, out.data, out.len) == -1) {

@@ -74,7 +74,9 @@ struct pprof {
 		size_t comm, commlen;
 		uint64_t pid, tid, t_ns;
 		bool has_pid, valid;
+		bool emitted;	/* added already: a second emit is not this sample's */
 	} cur;
+	uint64_t unmatched;
 	struct pf_buf key, tmp, msg;
 };
 
@@ -228,6 +230,12 @@ pprof_nsamples(const struct pprof *pp)
 	return pp->samples.n;
 }
 
+uint64_t
+pprof_unmatched(const struct pprof *pp)
+{
+	return pp->unmatched;
+}
+
 static ssize_t
 str(struct pprof *pp, const char *s, size_t n)
 {
@@ -356,17 +364,18 @@ add_frame(struct pprof *pp, const char *l, size_t n)
 /*
  * An event line: "comm pid/tid [cpu] secs.usecs: [period] event: [frame]".
  * The comm may hold spaces and digits, so the line is read from the
- * time token, the first word shaped like one after a pid word.
+ * time token, the first word shaped like one after a pid word.  A line
+ * that is not one leaves the current sample as it was: perfscript skips
+ * it as malformed and goes on with that sample too.  1 for an event line,
+ * 0 for another, -1 on ENOMEM.
  */
 static int
 event_line(struct pprof *pp, const char *l, size_t n)
 {
 	size_t w[64][2], nw = 0, i = 0, k, t, p;
-	uint64_t v;
+	uint64_t v, pid = 0, tid, t_ns = 0;
+	bool has_pid;
 
-	pp->cur.valid = false;
-	pp->cur.n = 0;
-	pf_buf_reset(&pp->cur.text);
 	while (i < n && nw < PF_ARRAY_LEN(w)) {
 		while (i < n && is_space(l[i]))
 			i++;
@@ -379,7 +388,7 @@ event_line(struct pprof *pp, const char *l, size_t n)
 		nw++;
 	}
 	for (t = 2; t < nw; t++)
-		if (span_time(l + w[t][0], w[t][1], &pp->cur.t_ns))
+		if (span_time(l + w[t][0], w[t][1], &t_ns))
 			break;
 	if (t >= nw)
 		return 0;
@@ -391,18 +400,28 @@ event_line(struct pprof *pp, const char *l, size_t n)
 	{
 		const char *s = l + w[p][0], *slash = memchr(s, '/', w[p][1]);
 
-		pp->cur.has_pid = slash != NULL;
+		has_pid = slash != NULL;
 		if (slash != NULL) {
-			if (!span_u64(s, (size_t)(slash - s), &pp->cur.pid) ||
-			    !span_u64(slash + 1, w[p][1] - (size_t)(slash - s) - 1, &pp->cur.tid))
+			if (!span_u64(s, (size_t)(slash - s), &pid) ||
+			    !span_u64(slash + 1, w[p][1] - (size_t)(slash - s) - 1, &tid))
 				return 0;
-		} else if (!span_u64(s, w[p][1], &pp->cur.tid))
+		} else if (!span_u64(s, w[p][1], &tid))
 			return 0;
 	}
+	pp->cur.n = 0;
+	pf_buf_reset(&pp->cur.text);
+	pp->cur.pid = pid;
+	pp->cur.tid = tid;
+	pp->cur.has_pid = has_pid;
+	pp->cur.t_ns = t_ns;
+	pp->cur.emitted = false;
+	/* Without call chains perf pads the comm to 16 columns, from the left. */
 	pp->cur.comm = pp->cur.text.len;
-	pp->cur.commlen = w[p - 1][0] + w[p - 1][1];
-	if (pf_buf_append(&pp->cur.text, l, pp->cur.commlen) == -1)
+	pp->cur.commlen = w[p - 1][0] + w[p - 1][1] - w[0][0];
+	if (pf_buf_append(&pp->cur.text, l + w[0][0], pp->cur.commlen) == -1) {
+		pp->cur.valid = false;
 		return -1;
+	}
 	pp->cur.valid = true;
 	if (!pp->seen_time || pp->cur.t_ns < pp->first_ns)
 		pp->first_ns = pp->cur.t_ns;
@@ -416,9 +435,9 @@ event_line(struct pprof *pp, const char *l, size_t n)
 	for (; k < nw; k++)
 		if (l[w[k][0] + w[k][1] - 1] == ':')
 			break;
-	if (k + 1 < nw)
-		return add_frame(pp, l + w[k + 1][0], n - w[k + 1][0]);
-	return 0;
+	if (k + 1 < nw && add_frame(pp, l + w[k + 1][0], n - w[k + 1][0]) == -1)
+		return -1;
+	return 1;
 }
 
 /* "YYYY-MM-DDTHH:MM:SSZ" to nanoseconds since the epoch; false if not that. */
@@ -506,11 +525,18 @@ pprof_line(struct pprof *pp, const char *line, size_t len)
 		return 0;
 	if (line[0] == '#')
 		return comment_line(pp, line, len);
-	if (!is_space(line[0]))
-		return event_line(pp, line, len);
 	for (i = 0; i < len && is_space(line[i]); i++)
 		;
-	if (i == len || !pp->cur.valid)
+	if (i == len)
+		return 0;
+	/* Frame lines are indented, but so is a padded comm: the event shape decides. */
+	switch (event_line(pp, line, len)) {
+	case -1:
+		return -1;
+	case 1:
+		return 0;
+	}
+	if (i == 0 || !pp->cur.valid || pp->cur.emitted)
 		return 0;
 	return add_frame(pp, line, len);
 }
@@ -616,8 +642,10 @@ pprof_add_current(struct pprof *pp, uint64_t weight)
 	size_t i, a;
 	bool fresh;
 
-	if (!pp->cur.valid)
+	if (!pp->cur.valid || pp->cur.emitted) {
+		pp->unmatched++;
 		return 0;
+	}
 	if (weight > INT64_MAX - pp->total_weight || pp->total_count == INT64_MAX) {
 		errno = EOVERFLOW;
 		return -1;
@@ -644,6 +672,7 @@ pprof_add_current(struct pprof *pp, uint64_t weight)
 		pp->vals = v;
 		pp->vals[s] = (struct sample_val){ 0, 0 };
 	}
+	pp->cur.emitted = true;
 	pp->vals[s].count++;
 	pp->vals[s].weight += weight;
 	pp->total_count++;

@@ -52,6 +52,13 @@ int pprof_encode(struct pprof *pp, const char *event, struct pf_buf *out);
 /* Samples added so far (after merging identical ones: the distinct ones). */
 size_t pprof_nsamples(const struct pprof *pp);
 
+/*
+ * Samples perfscript emitted that the builder could not match to lines
+ * of its own (an event line it did not read as one): left out of the
+ * profile, and counted here so the caller can say so.
+ */
+uint64_t pprof_unmatched(const struct pprof *pp);
+
 void pprof_free(struct pprof *pp);
 
 /* Protocol buffers wire format: a base-128 varint, low group first. */

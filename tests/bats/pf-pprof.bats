@@ -120,3 +120,23 @@ END
 	run pprof -raw "$BATS_TEST_TMPDIR/e.pb"
 	assert_success
 }
+
+# raw_total RAW: the summed second value of the samples in pprof -raw text.
+raw_total() {
+	awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
+	on && /^ +[0-9]+ +[0-9]+:/ { s += $2 } END { print s + 0 }' "$1"
+}
+
+@test "every pf-fold fixture weighs the same in its profile as in its folded stacks" {
+	require_go
+	local f a b bad=()
+	for f in "$FIXTURES"/fold/*.perf; do
+		a=$(pf-fold "$f" 2>/dev/null | awk '{ s += $NF } END { print s + 0 }')
+		pf-fold --pprof "$f" >"$BATS_TEST_TMPDIR/x.pb" 2>"$BATS_TEST_TMPDIR/fold.err"
+		pprof -raw "$BATS_TEST_TMPDIR/x.pb" >"$BATS_TEST_TMPDIR/raw" ||
+			{ bad+=("${f##*/}: pprof refused it: $(cat "$BATS_TEST_TMPDIR/pprof.err")"); continue; }
+		b=$(raw_total "$BATS_TEST_TMPDIR/raw")
+		[ "$a" = "$b" ] || bad+=("${f##*/}: folded $a, profile $b $(grep pprof "$BATS_TEST_TMPDIR/fold.err" || true)")
+	done
+	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
+}
