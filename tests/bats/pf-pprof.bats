@@ -140,3 +140,39 @@ raw_total() {
 	done
 	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
 }
+
+@test "--pprof survives hostile streams and refuses weights past 2^63 instead of wrapping" {
+	local i words
+	words=$(printf 'w%d ' $(seq 100))
+	{
+		printf 'app %s 10/11 [000] 1.000000: 5 cpu-clock:\n' "$words"
+		printf '\tffffffffffffffffffffffffffffffffffff sym+0x (dso)\n'
+		printf '\t1 ((((((( (\n'
+		printf '\t2 )))))))\n'
+		printf '\t3 f (a (b (c (deleted))))\n'
+		printf '\t4 +0x1 ()\n'
+		printf '\t5 [unknown] (/)\n'
+		printf '\t6 x (inlined)\n'
+		printf '\n'
+		printf 'app 10/11 [000] 2.000000: 7 cpu-clock:\n'
+		printf '\t7 y (inlined)\n'
+		printf '\n'
+	} >"$BATS_TEST_TMPDIR/odd.perf"
+	run pf-fold --pprof "$BATS_TEST_TMPDIR/odd.perf"
+	assert_success
+	for i in 1 2 3 4 5 6 7 8; do
+		head -c 65536 /dev/urandom >"$BATS_TEST_TMPDIR/rand.$i"
+		run pf-fold --pprof "$BATS_TEST_TMPDIR/rand.$i"
+		[ "$status" -eq 0 ] || fail "random input $i: status $status: ${lines[*]: -3}"
+	done
+	if command -v go >/dev/null 2>&1; then
+		pf-fold --pprof "$BATS_TEST_TMPDIR/odd.perf" >"$BATS_TEST_TMPDIR/odd.pb"
+		pprof -raw "$BATS_TEST_TMPDIR/odd.pb" >/dev/null ||
+			fail "pprof refused the profile: $(cat "$BATS_TEST_TMPDIR/pprof.err")"
+	fi
+	printf 'a 1/1 [000] 1.000000: %s cpu-clock:\n\t1 f (m)\n\n' 9223372036854775807 1 \
+		>"$BATS_TEST_TMPDIR/big.perf"
+	run --separate-stderr pf-fold --pprof "$BATS_TEST_TMPDIR/big.perf"
+	assert_failure 3
+	[[ "$stderr" == *"--pprof: total weight overflows 63 bits"* ]] || fail "$stderr"
+}
