@@ -766,7 +766,7 @@ encode_tables(struct pprof *pp, struct pf_buf *out)
 	struct pf_buf m = { 0 }, l = { 0 };
 	bool any_inline = false;
 	const uint64_t *key;
-	size_t i, j, n;
+	size_t i, j, n, main_map;
 	int rc = -1;
 
 	for (i = 0; i < pp->locations.n; i++) {
@@ -785,7 +785,25 @@ encode_tables(struct pprof *pp, struct pf_buf *out)
 		if (pb_bytes(out, P_LOCATION, m.data, m.len) == -1)
 			goto out;
 	}
+	/*
+	 * pprof takes the first mapping for the main program and names the
+	 * profile after it: the first one that is neither the kernel nor a
+	 * shared object goes first.
+	 */
+	main_map = 0;
 	for (i = 0; i < pp->mappings.n; i++) {
+		size_t flen;
+		const char *fname;
+
+		key = (const uint64_t *)(const void *)itab_key(&pp->mappings, i, &n);
+		fname = itab_key(&pp->strings, key[0], &flen);
+		if (flen > 0 && fname[0] != '[' && memmem(fname, flen, ".so", 3) == NULL) {
+			main_map = i;
+			break;
+		}
+	}
+	for (j = 0; j < pp->mappings.n; j++) {
+		i = j == 0 ? main_map : j <= main_map ? j - 1 : j;
 		key = (const uint64_t *)(const void *)itab_key(&pp->mappings, i, &n);
 		pf_buf_reset(&m);
 		/* Names come with the stream: nothing for pprof to symbolize. */

@@ -87,6 +87,8 @@ END
 	run pprof -top "$BATS_TEST_TMPDIR/off.pb"
 	assert_success
 	assert_output --regexp 'Type: offcpu'
+	# The program, not the kernel its first frame is in, names the profile.
+	assert_line 'File: app'
 	assert_output --regexp '30ms +75(\.0+)?% .* wait_disk'
 	assert_output --regexp '\[libc\.so\.6\]'
 }
