@@ -19,6 +19,8 @@ setup_file() {
 	cp "$STATIC_DIR"/pf-* "$ROOT/bin/"
 	cc -static -O1 -g -fno-omit-frame-pointer -fno-inline -o "$ROOT/split" \
 		"$PF_ROOT/tests/workloads/pprof-split.c"
+	cc -static -O1 -g -fno-omit-frame-pointer -fno-inline -o "$ROOT/sleeper" \
+		"$PF_ROOT/tests/workloads/cls-sleeper.c" -lpthread
 	export ROOT
 }
 
@@ -102,6 +104,20 @@ in_root() {
 		chroot "$ROOT" /bin/pf-fold /tmp/rec.txt >"$OUT/folded"'
 	grep -q '^split;.*main;pp_round;pp_sixty [0-9]*$' "$BATS_TEST_TMPDIR/folded" ||
 		fail "no unwound stack through main: $(cat "$BATS_TEST_TMPDIR/folded")"
+}
+
+@test "in an empty root, pf-offcpu records blocked time and pf-fold --pprof makes a profile of it" {
+	in_root '
+		chroot "$ROOT" /bin/pf-offcpu -d 20 -o /tmp/off.txt -- /sleeper 10 2
+		chroot "$ROOT" /bin/pf-fold /tmp/off.txt >"$OUT/folded"
+		chroot "$ROOT" /bin/pf-fold --pprof /tmp/off.txt >"$OUT/off.pb"'
+	grep -q '^sleeper;.*;main;.*nanosleep.*;schedule [0-9]*$' "$BATS_TEST_TMPDIR/folded" ||
+		fail "no blocked stack from main into nanosleep: $(cat "$BATS_TEST_TMPDIR/folded")"
+	command -v go >/dev/null 2>&1 || skip "go not installed: the profile is not read back"
+	HOME="$BATS_TEST_TMPDIR" run go tool pprof -top "$BATS_TEST_TMPDIR/off.pb"
+	assert_success
+	assert_line 'Type: offcpu'
+	assert_line 'File: sleeper'
 }
 
 @test "a static pf-svg without gconv modules refuses a non-built-in --encoding and says why" {
