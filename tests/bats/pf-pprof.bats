@@ -66,6 +66,24 @@ END
 	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}" "" "$(cat "$top")")"
 }
 
+@test "frames of inlined functions become lines of their caller's location, which pprof shows as inline" {
+	require_go
+	require_perf_events
+	local inl="$WORKLOADS/nofp-inline"
+	[ -x "$inl" ] || fail "$inl not built: run make"
+	run "${FAVOURED[@]}" pf-record -g dwarf -F 199 -d 10 -o "$BATS_TEST_TMPDIR/inl.txt" -- "$inl" 2
+	assert_success
+	grep -q '(inlined)$' "$BATS_TEST_TMPDIR/inl.txt" ||
+		fail "pf-record printed no inlined frames: nothing to check"
+	pf-fold --pprof "$BATS_TEST_TMPDIR/inl.txt" >"$BATS_TEST_TMPDIR/inl.pb"
+	run pprof -top "$BATS_TEST_TMPDIR/inl.pb"
+	assert_success
+	assert_output --regexp ' inl_spin \(inline\)'
+	# One location carries inl_spin and then inl_outer, the function it was inlined into.
+	pprof -raw "$BATS_TEST_TMPDIR/inl.pb" | grep -A1 -E '^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ inl_spin ' |
+		grep -qE '^ +inl_outer ' || fail "no location of inl_spin inlined into inl_outer"
+}
+
 @test "off-CPU samples weigh blocked nanoseconds, with labels, mappings and the header as comments" {
 	require_go
 	local raw="$BATS_TEST_TMPDIR/raw.txt"
