@@ -57,7 +57,7 @@ struct sample_val {
 struct pprof {
 	struct itab strings, functions, mappings, locations, samples;
 	struct sample_val *vals;	/* per sample entry */
-	size_t nvals;
+	size_t valcap;
 	uint64_t total_weight, total_count;
 	/* Header facts. */
 	uint64_t comments[16];
@@ -665,11 +665,15 @@ pprof_add_current(struct pprof *pp, uint64_t weight)
 	if ((s = itab_intern(&pp->samples, k->data, k->len, &fresh)) == -1)
 		goto nomem;
 	if (fresh) {
-		struct sample_val *v = reallocarray(pp->vals, pp->samples.n, sizeof(*v));
+		if ((size_t)s >= pp->valcap) {
+			size_t cap = pp->valcap ? pp->valcap * 2 : 256;
+			struct sample_val *v = reallocarray(pp->vals, cap, sizeof(*v));
 
-		if (v == NULL)
-			goto nomem;
-		pp->vals = v;
+			if (v == NULL)
+				goto nomem;
+			pp->vals = v;
+			pp->valcap = cap;
+		}
 		pp->vals[s] = (struct sample_val){ 0, 0 };
 	}
 	pp->cur.emitted = true;
