@@ -16,6 +16,9 @@ BATS    ?= bats
 ifneq ($(SANITIZE),)
 B       := build-san
 OUTBIN  := build-san/tools
+else ifeq ($(STATIC),1)
+B       := build/static-obj
+OUTBIN  := build/static
 else
 B       := build
 OUTBIN  := bin
@@ -51,6 +54,18 @@ LDLIBS  += $(PKG_LIBS) -liberty -lm
 ifeq ($(DEVELOPER),1)
 override CFLAGS += -Werror
 endif
+# `make static` (STATIC=1 below it): glibc-static, position-independent
+# binaries with every library linked in, for hosts where nothing may be
+# installed.  libdw.a's debuginfod client would dlopen a shared library:
+# lib/static/nodebuginfod.c replaces it.  Only the libraries libdw.a
+# itself needs are named (pkg-config --static).
+ifeq ($(STATIC),1)
+override CFLAGS += -DPF_STATIC
+override LDFLAGS += -static-pie
+LDLIBS  := $(B)/lib/static-nodebuginfod.o \
+	   $(shell $(PKG_CONFIG) --static --libs $(PKGS) 2>/dev/null || \
+	       echo -ldw -lbz2 -lz -llzma -lpthread -lelf -lz -lcap) -liberty -lm
+endif
 ifneq ($(SANITIZE),)
 override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all \
 	   -DPF_SANITIZE
@@ -58,7 +73,7 @@ override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 .SECONDARY:
-.PHONY: fuzz-deps units all deps test-deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
+.PHONY: static static-bins static-deps static-dist fuzz-deps units all deps test-deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
 
 # Building never installs anything: `make deps` (or `make check` and
 # `make demo`, which set up a fresh machine) does.
@@ -73,6 +88,7 @@ test-deps:
 
 help:
 	@echo "targets: all check demo bench fuzz lint install uninstall clean"
+	@echo "         static (build/static/, glibc-static) static-dist (its tarball)"
 	@echo "         deps (build packages) test-deps (test packages); only these,"
 	@echo "         check, demo, lint and fuzz run scripts/install-deps"
 	@echo "vars: DEVELOPER=1 (-Werror) SANITIZE=address,undefined PREFIX DESTDIR"
@@ -88,7 +104,7 @@ $(B)/bin/%.o: bin/%.c | $(B)/bin
 # build time (od and sed only), so the SVG writer embeds it while it stays
 # a file of its own that node can check.  "]]>" would end the SVG's CDATA
 # section early: refused here.
-JSGEN   := build/gen/flame-js.c build-san/gen/flame-js.c
+JSGEN   := build/gen/flame-js.c build-san/gen/flame-js.c build/static-obj/gen/flame-js.c
 LIBOBJ  += $(B)/lib/flame-js.o
 
 $(JSGEN): lib/common/flame.js
@@ -105,11 +121,14 @@ $(JSGEN): lib/common/flame.js
 $(B)/lib/flame-js.o: $(B)/gen/flame-js.c | $(B)/lib
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+$(B)/lib/static-nodebuginfod.o: lib/static/nodebuginfod.c | $(B)/lib
+	$(CC) $(CFLAGS) -c -o $@ $<
+
 $(B)/libpf.a: $(LIBOBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(OUTBIN)/pf-%: $(B)/bin/pf-%.o $(B)/libpf.a | $(OUTBIN)
+$(OUTBIN)/pf-%: $(B)/bin/pf-%.o $(B)/libpf.a $(if $(filter 1,$(STATIC)),$(B)/lib/static-nodebuginfod.o) | $(OUTBIN)
 	$(CC) $(LDFLAGS) -o $@ $< $(B)/libpf.a $(LDLIBS)
 
 # Test workloads keep frame pointers and symbols: they are profiled.
@@ -137,6 +156,35 @@ $(B)/unit/pf-%-hook: bin/pf-%.c lib/common/recorder.c $(B)/libpf.a | $(B)/unit
 	    $(B)/libpf.a $(LDLIBS)
 
 units: $(UNITS) $(HOOKS)
+
+# The static binaries, the runbook scripts beside them, and a tarball
+# with its checksum (build/pf-VERSION-static-ARCH.tar.gz[.sha256]): the
+# binaries stripped, the man pages, and the licence notices static
+# linking obliges (scripts/static-notice).
+VERSION := $(shell sed -n 's/^\#define PF_VERSION "\(.*\)"/\1/p' lib/common/pf.h)
+ARCH    := $(shell uname -m)
+DIST    := pf-$(VERSION)-static-$(ARCH)
+
+static: static-deps
+	@$(MAKE) --no-print-directory STATIC=1 static-bins
+
+static-bins: $(BINS)
+
+static-deps:
+	@scripts/install-deps --static
+
+static-dist: static
+	rm -rf build/dist && mkdir -p build/dist/$(DIST)/bin build/dist/$(DIST)/man
+	for f in $(BINS:bin/%=build/static/%); do strip -o build/dist/$(DIST)/bin/$${f##*/} $$f; done
+	cp $(RUNBOOKS) build/dist/$(DIST)/bin/
+	cp $(MANPAGES) build/dist/$(DIST)/man/
+	cp LICENSE README.md SAFETY.md build/dist/$(DIST)/
+	scripts/static-notice build/dist/$(DIST)
+	tar -C build/dist --owner=0 --group=0 --numeric-owner --sort=name \
+	    --mtime=@$$(git log -1 --format=%ct 2>/dev/null || echo 0) \
+	    -czf build/$(DIST).tar.gz $(DIST)
+	cd build && sha256sum $(DIST).tar.gz > $(DIST).tar.gz.sha256
+	@echo "static-dist: build/$(DIST).tar.gz"
 
 $(sort build/lib build/bin build/workloads $(B)/lib $(B)/bin $(B)/unit $(OUTBIN)):
 	mkdir -p $@

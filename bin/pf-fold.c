@@ -18,12 +18,14 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fileio.h"
 #include "folded.h"
 #include "linereader.h"
 #include "msg.h"
 #include "parse.h"
 #include "perfscript.h"
 #include "pf.h"
+#include "pprof.h"
 #include "stackmap.h"
 
 #define MAX_WARNINGS 10
@@ -32,12 +34,14 @@ static const char synopsis[] =
     "usage: pf-fold [--pid | --tid] [--kernel] [--jit] [--all] [--inline] [--addrs]\n"
     "               [--event-filter EVENT] [--filter-pid PID[,PID...]]\n"
     "               [--filter-comm NAME] [--time START,END] [--strict] [FILE ...]\n"
+    "       pf-fold --pprof [--event-filter EVENT] [--filter-pid PID[,PID...]]\n"
+    "               [--filter-comm NAME] [--time START,END] [--strict] [FILE ...]\n"
     "       pf-fold --folded [--strict] [FILE ...]\n"
     "       pf-fold --diff [--normalize] [--strip-hex] [--strict] BEFORE AFTER\n";
 
 enum {
 	OPT_ADDRS = 256, OPT_ALL, OPT_DIFF, OPT_EVENT_FILTER, OPT_FILTER_COMM,
-	OPT_FILTER_PID, OPT_FOLDED, OPT_INLINE, OPT_JIT, OPT_KERNEL, OPT_NORMALIZE, OPT_PID,
+	OPT_FILTER_PID, OPT_FOLDED, OPT_INLINE, OPT_JIT, OPT_KERNEL, OPT_NORMALIZE, OPT_PID, OPT_PPROF,
 	OPT_STRICT, OPT_STRIP_HEX, OPT_TID, OPT_TIME, OPT_VERSION
 };
 
@@ -50,6 +54,8 @@ static struct options {
 	int strip_hex;
 	int strict;
 	int perf_only;		/* an option that only means something for sample streams */
+	int pprof;
+	const char *naming;	/* an option that shapes folded names, which --pprof has not */
 } opt = {
 	.ps = { .time_end_ns = UINT64_MAX },
 };
@@ -61,6 +67,7 @@ struct state {
 	int ncounts;		/* --folded: 1 or 2 once the first line decided it */
 	int column;		/* --diff: 0 reading BEFORE, 1 reading AFTER */
 	struct pf_buf tmp;
+	struct pprof *pp;	/* --pprof: the profile, fed every line */
 	const char *file;	/* for messages */
 	uint64_t line;
 };
@@ -82,6 +89,7 @@ usage(void)
 	    "  --filter-comm NAME   keep only samples of this command name\n"
 	    "  --time START,END     keep only samples with START <= time < END (seconds)\n"
 	    "  --folded             inputs are folded stacks: sum them\n"
+	    "  --pprof              write a pprof profile (profile.proto) instead\n"
 	    "  --diff               two folded files in, \"stack BEFORE AFTER\" out\n"
 	    "  --normalize          --diff: scale BEFORE to the total of AFTER\n"
 	    "  --strip-hex          --diff: merge stacks that differ only in 0x addresses\n"
@@ -162,6 +170,17 @@ add_or_die(struct state *st, const char *key, size_t len, uint64_t c0, uint64_t 
 static int
 emit_sample(const struct ps_sample *s, void *arg)
 {
+	struct state *st = arg;
+
+	if (st->pp != NULL) {
+		if (pprof_add_current(st->pp, s->weight) == -1) {
+			if (errno == EOVERFLOW)
+				pf_diex(PF_EXIT_FAIL, "%s:%llu: --pprof: total weight "
+				    "overflows 63 bits", st->file, (unsigned long long)st->line);
+			pf_die(PF_EXIT_FAIL, "%s", st->file);
+		}
+		return 0;
+	}
 	add_or_die(arg, s->stack, s->len, s->weight, 0);
 	return 0;
 }
@@ -264,6 +283,8 @@ read_input(struct state *st, struct perfscript *ps, const char *path)
 				    (unsigned long long)st->line);
 			malformed(st, ps_malformed(ps));
 		}
+		if (st->pp != NULL && pprof_line(st->pp, l, len) == -1)
+			pf_die(PF_EXIT_FAIL, "%s:%llu", st->file, (unsigned long long)st->line);
 	}
 	if (r == -1) {
 		if (errno == E2BIG)
@@ -350,6 +371,28 @@ print_map(const struct stackmap *m, int two, int scale)
 	free(v);
 }
 
+/* The profile, uncompressed: pprof reads it as it is. */
+static void
+write_pprof(struct pprof *pp, const struct perfscript *ps)
+{
+	struct pf_buf out = { 0 };
+	struct ps_stats pst;
+
+	ps_get_stats(ps, &pst);
+	if (pprof_unmatched(pp) > 0)
+		pf_warnx("--pprof: %llu samples left out: their event lines did not read as such",
+		    (unsigned long long)pprof_unmatched(pp));
+	if (pprof_encode(pp, pst.event, &out) == -1)
+		pf_die(PF_EXIT_FAIL, "--pprof");
+	if (fflush(stdout) == EOF || pf_write_all(STDOUT_FILENO, out.data, out.len) == -1) {
+		if (errno == EPIPE)
+			exit(PF_EXIT_OK);
+		pf_die(PF_EXIT_FAIL, "stdout");
+	}
+	pf_buf_free(&out);
+	pprof_free(pp);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -367,6 +410,7 @@ main(int argc, char *argv[])
 		{ "kernel", no_argument, NULL, OPT_KERNEL },
 		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
 		{ "pid", no_argument, NULL, OPT_PID },
+		{ "pprof", no_argument, NULL, OPT_PPROF },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "strip-hex", no_argument, NULL, OPT_STRIP_HEX },
 		{ "tid", no_argument, NULL, OPT_TID },
@@ -389,9 +433,11 @@ main(int argc, char *argv[])
 			usage();
 			pf_exit_checked(PF_EXIT_OK);
 		case OPT_ADDRS:
+			opt.naming = "--addrs";
 			opt.ps.include_addrs = opt.perf_only = 1;
 			break;
 		case OPT_ALL:
+			opt.naming = "--all";
 			opt.ps.annotate_kernel = opt.ps.annotate_jit = opt.perf_only = 1;
 			break;
 		case OPT_DIFF:
@@ -415,19 +461,26 @@ main(int argc, char *argv[])
 			opt.folded = 1;
 			break;
 		case OPT_INLINE:
+			opt.naming = "--inline";
 			opt.ps.annotate_inline = opt.perf_only = 1;
 			break;
 		case OPT_JIT:
+			opt.naming = "--jit";
 			opt.ps.annotate_jit = opt.perf_only = 1;
 			break;
 		case OPT_KERNEL:
+			opt.naming = "--kernel";
 			opt.ps.annotate_kernel = opt.perf_only = 1;
 			break;
 		case OPT_NORMALIZE:
 			opt.normalize = 1;
 			break;
 		case OPT_PID:
+			opt.naming = "--pid";
 			opt.ps.include_pid = opt.perf_only = 1;
+			break;
+		case OPT_PPROF:
+			opt.pprof = 1;
 			break;
 		case OPT_STRICT:
 			opt.strict = 1;
@@ -436,6 +489,7 @@ main(int argc, char *argv[])
 			opt.strip_hex = 1;
 			break;
 		case OPT_TID:
+			opt.naming = "--tid";
 			opt.ps.include_tid = opt.perf_only = 1;
 			break;
 		case OPT_TIME:
@@ -453,6 +507,13 @@ main(int argc, char *argv[])
 	if ((opt.folded || opt.diff) && opt.perf_only)
 		pf_usage_error(synopsis, "%s reads folded stacks: sample-stream options do not apply",
 		    opt.diff ? "--diff" : "--folded");
+	if (opt.pprof && (opt.folded || opt.diff))
+		pf_usage_error(synopsis, "--pprof reads a sample stream, not folded stacks");
+	if (opt.pprof && opt.naming != NULL)
+		pf_usage_error(synopsis, "--pprof: %s shapes folded names; a profile keeps "
+		    "pid, tid and comm as labels and frames as they are", opt.naming);
+	if (opt.pprof && isatty(STDOUT_FILENO))
+		pf_usage_error(synopsis, "--pprof: the profile is binary: redirect it to a file");
 	if ((opt.normalize || opt.strip_hex) && !opt.diff)
 		pf_usage_error(synopsis, "%s: only with --diff",
 		    opt.normalize ? "--normalize" : "--strip-hex");
@@ -469,6 +530,8 @@ main(int argc, char *argv[])
 		pf_die(PF_EXIT_FAIL, "memory");
 	if (!opt.folded && !opt.diff &&
 	    (ps = ps_new(&opt.ps, emit_sample, &st)) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	if (opt.pprof && (st.pp = pprof_new()) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
 	for (i = 0; i < ninputs; i++) {
 		st.column = i;
@@ -487,7 +550,10 @@ main(int argc, char *argv[])
 			    "%llu samples of other events left out (--event-filter chooses)",
 			    pst.event, (unsigned long long)pst.other_events);
 	}
-	print_map(st.map, opt.diff || st.ncounts == 2, opt.normalize);
+	if (st.pp != NULL)
+		write_pprof(st.pp, ps);
+	else
+		print_map(st.map, opt.diff || st.ncounts == 2, opt.normalize);
 	ps_free(ps);
 	stackmap_free(st.map);
 	pf_buf_free(&st.tmp);

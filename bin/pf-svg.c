@@ -287,8 +287,16 @@ encoding_arg(const char *s)
 	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	    "0123456789._-") != strlen(s))
 		pf_usage_error(synopsis, "--encoding: %s: not an encoding name", s);
-	if ((cd = iconv_open("UTF-8", s)) == (iconv_t)-1)
+	if ((cd = iconv_open("UTF-8", s)) == (iconv_t)-1) {
+#ifdef PF_STATIC
+		/* Only glibc's built-in converters live in the binary; the rest are gconv modules. */
+		pf_usage_error(synopsis, "--encoding: %s: unknown, or not built in and no gconv "
+		    "module for it on this host (this is the static build): convert the input "
+		    "to UTF-8 with iconv(1) first", s);
+#else
 		pf_usage_error(synopsis, "--encoding: %s: unknown encoding", s);
+#endif
+	}
 	iconv_close(cd);
 	opt.encoding = s;
 }

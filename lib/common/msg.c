@@ -115,7 +115,12 @@ pf_usage_getopt(const char *synopsis, const char *shortopts, int c,
 void
 pf_print_version(void)
 {
+#ifdef PF_STATIC
+	/* Which build a report came from: the static one carries its own libraries. */
+	printf("%s %s (static)\n", program_invocation_short_name, PF_VERSION);
+#else
 	printf("%s %s\n", program_invocation_short_name, PF_VERSION);
+#endif
 	pf_exit_checked(PF_EXIT_OK);
 }
 

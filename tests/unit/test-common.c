@@ -33,6 +33,7 @@
 #include "linereader.h"
 #include "outfile.h"
 #include "parse.h"
+#include "pprof.h"
 #include "privs.h"
 #include "procstat.h"
 #include "stackmap.h"
@@ -947,6 +948,205 @@ test_procstat(void)
 	close(dir);
 }
 
+/* The wire format against bytes from the protocol buffers encoding guide. */
+static void
+check_bytes(const struct pf_buf *b, const char *want, size_t n, const char *what)
+{
+	CHECK(b->len == n && memcmp(b->data, want, n) == 0, "%s: %zu bytes, want %zu",
+	    what, b->len, n);
+}
+
+/* A minimal reader of the wire format: one field at *pos, false at the end. */
+struct pbf {
+	unsigned field, wire;
+	uint64_t v;
+	const char *p;
+	size_t n;
+};
+
+static bool
+pb_rd_varint(const char *d, size_t len, size_t *pos, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (*pos < len && shift < 64) {
+		unsigned char c = (unsigned char)d[(*pos)++];
+
+		*v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return true;
+		shift += 7;
+	}
+	return false;
+}
+
+static bool
+pb_rd(const char *d, size_t len, size_t *pos, struct pbf *f)
+{
+	uint64_t k;
+
+	if (*pos >= len || !pb_rd_varint(d, len, pos, &k))
+		return false;
+	f->field = (unsigned)(k >> 3);
+	f->wire = (unsigned)(k & 7);
+	if (f->wire == 0)
+		return pb_rd_varint(d, len, pos, &f->v);
+	if (f->wire != 2 || !pb_rd_varint(d, len, pos, &f->v) || f->v > len - *pos)
+		return false;
+	f->p = d + *pos;
+	f->n = (size_t)f->v;
+	*pos += f->n;
+	return true;
+}
+
+static void
+test_pprof(void)
+{
+	static const char *const stream[] = {
+		"# pf-record 1 host=web1 kernel=6.1.0 target=pid:42 freq=99 callgraph=fp "
+		    "kernel-stacks=yes start=2026-12-02T11:00:00Z",
+		"# pf-record: caps duration=15s max-size=67108864 min-free=1073741824",
+		"# an ordinary comment, not metadata",
+		"app 42/43 [001] 262.240843:   10101010 cpu-clock: ",
+		"\t            1267 inl_spin+0x27 (inlined)",
+		"\t            1267 outer+0x27 (/usr/bin/app)",
+		"\t           2724a [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)",
+		"",
+		"app 42/43 [001] 262.250843:   10101010 cpu-clock: ",
+		"\t            1267 inl_spin+0x27 (inlined)",
+		"\t            1267 outer+0x27 (/usr/bin/app)",
+		"\t           2724a [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)",
+		"",
+		"my app 42/44 [000] 262.260843:   5 cpu-clock: ",
+		"\t            1300 other+0x1 (/usr/bin/app)",
+		"",
+	};
+	static const uint64_t weights[] = { 10101010, 10101010, 5 };
+	struct pf_buf b = { 0 }, tmp = { 0 };
+	static const uint64_t packed[] = { 3, 270, 86942 };
+	struct pprof *pp;
+	struct pbf f, g;
+	size_t pos = 0, i, w = 0, nstr = 0, nsample = 0, nloc = 0, nmap = 0, nfn = 0;
+	size_t ncomment = 0;
+	uint64_t count = 0, weight = 0, time_ns = 0, period = 0, duration = 0;
+	bool first_empty = false, libc = false, inl = false, label_comm = false;
+	char want[16];
+
+	/* Varints: 7 bits a byte, low group first, high bit = more. */
+	pb_varint(&b, 0);
+	pb_varint(&b, 1);
+	pb_varint(&b, 127);
+	pb_varint(&b, 128);
+	pb_varint(&b, 300);
+	check_bytes(&b, "\x00\x01\x7f\x80\x01\xac\x02", 7, "varints 0 1 127 128 300");
+	pf_buf_reset(&b);
+	pb_varint(&b, UINT64_MAX);
+	memset(want, 0xff, 9);
+	want[9] = 1;
+	check_bytes(&b, want, 10, "varint 2^64-1");
+	pf_buf_reset(&b);
+	pb_uint(&b, 1, 150);
+	check_bytes(&b, "\x08\x96\x01", 3, "field 1 = 150");
+	pf_buf_reset(&b);
+	pb_bytes(&b, 2, "testing", 7);
+	check_bytes(&b, "\x12\x07testing", 9, "field 2 = \"testing\"");
+	pf_buf_reset(&b);
+	pb_bytes(&b, 6, "", 0);
+	check_bytes(&b, "\x32\x00", 2, "field 6 = \"\"");
+	pf_buf_reset(&b);
+	pb_packed(&b, &tmp, 4, packed, 3);
+	check_bytes(&b, "\x22\x06\x03\x8e\x02\x9e\xa7\x05", 8, "packed field 4 = 3 270 86942");
+	pf_buf_reset(&b);
+	pb_packed(&b, &tmp, 4, packed, 0);
+	CHECK(b.len == 0, "an empty packed field wrote %zu bytes", b.len);
+
+	/* A profile from a stream: fed as pf-fold feeds it. */
+	if ((pp = pprof_new()) == NULL) {
+		CHECK(0, "pprof_new: %s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < sizeof(stream) / sizeof(stream[0]); i++) {
+		/* The sample ends on its blank line: perfscript emits it then. */
+		if (stream[i][0] == '\0' && w < sizeof(weights) / sizeof(weights[0]))
+			CHECK(pprof_add_current(pp, weights[w++]) == 0, "add: %s", strerror(errno));
+		CHECK(pprof_line(pp, stream[i], strlen(stream[i])) == 0, "line %zu", i);
+	}
+	CHECK(pprof_nsamples(pp) == 2, "%zu distinct samples, want 2", pprof_nsamples(pp));
+	pf_buf_reset(&b);
+	CHECK(pprof_encode(pp, "cpu-clock", &b) == 0, "encode: %s", strerror(errno));
+	while (pb_rd(b.data, b.len, &pos, &f)) {
+		switch (f.field) {
+		case 2: {
+			size_t sp = 0;
+
+			nsample++;
+			while (pb_rd(f.p, f.n, &sp, &g)) {
+				if (g.field == 2 && g.wire == 2) {
+					size_t vp = 0;
+					uint64_t c = 0, v = 0;
+
+					CHECK(pb_rd_varint(g.p, g.n, &vp, &c) &&
+					    pb_rd_varint(g.p, g.n, &vp, &v) && vp == g.n,
+					    "a sample's values are not two varints");
+					count += c;
+					weight += v;
+				}
+				label_comm |= g.field == 3;
+			}
+			break;
+		}
+		case 3: nmap++; break;
+		case 4: {
+			size_t lp = 0, lines = 0;
+
+			nloc++;
+			while (pb_rd(f.p, f.n, &lp, &g))
+				lines += g.field == 4;
+			inl |= lines == 2;
+			break;
+		}
+		case 5: nfn++; break;
+		case 6:
+			if (nstr++ == 0)
+				first_empty = f.n == 0;
+			libc |= f.n == 11 && memcmp(f.p, "[libc.so.6]", 11) == 0;
+			break;
+		case 9: time_ns = f.v; break;
+		case 10: duration = f.v; break;
+		case 12: period = f.v; break;
+		case 13: {
+			size_t cp = 0;
+			uint64_t v;
+
+			while (pb_rd_varint(f.p, f.n, &cp, &v))
+				ncomment++;
+			break;
+		}
+		}
+	}
+	CHECK(pos == b.len, "the profile does not parse to its end: %zu of %zu", pos, b.len);
+	CHECK(first_empty, "string 0 is not \"\"");
+	CHECK(nsample == 2, "%zu samples, want 2 (the two identical merged)", nsample);
+	CHECK(count == 3 && weight == 2 * 10101010ULL + 5,
+	    "values sum to %llu samples / %llu ns, want 3 / %llu", (unsigned long long)count,
+	    (unsigned long long)weight, 2 * 10101010ULL + 5);
+	CHECK(label_comm, "the samples carry no labels");
+	/* outer with inl_spin inlined, libc's unknown, other. */
+	CHECK(nloc == 3 && inl, "%zu locations (want 3), one of two lines: %d", nloc, inl);
+	CHECK(nfn == 4, "%zu functions, want 4", nfn);
+	CHECK(nmap == 2, "%zu mappings, want 2 (/usr/bin/app, libc)", nmap);
+	CHECK(libc, "an unknown symbol in libc is not named [libc.so.6]");
+	CHECK(time_ns == 1796209200ULL * 1000000000ULL, "time_nanos %llu",
+	    (unsigned long long)time_ns);
+	CHECK(duration == 15000000000ULL, "duration_nanos %llu", (unsigned long long)duration);
+	CHECK(period == 1000000000ULL / 99, "period %llu", (unsigned long long)period);
+	CHECK(ncomment == 2, "%zu comments, want the two pf-record lines", ncomment);
+	pprof_free(pp);
+	pf_buf_free(&b);
+	pf_buf_free(&tmp);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -959,6 +1159,7 @@ main(int argc, char **argv)
 		{ "demangle", test_demangle }, { "jitmap", test_jitmap },
 		{ "comms", test_comms }, { "symfile", test_symfile },
 		{ "kallsyms", test_kallsyms }, { "procstat", test_procstat },
+		{ "pprof", test_pprof },
 	};
 	size_t k;
 

@@ -1,0 +1,885 @@
+/*
+ * pprof: the profile.proto encoder and the profile builder.
+ *
+ * Everything pprof numbers (strings, functions, mappings, locations) is
+ * interned in one kind of table: keys are byte strings kept in a pool,
+ * found through htab, numbered in order of first sight.  pprof's ids are
+ * those numbers plus one, 0 meaning "none"; string 0 is "" as the format
+ * requires.  Identical samples (same locations, same labels) merge, so
+ * memory grows with the distinct stacks, as pf-fold's folded output does.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf.h"
+#include "hash.h"
+#include "htab.h"
+#include "parse.h"
+#include "pf.h"
+#include "pprof.h"
+
+/* profile.proto field numbers. */
+enum {
+	P_SAMPLE_TYPE = 1, P_SAMPLE, P_MAPPING, P_LOCATION, P_FUNCTION, P_STRING_TABLE,
+	P_TIME_NANOS = 9, P_DURATION_NANOS, P_PERIOD_TYPE, P_PERIOD, P_COMMENT,
+	P_DEFAULT_SAMPLE_TYPE
+};
+
+struct itab {
+	struct pf_htab h;
+	struct pf_buf pool;
+	size_t *off;		/* key i is pool.data[off[i], off[i + 1]) */
+	size_t n, cap;
+};
+
+struct ikey {
+	const struct itab *t;
+	const void *p;
+	size_t len;
+};
+
+/* One frame line of the current sample; strings live in cur.text. */
+struct frame {
+	uint64_t addr;
+	size_t sym, symlen, dso, dsolen;
+	bool inlined;
+};
+
+struct sample_val {
+	uint64_t count, weight;
+};
+
+struct pprof {
+	struct itab strings, functions, mappings, locations, samples;
+	struct sample_val *vals;	/* per sample entry */
+	size_t valcap;
+	uint64_t total_weight, total_count;
+	/* Header facts. */
+	uint64_t comments[16];
+	size_t ncomments;
+	uint64_t time_ns, duration_ns, period_ns;
+	uint64_t first_ns, last_ns;
+	bool seen_time;
+	bool cut_short;		/* the trailer's stop= is not the window's end */
+	/* The current sample, as its lines said. */
+	struct {
+		struct pf_buf text;
+		struct frame *f;
+		size_t n, cap;
+		size_t comm, commlen;
+		uint64_t pid, tid, t_ns;
+		bool has_pid, valid;
+		bool emitted;	/* added already: a second emit is not this sample's */
+	} cur;
+	uint64_t unmatched;
+	struct pf_buf key, tmp, msg;
+};
+
+static bool
+ikey_eq(const void *arg, size_t idx)
+{
+	const struct ikey *k = arg;
+	size_t a = k->t->off[idx], b = k->t->off[idx + 1];
+
+	return b - a == k->len && memcmp(k->t->pool.data + a, k->p, k->len) == 0;
+}
+
+static int
+itab_init(struct itab *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (pf_htab_init(&t->h, 64) == -1 || (t->off = calloc(16, sizeof(*t->off))) == NULL)
+		return -1;
+	t->cap = 16;
+	return 0;
+}
+
+static void
+itab_free(struct itab *t)
+{
+	pf_htab_free(&t->h);
+	pf_buf_free(&t->pool);
+	free(t->off);
+}
+
+/* The number of key p[0, len), new keys numbered in order; *fresh says which. -1 on ENOMEM. */
+static ssize_t
+itab_intern(struct itab *t, const void *p, size_t len, bool *fresh)
+{
+	struct ikey k = { t, p, len };
+	uint64_t h = pf_hash(p, len);
+	struct pf_htab_slot *s;
+
+	if (fresh != NULL)
+		*fresh = false;
+	if ((s = pf_htab_claim(&t->h, h, ikey_eq, &k)) == NULL)
+		return -1;
+	if (s->idx != 0)
+		return (ssize_t)(s->idx - 1);
+	if (t->n + 2 > t->cap) {
+		size_t *o = reallocarray(t->off, t->cap * 2, sizeof(*o));
+
+		if (o == NULL)
+			return -1;
+		t->off = o;
+		t->cap *= 2;
+	}
+	if (pf_buf_append(&t->pool, p, len) == -1)
+		return -1;
+	t->off[t->n + 1] = t->pool.len;
+	pf_htab_set(&t->h, s, h, t->n);
+	if (fresh != NULL)
+		*fresh = true;
+	return (ssize_t)t->n++;
+}
+
+static const char *
+itab_key(const struct itab *t, size_t i, size_t *len)
+{
+	*len = t->off[i + 1] - t->off[i];
+	return t->pool.data + t->off[i];
+}
+
+int
+pb_varint(struct pf_buf *b, uint64_t v)
+{
+	char tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v != 0);
+	return pf_buf_append(b, tmp, n);
+}
+
+int
+pb_uint(struct pf_buf *b, unsigned field, uint64_t v)
+{
+	if (pb_varint(b, (uint64_t)field << 3) == -1)
+		return -1;
+	return pb_varint(b, v);
+}
+
+int
+pb_bytes(struct pf_buf *b, unsigned field, const void *p, size_t n)
+{
+	if (pb_varint(b, (uint64_t)field << 3 | 2) == -1 || pb_varint(b, n) == -1)
+		return -1;
+	return n == 0 ? 0 : pf_buf_append(b, p, n);
+}
+
+int
+pb_packed(struct pf_buf *b, struct pf_buf *tmp, unsigned field, const uint64_t *v, size_t n)
+{
+	size_t i;
+
+	if (n == 0)
+		return 0;
+	pf_buf_reset(tmp);
+	for (i = 0; i < n; i++)
+		if (pb_varint(tmp, v[i]) == -1)
+			return -1;
+	return pb_bytes(b, field, tmp->data, tmp->len);
+}
+
+struct pprof *
+pprof_new(void)
+{
+	struct pprof *pp;
+
+	if ((pp = calloc(1, sizeof(*pp))) == NULL)
+		return NULL;
+	if (itab_init(&pp->strings) == -1 || itab_init(&pp->functions) == -1 ||
+	    itab_init(&pp->mappings) == -1 || itab_init(&pp->locations) == -1 ||
+	    itab_init(&pp->samples) == -1 || itab_intern(&pp->strings, "", 0, NULL) == -1) {
+		pprof_free(pp);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return pp;
+}
+
+void
+pprof_free(struct pprof *pp)
+{
+	if (pp == NULL)
+		return;
+	itab_free(&pp->strings);
+	itab_free(&pp->functions);
+	itab_free(&pp->mappings);
+	itab_free(&pp->locations);
+	itab_free(&pp->samples);
+	free(pp->vals);
+	pf_buf_free(&pp->cur.text);
+	free(pp->cur.f);
+	pf_buf_free(&pp->key);
+	pf_buf_free(&pp->tmp);
+	pf_buf_free(&pp->msg);
+	free(pp);
+}
+
+size_t
+pprof_nsamples(const struct pprof *pp)
+{
+	return pp->samples.n;
+}
+
+uint64_t
+pprof_unmatched(const struct pprof *pp)
+{
+	return pp->unmatched;
+}
+
+static ssize_t
+str(struct pprof *pp, const char *s, size_t n)
+{
+	return itab_intern(&pp->strings, s, n, NULL);
+}
+
+static bool
+is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n';
+}
+
+static bool
+is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* "digits" to a number; false when not all digits or too big. */
+static bool
+span_u64(const char *p, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n == 0)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!is_digit(p[i]) || v > (UINT64_MAX - (uint64_t)(p[i] - '0')) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(p[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+/* "secs.frac:" (perf's time) to nanoseconds; false when it is not that. */
+static bool
+span_time(const char *p, size_t n, uint64_t *out)
+{
+	uint64_t s = 0, frac = 0, scale = 1000000000ULL;
+	size_t i = 0;
+
+	if (n < 2 || p[n - 1] != ':')
+		return false;
+	n--;
+	while (i < n && is_digit(p[i]))
+		i++;
+	if (i == 0 || i == n || p[i] != '.' || !span_u64(p, i, &s) || s > UINT64_MAX / 2000000000ULL)
+		return false;
+	for (i++; i < n; i++) {
+		if (!is_digit(p[i]))
+			return false;
+		if (scale > 1) {
+			scale /= 10;
+			frac += (uint64_t)(p[i] - '0') * scale;
+		}
+	}
+	*out = s * 1000000000ULL + frac;
+	return true;
+}
+
+static int
+add_frame(struct pprof *pp, const char *l, size_t n)
+{
+	struct frame fr = { 0 };
+	size_t i = 0, j, end, open;
+	int depth;
+
+	while (i < n && is_space(l[i]))
+		i++;
+	for (j = i; j < n && pf_hexval(l[j]) >= 0; j++)
+		if (fr.addr >> 60 == 0)
+			fr.addr = fr.addr << 4 | (uint64_t)pf_hexval(l[j]);
+	if (j == i)
+		return 0;	/* not a frame: perfscript has said so */
+	for (i = j; i < n && is_space(l[i]); i++)
+		;
+	end = n;
+	while (end > i && is_space(l[end - 1]))
+		end--;
+	/* The module: the parenthesised group the line ends with, nesting kept ("(x (deleted))"). */
+	open = end;
+	if (end > i && l[end - 1] == ')') {
+		for (depth = 0, j = end; j > i; j--) {
+			if (l[j - 1] == ')')
+				depth++;
+			else if (l[j - 1] == '(' && --depth == 0)
+				break;
+		}
+		if (j > i && (j - 1 == i || is_space(l[j - 2])))
+			open = j - 1;
+	}
+	if (open < end) {
+		fr.dso = pp->cur.text.len;
+		fr.dsolen = end - open - 2;
+		if (pf_buf_append(&pp->cur.text, l + open + 1, fr.dsolen) == -1)
+			return -1;
+		fr.inlined = fr.dsolen == 7 && memcmp(l + open + 1, "inlined", 7) == 0;
+		end = open;
+		while (end > i && is_space(l[end - 1]))
+			end--;
+	}
+	/* The symbol without its "+0x<offset>". */
+	for (j = end; j > i && pf_hexval(l[j - 1]) >= 0; j--)
+		;
+	if (j < end && j >= i + 3 && memcmp(l + j - 3, "+0x", 3) == 0)
+		end = j - 3;
+	fr.sym = pp->cur.text.len;
+	fr.symlen = end - i;
+	if (pf_buf_append(&pp->cur.text, l + i, end - i) == -1)
+		return -1;
+	if (pp->cur.n == pp->cur.cap) {
+		size_t cap = pp->cur.cap ? pp->cur.cap * 2 : 64;
+		struct frame *f = reallocarray(pp->cur.f, cap, sizeof(*f));
+
+		if (f == NULL)
+			return -1;
+		pp->cur.f = f;
+		pp->cur.cap = cap;
+	}
+	pp->cur.f[pp->cur.n++] = fr;
+	return 0;
+}
+
+/*
+ * An event line: "comm pid/tid [cpu] secs.usecs: [period] event: [frame]".
+ * The comm may hold spaces and digits, so the line is read from the
+ * time token, the first word shaped like one after a pid word.  A line
+ * that is not one leaves the current sample as it was: perfscript skips
+ * it as malformed and goes on with that sample too.  1 for an event line,
+ * 0 for another, -1 on ENOMEM.
+ */
+static int
+event_line(struct pprof *pp, const char *l, size_t n)
+{
+	size_t w[64][2], nw = 0, i = 0, k, t, p;
+	uint64_t v, pid = 0, tid, t_ns = 0;
+	bool has_pid;
+
+	while (i < n && nw < PF_ARRAY_LEN(w)) {
+		while (i < n && is_space(l[i]))
+			i++;
+		if (i == n)
+			break;
+		w[nw][0] = i;
+		while (i < n && !is_space(l[i]))
+			i++;
+		w[nw][1] = i - w[nw][0];
+		nw++;
+	}
+	for (t = 2; t < nw; t++)
+		if (span_time(l + w[t][0], w[t][1], &t_ns))
+			break;
+	if (t >= nw)
+		return 0;
+	p = t - 1;
+	if (l[w[p][0]] == '[' && p >= 2)
+		p--;
+	if (p == 0)
+		return 0;
+	{
+		const char *s = l + w[p][0], *slash = memchr(s, '/', w[p][1]);
+
+		has_pid = slash != NULL;
+		if (slash != NULL) {
+			if (!span_u64(s, (size_t)(slash - s), &pid) ||
+			    !span_u64(slash + 1, w[p][1] - (size_t)(slash - s) - 1, &tid))
+				return 0;
+		} else if (!span_u64(s, w[p][1], &tid))
+			return 0;
+	}
+	pp->cur.n = 0;
+	pf_buf_reset(&pp->cur.text);
+	pp->cur.pid = pid;
+	pp->cur.tid = tid;
+	pp->cur.has_pid = has_pid;
+	pp->cur.t_ns = t_ns;
+	pp->cur.emitted = false;
+	/* Without call chains perf pads the comm to 16 columns, from the left. */
+	pp->cur.comm = pp->cur.text.len;
+	pp->cur.commlen = w[p - 1][0] + w[p - 1][1] - w[0][0];
+	if (pf_buf_append(&pp->cur.text, l + w[0][0], pp->cur.commlen) == -1) {
+		pp->cur.valid = false;
+		return -1;
+	}
+	pp->cur.valid = true;
+	if (!pp->seen_time || pp->cur.t_ns < pp->first_ns)
+		pp->first_ns = pp->cur.t_ns;
+	if (!pp->seen_time || pp->cur.t_ns > pp->last_ns)
+		pp->last_ns = pp->cur.t_ns;
+	pp->seen_time = true;
+	/* After the time: an optional period, the event word, then perhaps a frame. */
+	k = t + 1;
+	if (k < nw && span_u64(l + w[k][0], w[k][1], &v))
+		k++;
+	for (; k < nw; k++)
+		if (l[w[k][0] + w[k][1] - 1] == ':')
+			break;
+	if (k + 1 < nw && add_frame(pp, l + w[k + 1][0], n - w[k + 1][0]) == -1)
+		return -1;
+	return 1;
+}
+
+/* "YYYY-MM-DDTHH:MM:SSZ" to nanoseconds since the epoch; false if not that. */
+static bool
+utc_ns(const char *s, size_t n, uint64_t *out)
+{
+	struct tm tm = { 0 };
+	char buf[32], z;
+	time_t t;
+
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (sscanf(buf, "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+	    &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &z) != 7 || z != 'Z')
+		return false;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	if ((t = timegm(&tm)) == (time_t)-1 || t < 0)
+		return false;
+	*out = (uint64_t)t * 1000000000ULL;
+	return true;
+}
+
+/* The value of " name=" in l, or NULL. */
+static const char *
+field(const char *l, size_t n, const char *name, size_t *vlen)
+{
+	size_t k = strlen(name), i;
+
+	for (i = 0; i + k < n; i++) {
+		if ((i == 0 || l[i - 1] == ' ') && memcmp(l + i, name, k) == 0 && l[i + k] == '=') {
+			const char *v = l + i + k + 1, *e = memchr(v, ' ', (size_t)(l + n - v));
+
+			*vlen = e != NULL ? (size_t)(e - v) : (size_t)(l + n - v);
+			return v;
+		}
+	}
+	return NULL;
+}
+
+/* A pf-record or pf-offcpu comment: the profile's comments and header facts. */
+static int
+comment_line(struct pprof *pp, const char *l, size_t n)
+{
+	const char *v;
+	size_t vlen;
+	ssize_t s;
+	uint64_t x;
+	char num[32];
+
+	if (n < 11 || (memcmp(l, "# pf-record", 11) != 0 && memcmp(l, "# pf-offcpu", 11) != 0))
+		return 0;
+	if (pp->ncomments < PF_ARRAY_LEN(pp->comments)) {
+		if ((s = str(pp, l + 2, n - 2)) == -1)
+			return -1;
+		pp->comments[pp->ncomments++] = (uint64_t)s;
+	}
+	if ((v = field(l, n, "start", &vlen)) != NULL && utc_ns(v, vlen, &x))
+		pp->time_ns = x;
+	if ((v = field(l, n, "freq", &vlen)) != NULL && vlen < sizeof(num)) {
+		memcpy(num, v, vlen);
+		num[vlen] = '\0';
+		if (pf_parse_u64(num, 1, 1000000000ULL, &x) == 0)
+			pp->period_ns = 1000000000ULL / x;
+	}
+	if ((v = field(l, n, "duration", &vlen)) != NULL && vlen < sizeof(num)) {
+		memcpy(num, v, vlen);
+		num[vlen] = '\0';
+		if (pf_parse_duration(num, 1000000000ULL, 0, UINT64_MAX / 2, &x) == 0)
+			pp->duration_ns = x;
+	}
+	if ((v = field(l, n, "stop", &vlen)) != NULL)
+		pp->cut_short = !(vlen == 8 && memcmp(v, "duration", 8) == 0);
+	return 0;
+}
+
+int
+pprof_line(struct pprof *pp, const char *line, size_t len)
+{
+	size_t i;
+
+	if (len == 0)
+		return 0;
+	if (line[0] == '#')
+		return comment_line(pp, line, len);
+	for (i = 0; i < len && is_space(line[i]); i++)
+		;
+	if (i == len)
+		return 0;
+	/* Frame lines are indented, but so is a padded comm: the event shape decides. */
+	switch (event_line(pp, line, len)) {
+	case -1:
+		return -1;
+	case 1:
+		return 0;
+	}
+	if (i == 0 || !pp->cur.valid || pp->cur.emitted)
+		return 0;
+	return add_frame(pp, line, len);
+}
+
+static int
+key_u64(struct pf_buf *b, uint64_t v)
+{
+	return pf_buf_append(b, &v, sizeof(v));
+}
+
+/* The function named name (interned), its number; -1 on ENOMEM. */
+static ssize_t
+function(struct pprof *pp, const char *name, size_t n)
+{
+	uint64_t s;
+	ssize_t r;
+
+	if ((r = str(pp, name, n)) == -1)
+		return -1;
+	s = (uint64_t)r;
+	return itab_intern(&pp->functions, &s, sizeof(s), NULL);
+}
+
+/*
+ * A frame's function name: its symbol, or for an unknown one the module's
+ * base name in brackets, as folded stacks name it.
+ */
+static ssize_t
+frame_function(struct pprof *pp, const struct frame *f)
+{
+	const char *sym = pp->cur.text.data + f->sym, *dso = pp->cur.text.data + f->dso;
+	const char *base;
+	size_t blen;
+
+	if (f->symlen == 9 && memcmp(sym, "[unknown]", 9) == 0 && f->dsolen > 0 &&
+	    !(f->dsolen == 9 && memcmp(dso, "[unknown]", 9) == 0) && dso[0] != '[') {
+		base = memrchr(dso, '/', f->dsolen);
+		base = base != NULL ? base + 1 : dso;
+		blen = f->dsolen - (size_t)(base - dso);
+		pf_buf_reset(&pp->tmp);
+		if (pf_buf_putc(&pp->tmp, '[') == -1 || pf_buf_append(&pp->tmp, base, blen) == -1 ||
+		    pf_buf_putc(&pp->tmp, ']') == -1)
+			return -1;
+		return function(pp, pp->tmp.data, pp->tmp.len);
+	}
+	if (f->symlen == 0)
+		return function(pp, "[unknown]", 9);
+	return function(pp, sym, f->symlen);
+}
+
+/* The mapping number + 1 of a module, 0 for none or an unknown one. */
+static int
+mapping(struct pprof *pp, const struct frame *f, uint64_t *id)
+{
+	const char *dso = pp->cur.text.data + f->dso;
+	ssize_t s, m;
+	uint64_t k;
+
+	*id = 0;
+	if (f->dsolen == 0 || (f->dsolen == 9 && memcmp(dso, "[unknown]", 9) == 0))
+		return 0;
+	if ((s = str(pp, dso, f->dsolen)) == -1)
+		return -1;
+	k = (uint64_t)s;
+	if ((m = itab_intern(&pp->mappings, &k, sizeof(k), NULL)) == -1)
+		return -1;
+	*id = (uint64_t)m + 1;
+	return 0;
+}
+
+/*
+ * The location of frames [a, b]: the inlined frames a..b-1 (innermost
+ * first) and the frame b they were inlined into.  Key: mapping, address,
+ * then the function of each line.
+ */
+static ssize_t
+location(struct pprof *pp, size_t a, size_t b)
+{
+	struct pf_buf *k = &pp->tmp;
+	uint64_t map;
+	ssize_t fn;
+	size_t i;
+
+	if (mapping(pp, &pp->cur.f[b], &map) == -1)
+		return -1;
+	/* frame_function uses tmp too: the key is built in msg. */
+	k = &pp->msg;
+	pf_buf_reset(k);
+	if (key_u64(k, map) == -1 || key_u64(k, pp->cur.f[b].addr) == -1)
+		return -1;
+	for (i = a; i <= b; i++) {
+		if ((fn = frame_function(pp, &pp->cur.f[i])) == -1 || key_u64(k, (uint64_t)fn) == -1)
+			return -1;
+	}
+	return itab_intern(&pp->locations, k->data, k->len, NULL);
+}
+
+int
+pprof_add_current(struct pprof *pp, uint64_t weight)
+{
+	struct pf_buf *k = &pp->key;
+	ssize_t s, loc;
+	size_t i, a;
+	bool fresh;
+
+	if (!pp->cur.valid || pp->cur.emitted) {
+		pp->unmatched++;
+		return 0;
+	}
+	if (weight > INT64_MAX - pp->total_weight || pp->total_count == INT64_MAX) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	pf_buf_reset(k);
+	if ((s = str(pp, pp->cur.text.data + pp->cur.comm, pp->cur.commlen)) == -1 ||
+	    key_u64(k, (uint64_t)s) == -1 || key_u64(k, pp->cur.has_pid) == -1 ||
+	    key_u64(k, pp->cur.pid) == -1 || key_u64(k, pp->cur.tid) == -1)
+		goto nomem;
+	for (a = i = 0; i < pp->cur.n; i++) {
+		if (pp->cur.f[i].inlined && i + 1 < pp->cur.n)
+			continue;
+		if ((loc = location(pp, a, i)) == -1 || key_u64(k, (uint64_t)loc) == -1)
+			goto nomem;
+		a = i + 1;
+	}
+	if ((s = itab_intern(&pp->samples, k->data, k->len, &fresh)) == -1)
+		goto nomem;
+	if (fresh) {
+		if ((size_t)s >= pp->valcap) {
+			size_t cap = pp->valcap ? pp->valcap * 2 : 256;
+			struct sample_val *v = reallocarray(pp->vals, cap, sizeof(*v));
+
+			if (v == NULL)
+				goto nomem;
+			pp->vals = v;
+			pp->valcap = cap;
+		}
+		pp->vals[s] = (struct sample_val){ 0, 0 };
+	}
+	pp->cur.emitted = true;
+	pp->vals[s].count++;
+	pp->vals[s].weight += weight;
+	pp->total_count++;
+	pp->total_weight += weight;
+	return 0;
+nomem:
+	errno = ENOMEM;
+	return -1;
+}
+
+static int
+value_type(struct pprof *pp, struct pf_buf *out, unsigned fieldno, const char *type,
+    const char *unit)
+{
+	ssize_t t = str(pp, type, strlen(type)), u = str(pp, unit, strlen(unit));
+
+	if (t == -1 || u == -1)
+		return -1;
+	pf_buf_reset(&pp->tmp);
+	if (pb_uint(&pp->tmp, 1, (uint64_t)t) == -1 || pb_uint(&pp->tmp, 2, (uint64_t)u) == -1)
+		return -1;
+	return pb_bytes(out, fieldno, pp->tmp.data, pp->tmp.len);
+}
+
+static int
+label(struct pprof *pp, struct pf_buf *m, const char *key, ssize_t strv, uint64_t num)
+{
+	struct pf_buf l = { 0 };
+	ssize_t k = str(pp, key, strlen(key));
+	int rc = -1;
+
+	if (k == -1 || pb_uint(&l, 1, (uint64_t)k) == -1)
+		goto out;
+	if (strv >= 0 ? pb_uint(&l, 2, (uint64_t)strv) == -1 : pb_uint(&l, 3, num) == -1)
+		goto out;
+	rc = pb_bytes(m, 3, l.data, l.len);
+out:
+	pf_buf_free(&l);
+	return rc;
+}
+
+static int
+encode_samples(struct pprof *pp, struct pf_buf *out)
+{
+	struct pf_buf m = { 0 };
+	uint64_t *locs = NULL, vals[2];
+	size_t i, j, n, nl, cap = 0;
+	const uint64_t *key;
+	int rc = -1;
+
+	for (i = 0; i < pp->samples.n; i++) {
+		key = (const uint64_t *)(const void *)itab_key(&pp->samples, i, &n);
+		n /= sizeof(uint64_t);
+		/* comm, has_pid, pid, tid, then the locations leaf first. */
+		nl = n - 4;
+		if (nl > cap) {
+			uint64_t *p = reallocarray(locs, nl, sizeof(*p));
+
+			if (p == NULL)
+				goto out;
+			locs = p;
+			cap = nl;
+		}
+		for (j = 0; j < nl; j++) {
+			uint64_t v;
+
+			memcpy(&v, key + 4 + j, sizeof(v));
+			locs[j] = v + 1;
+		}
+		vals[0] = pp->vals[i].count;
+		vals[1] = pp->vals[i].weight;
+		pf_buf_reset(&m);
+		if (pb_packed(&m, &pp->tmp, 1, locs, nl) == -1 ||
+		    pb_packed(&m, &pp->tmp, 2, vals, 2) == -1 ||
+		    label(pp, &m, "comm", (ssize_t)key[0], 0) == -1 ||
+		    (key[1] && label(pp, &m, "pid", -1, key[2]) == -1) ||
+		    label(pp, &m, "tid", -1, key[3]) == -1 ||
+		    pb_bytes(out, P_SAMPLE, m.data, m.len) == -1)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(locs);
+	pf_buf_free(&m);
+	return rc;
+}
+
+static int
+encode_tables(struct pprof *pp, struct pf_buf *out)
+{
+	struct pf_buf m = { 0 }, l = { 0 };
+	bool any_inline = false;
+	const uint64_t *key;
+	size_t i, j, n, main_map;
+	int rc = -1;
+
+	for (i = 0; i < pp->locations.n; i++) {
+		key = (const uint64_t *)(const void *)itab_key(&pp->locations, i, &n);
+		n /= sizeof(uint64_t);
+		pf_buf_reset(&m);
+		if (pb_uint(&m, 1, i + 1) == -1 || (key[0] && pb_uint(&m, 2, key[0]) == -1) ||
+		    (key[1] && pb_uint(&m, 3, key[1]) == -1))
+			goto out;
+		for (j = 2; j < n; j++) {
+			pf_buf_reset(&l);
+			if (pb_uint(&l, 1, key[j] + 1) == -1 || pb_bytes(&m, 4, l.data, l.len) == -1)
+				goto out;
+		}
+		any_inline |= n > 3;
+		if (pb_bytes(out, P_LOCATION, m.data, m.len) == -1)
+			goto out;
+	}
+	/*
+	 * pprof takes the first mapping for the main program and names the
+	 * profile after it: the first one that is neither the kernel nor a
+	 * shared object goes first.
+	 */
+	main_map = 0;
+	for (i = 0; i < pp->mappings.n; i++) {
+		size_t flen;
+		const char *fname;
+
+		key = (const uint64_t *)(const void *)itab_key(&pp->mappings, i, &n);
+		fname = itab_key(&pp->strings, key[0], &flen);
+		if (flen > 0 && fname[0] != '[' && memmem(fname, flen, ".so", 3) == NULL) {
+			main_map = i;
+			break;
+		}
+	}
+	for (j = 0; j < pp->mappings.n; j++) {
+		i = j == 0 ? main_map : j <= main_map ? j - 1 : j;
+		key = (const uint64_t *)(const void *)itab_key(&pp->mappings, i, &n);
+		pf_buf_reset(&m);
+		/* Names come with the stream: nothing for pprof to symbolize. */
+		if (pb_uint(&m, 1, i + 1) == -1 || pb_uint(&m, 5, key[0]) == -1 ||
+		    pb_uint(&m, 7, 1) == -1 || (any_inline && pb_uint(&m, 10, 1) == -1) ||
+		    pb_bytes(out, P_MAPPING, m.data, m.len) == -1)
+			goto out;
+	}
+	for (i = 0; i < pp->functions.n; i++) {
+		key = (const uint64_t *)(const void *)itab_key(&pp->functions, i, &n);
+		pf_buf_reset(&m);
+		if (pb_uint(&m, 1, i + 1) == -1 || pb_uint(&m, 2, key[0]) == -1 ||
+		    pb_uint(&m, 3, key[0]) == -1 || pb_bytes(out, P_FUNCTION, m.data, m.len) == -1)
+			goto out;
+	}
+	rc = 0;
+out:
+	pf_buf_free(&m);
+	pf_buf_free(&l);
+	return rc;
+}
+
+int
+pprof_encode(struct pprof *pp, const char *event, struct pf_buf *out)
+{
+	const char *type = "events", *unit = "count";
+	char evtype[128];
+	ssize_t dst;
+	size_t i, n;
+	const char *s;
+
+	if (event != NULL && (strncmp(event, "cpu-clock", 9) == 0 ||
+	    strncmp(event, "task-clock", 10) == 0)) {
+		type = "cpu";
+		unit = "nanoseconds";
+	} else if (event != NULL && strcmp(event, "offcpu-time") == 0) {
+		type = "offcpu";
+		unit = "nanoseconds";
+	} else if (event != NULL) {
+		snprintf(evtype, sizeof(evtype), "%s", event);
+		type = evtype;
+	}
+	/* The samples first: they intern label strings the table must hold. */
+	if (value_type(pp, out, P_SAMPLE_TYPE, "samples", "count") == -1 ||
+	    value_type(pp, out, P_SAMPLE_TYPE, type, unit) == -1 ||
+	    encode_samples(pp, out) == -1 || encode_tables(pp, out) == -1)
+		goto nomem;
+	if ((dst = str(pp, type, strlen(type))) == -1)
+		goto nomem;
+	if (pp->period_ns != 0 && strcmp(type, "cpu") == 0) {
+		if (value_type(pp, out, P_PERIOD_TYPE, type, unit) == -1 ||
+		    pb_uint(out, P_PERIOD, pp->period_ns) == -1)
+			goto nomem;
+	}
+	if (pp->time_ns != 0 && pb_uint(out, P_TIME_NANOS, pp->time_ns) == -1)
+		goto nomem;
+	/* A window ended early (target exit, a cap) lasted as long as its samples. */
+	if ((pp->duration_ns == 0 || pp->cut_short) && pp->seen_time)
+		pp->duration_ns = pp->last_ns - pp->first_ns;
+	if (pp->duration_ns != 0 && pb_uint(out, P_DURATION_NANOS, pp->duration_ns) == -1)
+		goto nomem;
+	if (pb_packed(out, &pp->tmp, P_COMMENT, pp->comments, pp->ncomments) == -1 ||
+	    pb_uint(out, P_DEFAULT_SAMPLE_TYPE, (uint64_t)dst) == -1)
+		goto nomem;
+	/* Last, once nothing more is interned. */
+	for (i = 0; i < pp->strings.n; i++) {
+		s = itab_key(&pp->strings, i, &n);
+		if (pb_bytes(out, P_STRING_TABLE, s, n) == -1)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	errno = ENOMEM;
+	return -1;
+}
