@@ -6,6 +6,7 @@ load test_helper
 TRIAGE="$PF_ROOT/scripts/pf-triage"
 
 teardown() {
+	user_dir_cleanup
 	# shellcheck disable=SC2086 # WPID may hold several PIDs
 	[ -z "${WPID:-}" ] || kill $WPID 2>/dev/null || true
 }
@@ -20,8 +21,18 @@ teardown() {
 	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 2 -i 1 -o ev
 	assert_line --regexp '^class [A-Z_]+$'
 	assert_line "flamegraph ev/cpu.svg"
+	assert_line "recorded cpu ev/cpu.perf"
 	assert_line "bundle ev.tar.gz"
-	[ "$(wc -l < ev/commands.log)" -eq 5 ]
+	# The finding: rec-split's hottest function with its designed share (50%).
+	local share
+	share=$(awk '$1 == "hot" { sub(/%$/, "", $2); print $2, $3; exit }' <<< "$output")
+	[[ "$share" == *" rec_alpha" ]] || fail "hottest: $share"
+	awk -v s="${share% *}" 'BEGIN { exit !(s >= 43 && s <= 57) }' || fail "rec_alpha at $share"
+	# It does not repeat the command it just ran as a suggestion.
+	refute_line --partial "suggested pf-record -p"
+	# Its steps, in order (a loaded host may add a system-wide profile after them).
+	head -n 6 ev/commands.log | cut -d' ' -f1 | tr '\n' ' ' |
+	    grep -qx 'pf-precheck pf-classify pf-record pf-fold pf-svg pf-report '
 	grep -q '^pf-record -p '"$WPID"' -d 2 -o ev/cpu.perf$' ev/commands.log
 	grep -qE '^# pf-record: samples=[1-9][0-9]* .*stop=duration' ev/cpu.perf
 	grep -q 'rec_alpha' ev/cpu.folded
@@ -69,7 +80,8 @@ teardown() {
 	cd "$BATS_TEST_TMPDIR"
 	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 1 -i 1 -n -o ev
 	assert_line "class OFF_CPU"
-	assert_line "suggested pf-offcpu -p $WPID"
+	assert_line "recorded offcpu ev/offcpu.perf"
+	assert_line --regexp '^hot-offcpu [0-9.]+% '
 	assert_line "offcpu-flamegraph ev/offcpu.svg"
 	grep -q '^pf-precheck -p '"$WPID"' -o ev --mode offcpu$' ev/commands.log
 	grep -q '^pf-offcpu -p '"$WPID"' -d 1 -o ev/offcpu.perf$' ev/commands.log
@@ -145,7 +157,7 @@ wait_for() {
 	rc=0
 	wait "$TPID" || rc=$?
 	[ "$rc" -eq 1 ] || fail "status $rc: $(cat err)"
-	grep -qx "interrupted SIGHUP during record; later steps not run" out
+	grep -qx "interrupted SIGHUP during record cpu; later steps not run" out
 	grep -qE '^# pf-record: samples=[0-9]+ .*stop=signal' ev/cpu.perf
 	check_bundle ev.tar.gz
 	cmp ev/cpu.perf x/pf-bundle-*/ev/cpu.perf
@@ -199,7 +211,7 @@ wait_for() {
 	local flag want
 	for flag in -h --help; do
 		run -0 --separate-stderr "$TRIAGE" "$flag"
-		assert_line --index 0 "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID]"
+		assert_line --index 0 "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME]"
 		assert_line --partial -- "--version"
 		[ -z "$stderr" ]
 	done
@@ -219,7 +231,7 @@ wait_for() {
 		[ -z "$output" ] || fail "$args: wrote to stdout: $output"
 		[ "${#stderr_lines[@]}" -eq 2 ] || fail "$args: $stderr"
 		[[ "${stderr_lines[0]}" == "pf-triage: "* ]]
-		[ "${stderr_lines[1]}" = "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID]" ]
+		[ "${stderr_lines[1]}" = "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME]" ]
 		[ ! -e ev ] || fail "$args: ran anyway"
 	done
 }
@@ -272,4 +284,100 @@ wait_for() {
 	[[ "$stderr" == *"-c and -p: give one target"* ]]
 	run -2 --separate-stderr "$TRIAGE" -c ''
 	run -2 --separate-stderr "$TRIAGE" -c 'a/b'
+}
+
+# fake_classify LINES...: a copy of the runbook whose pf-classify prints
+# LINES (a verdict chosen by the test); every other tool is the real one.
+fake_classify() {
+	local t="$BATS_TEST_TMPDIR/rb" f
+	mkdir -p "$t/scripts" "$t/bin"
+	cp "$TRIAGE" "$PF_ROOT/scripts/pf-bundle" "$t/scripts/"
+	for f in "$PF_BIN_DIR"/pf-*; do ln -sf "$f" "$t/bin/"; done
+	rm -f "$t/bin/pf-classify"
+	{
+		echo '#!/bin/sh'
+		echo 'sleep 1'
+		printf "printf '%%s\\n'"
+		printf " '%s'" "$@"
+		echo
+	} > "$t/bin/pf-classify"
+	chmod +x "$t/bin/pf-classify"
+	echo "$t/scripts/pf-triage"
+}
+
+@test "the runbook follows next: system-wide and off-CPU profiles when the verdict asks for both" {
+	require_root
+	require_perf_events
+	local rb
+	"$WORKLOADS/rec-split" 30 &
+	WPID=$!
+	wait_exec "$WPID" rec-split
+	rb=$(fake_classify "class CPU_SATURATED" "next pf-record -a" "next pf-offcpu -p $WPID" \
+	    "hint a hint from the classifier")
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+	assert_line "class CPU_SATURATED"
+	assert_line "hint a hint from the classifier"
+	assert_line "recorded cpu ev/cpu.perf"
+	assert_line "recorded cpu-system ev/cpu-system.perf"
+	assert_line "recorded offcpu ev/offcpu.perf"
+	assert_line "system-flamegraph ev/cpu-system.svg"
+	assert_line --regexp '^hot-system [0-9.]+% '
+	refute_line --partial "suggested"
+	# Each profile had its own precheck, the system-wide one for every process.
+	grep -qx "pf-precheck -o ev --mode system" ev/commands.log
+	grep -qx "pf-precheck -p $WPID -o ev --mode offcpu" ev/commands.log
+	grep -qx "pf-record -a -d 1 -o ev/cpu-system.perf" ev/commands.log
+	grep -qx "pf-offcpu -p $WPID -d 1 -o ev/offcpu.perf" ev/commands.log
+	grep -qE '^# pf-record 1 .*target=all' ev/cpu-system.perf
+}
+
+@test "a verdict the runbook cannot carry out stays a suggestion; what was not seen is said" {
+	require_root
+	require_perf_events
+	local rb
+	"$WORKLOADS/rec-split" 30 &
+	WPID=$!
+	wait_exec "$WPID" rec-split
+	rb=$(fake_classify "class IO_WAIT" "next pf-classify -p PID")
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+	assert_line "suggested pf-classify -p PID"
+	refute_line --partial "recorded offcpu"
+}
+
+@test "what a recording could not see is in the summary: kernel frames left out for a user" {
+	require_root
+	require_perf_events
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] ||
+	    skip "perf_event_paranoid < 2: a user sees kernel frames here"
+	user_dir
+	mkdir -p "$USER_DIR/scripts" "$USER_DIR/work"
+	cp "$TRIAGE" "$PF_ROOT/scripts/pf-bundle" "$USER_DIR/scripts/"
+	chmod -R a+rX "$USER_DIR/scripts"
+	chown nobody "$USER_DIR/work"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$USER_DIR/workloads/rec-split" 30 &
+	WPID=$!
+	wait_exec "$WPID" rec-split
+	cd "$USER_DIR/work"
+	run --separate-stderr as_nobody "$USER_DIR/scripts/pf-triage" -p "$WPID" -d 1 -i 1 -n -o ev
+	assert_line "recorded cpu ev/cpu.perf"
+	assert_line --regexp '^open cpu: kernel frames excluded \(.+\)$'
+}
+
+@test "on a terminal each step counts its seconds; in a pipe it does not" {
+	require_root
+	require_perf_events
+	require_cmd script
+	"$WORKLOADS/rec-split" 30 &
+	WPID=$!
+	wait_exec "$WPID" rec-split
+	cd "$BATS_TEST_TMPDIR"
+	script -qec "env PATH='$PF_BIN_DIR:$PATH' '$TRIAGE' -p $WPID -d 2 -i 2 -n -o ev" tty.out >/dev/null
+	grep -q "classify: 1s of 2s" tty.out
+	grep -q "record cpu: 1s of 2s" tty.out
+	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 1 -i 1 -n -o ev2
+	assert_line "== record cpu (1s): pf-record -p $WPID -d 1 -o ev2/cpu.perf"
+	refute_output --partial "of 1s"
+	[[ "$output" != *$'\r'* ]]
 }
