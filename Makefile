@@ -165,8 +165,10 @@ VERSION := $(shell sed -n 's/^\#define PF_VERSION "\(.*\)"/\1/p' lib/common/pf.h
 ARCH    := $(shell uname -m)
 DIST    := pf-$(VERSION)-static-$(ARCH)
 
+# The runbooks go beside the binaries: build/static/ is the kit to copy.
 static: static-deps
 	@$(MAKE) --no-print-directory STATIC=1 static-bins
+	@cp $(RUNBOOKS) build/static/
 
 static-bins: $(BINS)
 

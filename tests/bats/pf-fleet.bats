@@ -80,3 +80,19 @@ fleet() {
 	assert_output --partial "pf-fleet: set pf_comm and pf_fetch_dir"
 	[ ! -e out ]
 }
+
+@test "without pf_prefix the static kit is copied to each host, used, and removed" {
+	make -s -C "$PF_ROOT" static >/dev/null 2>&1 || fail "make static failed"
+	[ -x "$PF_ROOT/build/static/pf-triage" ] || fail "make static put no runbook beside the binaries"
+	sed -i '/^\[fleet:vars\]/,$d' inventory
+	run -0 fleet
+	assert_output --partial "no host failed"
+	for h in h1 h2; do
+		(cd "out/$h"/pf-bundle-*/ && sha256sum -c --quiet SHA256SUMS)
+		# The static tools ran there: pf-precheck's report names them.
+		grep -q "remote/pf-fleet\.[^/]*/bin/pf-record -p $WPID " "out/$h"/pf-bundle-*/"$h"/commands.log ||
+		    grep -q "^pf-record -p $WPID " "out/$h"/pf-bundle-*/"$h"/commands.log
+	done
+	grep -q 'rec_alpha' out/fleet.svg
+	[ -z "$(ls -A remote)" ]
+}
