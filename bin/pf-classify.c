@@ -45,7 +45,9 @@
 #define SAMPLE_HZ	10
 #define MAX_SAMPLES	600
 #define SAMPLE_THREADS	16	/* thread states read per sampling round */
+#define SAMPLE_BRIEF	8	/* the same, for a process read in brief */
 #define SAMPLE_LIST_MAX	256	/* above: sample the first snapshot's threads */
+#define BRIEF_ABOVE	256	/* above: read threads in brief (schedstat) */
 
 static const char synopsis[] =
     "usage: pf-classify [-p PID] [-i SECONDS] [--proc-root DIR] [--sys-root DIR]\n"
@@ -78,12 +80,13 @@ struct thr {
 	int tid;
 	uint64_t start;
 	uint64_t utime, stime, blkio;
+	bool have_ticks;		/* stat was read: start, utime, stime, blkio */
 	struct pf_schedstat ss;
 	bool have_ss;
 	uint64_t vcs, nvcs;
 	bool have_cs;
 	bool kept;			/* fd[] are open (live mode, first snapshot) */
-	int fd[NTF];
+	int fd[NTF];			/* -1: that file is not read */
 };
 
 /*
@@ -96,7 +99,9 @@ struct thr {
 static struct {
 	int taskdir;			/* -1: path reads (replay, or no task dir) */
 	long keep_budget;		/* threads whose files may still be kept */
-} live = { -1, 0 };
+	bool brief;			/* read schedstat (and stat for blkio) only */
+	bool delayacct;			/* blkio ticks mean something */
+} live = { -1, 0, false, false };
 
 struct snap {
 	struct pf_sysstat *sys;
@@ -173,26 +178,34 @@ snap_free(struct snap *s)
 	for (i = 0; i < s->nthr; i++)
 		if (s->thr[i].kept)
 			for (k = 0; k < NTF; k++)
-				close(s->thr[i].fd[k]);
+				if (s->thr[i].fd[k] != -1)
+					close(s->thr[i].fd[k]);
 	free(s->sys);
 	free(s->thr);
 	memset(s, 0, sizeof(*s));
 }
 
-/* Parse a thread's three files into t (tid and kept left alone). */
+/*
+ * Parse what was read of a thread's files into t (tid and kept left
+ * alone): at least stat or schedstat.  Without stat (brief) the thread is
+ * known by its kept descriptors, not by its start time.
+ */
 static int
 thr_parse(struct thr *t, const char *stat, const char *sched, const char *status)
 {
 	struct pf_taskstat ts;
 	struct pf_status st;
 
-	if (stat == NULL || pf_taskstat_parse(stat, &ts) == -1)
-		return -1;
-	t->start = ts.starttime;
-	t->utime = ts.utime;
-	t->stime = ts.stime;
-	t->blkio = ts.blkio_ticks;
+	t->have_ticks = stat != NULL && pf_taskstat_parse(stat, &ts) == 0;
+	if (t->have_ticks) {
+		t->start = ts.starttime;
+		t->utime = ts.utime;
+		t->stime = ts.stime;
+		t->blkio = ts.blkio_ticks;
+	}
 	t->have_ss = sched != NULL && pf_schedstat_parse(sched, &t->ss) == 0;
+	if (!t->have_ticks && !t->have_ss)
+		return -1;
 	t->have_cs = false;
 	if (status != NULL && pf_status_parse(status, &st) == 0 && st.have_ctxt) {
 		t->have_cs = true;
@@ -207,6 +220,21 @@ static char tbuf_stat[1024], tbuf_sched[128], tbuf_status[8192];
 static char *const tbuf[NTF] = { tbuf_stat, tbuf_sched, tbuf_status };
 static const size_t tbuf_cap[NTF] = { sizeof(tbuf_stat), sizeof(tbuf_sched),
     sizeof(tbuf_status) };
+
+/*
+ * Which of a thread's files a live read opens.  All three, unless the
+ * process has so many threads that reading them would cost more than the
+ * 1 % of a CPU pf-classify promises: then schedstat alone (run and wait
+ * time, and its slice count for the switches), plus stat when delay
+ * accounting makes its blkio ticks worth having.
+ */
+static bool
+thr_wants(int k)
+{
+	if (!live.brief)
+		return true;
+	return k == TF_SCHED || (k == TF_STAT && live.delayacct);
+}
 
 /*
  * Read thread tid's files afresh into t: by path, or (live mode) opened
@@ -227,14 +255,19 @@ thr_read(struct thr *t, const char *proc_root, int tid, bool keep)
 			    tbuf[k], tbuf_cap[k]) == -1 ? NULL : tbuf[k];
 		return thr_parse(t, txt[TF_STAT], txt[TF_SCHED], txt[TF_STATUS]);
 	}
+	/* A thread whose descriptors are not kept is known by its start time. */
+	keep = keep && live.keep_budget > 0;
 	for (k = 0; k < NTF; k++) {
+		fd[k] = -1;
+		txt[k] = NULL;
+		if (!thr_wants(k) && !(k == TF_STAT && !keep))
+			continue;
 		fd[k] = pf_proc_openat(live.taskdir, tid, tf_names[k]);
-		txt[k] = fd[k] != -1 && pf_proc_pread(fd[k], tbuf[k], tbuf_cap[k]) != -1 ?
-		    tbuf[k] : NULL;
+		if (fd[k] != -1 && pf_proc_pread(fd[k], tbuf[k], tbuf_cap[k]) != -1)
+			txt[k] = tbuf[k];
 	}
 	rc = thr_parse(t, txt[TF_STAT], txt[TF_SCHED], txt[TF_STATUS]);
-	if (rc == 0 && keep && live.keep_budget > 0 && fd[TF_STAT] != -1 &&
-	    fd[TF_SCHED] != -1 && fd[TF_STATUS] != -1) {
+	if (rc == 0 && keep && (fd[TF_SCHED] != -1 || fd[TF_STAT] != -1)) {
 		live.keep_budget--;
 		t->kept = true;
 		memcpy(t->fd, fd, sizeof(fd));
@@ -244,6 +277,13 @@ thr_read(struct thr *t, const char *proc_root, int tid, bool keep)
 		if (fd[k] != -1)
 			close(fd[k]);
 	return rc;
+}
+
+/* pread a kept descriptor into buf, or NULL when it is not kept or fails. */
+static const char *
+thr_pread(int fd, char *buf, size_t cap)
+{
+	return fd != -1 && pf_proc_pread(fd, buf, cap) != -1 ? buf : NULL;
 }
 
 /*
@@ -258,24 +298,27 @@ static int
 thr_reread(struct thr *t, const struct thr *o)
 {
 	struct pf_schedstat ss;
-	const char *stat, *status;
+	const char *sched;
 
-	if (pf_proc_pread(o->fd[TF_SCHED], tbuf_sched, sizeof(tbuf_sched)) == -1)
+	sched = thr_pread(o->fd[TF_SCHED], tbuf_sched, sizeof(tbuf_sched));
+	if (sched == NULL && o->fd[TF_SCHED] != -1)
 		return -1;
-	if (o->have_ss && pf_schedstat_parse(tbuf_sched, &ss) == 0 && ss.slices > 0 &&
-	    ss.run_ns > 0 && ss.run_ns == o->ss.run_ns && ss.wait_ns == o->ss.wait_ns &&
-	    ss.slices == o->ss.slices) {
+	if (sched != NULL && o->have_ss && pf_schedstat_parse(sched, &ss) == 0 &&
+	    ss.slices > 0 && ss.run_ns > 0 && ss.run_ns == o->ss.run_ns &&
+	    ss.wait_ns == o->ss.wait_ns && ss.slices == o->ss.slices) {
 		*t = *o;
 		t->kept = false;
 		return 0;
 	}
-	stat = pf_proc_pread(o->fd[TF_STAT], tbuf_stat, sizeof(tbuf_stat)) == -1 ?
-	    NULL : tbuf_stat;
-	status = pf_proc_pread(o->fd[TF_STATUS], tbuf_status, sizeof(tbuf_status)) == -1 ?
-	    NULL : tbuf_status;
 	t->tid = o->tid;
 	t->kept = false;
-	return thr_parse(t, stat, tbuf_sched, status);
+	if (thr_parse(t, thr_pread(o->fd[TF_STAT], tbuf_stat, sizeof(tbuf_stat)), sched,
+	    thr_pread(o->fd[TF_STATUS], tbuf_status, sizeof(tbuf_status))) == -1)
+		return -1;
+	/* The descriptors, not a start time, tie this read to the first. */
+	if (!t->have_ticks)
+		t->start = o->start;
+	return 0;
 }
 
 static const struct thr *
@@ -286,6 +329,35 @@ thr_find(const struct snap *s, int tid)
 	if (s == NULL || s->nthr == 0)
 		return NULL;
 	return bsearch(&key, s->thr, s->nthr, sizeof(*s->thr), cmp_thr);
+}
+
+/*
+ * The second snapshot without listing the threads again (a listing makes
+ * the kernel build a dentry per thread): when the first snapshot kept
+ * every thread's descriptors, the process has as many threads as then and
+ * every one of them still answers, no thread was born in between.  False
+ * (s->thr left empty) when that cannot be shown.
+ */
+static bool
+snap_same_threads(struct snap *s, const struct snap *prev)
+{
+	size_t i;
+
+	if (prev->truncated || prev->nthr == 0 || s->proc.num_threads != (long)prev->nthr)
+		return false;
+	for (i = 0; i < prev->nthr; i++)
+		if (!prev->thr[i].kept)
+			return false;
+	if ((s->thr = calloc(prev->nthr, sizeof(*s->thr))) == NULL)
+		return false;
+	for (i = 0; i < prev->nthr; i++)
+		if (thr_reread(&s->thr[i], &prev->thr[i]) == -1) {
+			free(s->thr);
+			s->thr = NULL;
+			return false;
+		}
+	s->nthr = prev->nthr;
+	return true;
 }
 
 /*
@@ -321,11 +393,16 @@ snap_read(struct snap *s, const char *proc_root, const struct pf_cgroup *cg,
 	s->have_io = pf_io_read(proc_root, opt.pid, &s->io) == 0;
 	if (cg != NULL && cg->cpu_version != 0)
 		s->have_cg = pf_cgroup_cpu_read(cg, &s->cg) == 0;
+	if (prev != NULL && snap_same_threads(s, prev))
+		return 0;
 	n = pf_tasks_list(proc_root, opt.pid, MAX_TASKS, &tids, &s->truncated);
 	if (n <= 0) {
 		free(tids);
 		return 0;
 	}
+	/* Decided once, on the first snapshot: both must read the same files. */
+	if (prev == NULL && live.taskdir != -1 && n > BRIEF_ABOVE)
+		live.brief = true;
 	if ((s->thr = calloc((size_t)n, sizeof(*s->thr))) == NULL) {
 		free(tids);
 		return -1;
@@ -389,7 +466,15 @@ tally_wchan(struct samples *sm, const char *proc_root, int tid)
 	char buf[64];
 	size_t k;
 
-	if (pf_proc_read(proc_root, opt.pid, tid, "wchan", buf, sizeof(buf)) <= 0)
+	if (live.taskdir != -1) {
+		int fd = pf_proc_openat(live.taskdir, tid, "wchan");
+		long r = fd == -1 ? -1 : pf_proc_pread(fd, buf, sizeof(buf));
+
+		if (fd != -1)
+			close(fd);
+		if (r <= 0)
+			return;
+	} else if (pf_proc_read(proc_root, opt.pid, tid, "wchan", buf, sizeof(buf)) <= 0)
 		return;
 	buf[strcspn(buf, "\n")] = '\0';
 	if (buf[0] == '\0' || strcmp(buf, "0") == 0)
@@ -428,9 +513,10 @@ sample_once(struct samples *sm, const char *proc_root)
 		return;
 	}
 	/*
-	 * At most SAMPLE_THREADS states a round, rotating through the
-	 * threads, so a process with thousands of threads costs no more to
-	 * watch than one with a few dozen.
+	 * At most SAMPLE_THREADS states a round (SAMPLE_BRIEF for a process
+	 * read in brief, whose sampling would otherwise be a third of the
+	 * cost), rotating through the threads, so a process with thousands of
+	 * threads costs no more to watch than one with a few dozen.
 	 */
 	/*
 	 * The thread list is refreshed once a second, not every round; a
@@ -447,7 +533,9 @@ sample_once(struct samples *sm, const char *proc_root)
 	}
 	tids = sm->tids;
 	n = sm->base != NULL ? (long)sm->base->nthr : sm->ntids;
-	k = n < SAMPLE_THREADS ? n : SAMPLE_THREADS;
+	k = live.brief ? SAMPLE_BRIEF : SAMPLE_THREADS;
+	if (n < k)
+		k = n;
 	for (j = 0; j < k; j++) {
 		char buf[512];
 		const char *p;
@@ -461,9 +549,15 @@ sample_once(struct samples *sm, const char *proc_root)
 			tid = t->tid;
 		} else
 			tid = tids[i];
-		if (t != NULL && t->kept)
+		if (t != NULL && t->kept && t->fd[TF_STAT] != -1)
 			r = pf_proc_pread(t->fd[TF_STAT], buf, sizeof(buf));
-		else
+		else if (t != NULL && live.taskdir != -1) {
+			int fd = pf_proc_openat(live.taskdir, tid, "stat");
+
+			r = fd == -1 ? -1 : pf_proc_pread(fd, buf, sizeof(buf));
+			if (fd != -1)
+				close(fd);
+		} else
 			r = pf_proc_read(proc_root, opt.pid, tid, "stat", buf, sizeof(buf));
 		if (r <= 0 || (p = strrchr(buf, ')')) == NULL || p[1] != ' ')
 			continue;
@@ -747,7 +841,8 @@ struct pidfig {
 	int nth, nact;
 	double ncpu_eff, cap, util, wshare, dfrac, sfrac, sysshare;
 	double thr_ratio, thr_pct;		/* -1 when unknown */
-	bool have_sched, have_cs, threads_lost;
+	double sw;				/* switches: status, else schedstat slices */
+	bool have_sched, have_cs, have_sw, threads_lost;
 };
 
 static void
@@ -788,10 +883,10 @@ pid_fig(const struct snap *a, const struct snap *b, const struct samples *sm,
 		if (o == NULL) {
 			zero.have_ss = t->have_ss;
 			zero.have_cs = t->have_cs;
+			zero.have_ticks = t->have_ticks;
 			o = &zero;
 		}
 		p->nth++;
-		sum_ticks += (double)(d64(o->utime, t->utime) + d64(o->stime, t->stime));
 		p->iodelay += d64(o->blkio, t->blkio);
 		if (t->have_ss && o->have_ss) {
 			on = (double)d64(o->ss.run_ns, t->ss.run_ns) / 1e9;
@@ -802,6 +897,10 @@ pid_fig(const struct snap *a, const struct snap *b, const struct samples *sm,
 			on = (double)(d64(o->utime, t->utime) + d64(o->stime, t->stime)) / (double)hz;
 			rq = 0;
 		}
+		if (t->have_ticks && o->have_ticks)
+			sum_ticks += (double)(d64(o->utime, t->utime) + d64(o->stime, t->stime));
+		else
+			sum_ticks += on * (double)hz;
 		p->on += on;
 		p->rq += rq;
 		if (on + rq > 0.01 * T)
@@ -810,6 +909,12 @@ pid_fig(const struct snap *a, const struct snap *b, const struct samples *sm,
 			p->have_cs = true;
 			p->cs += (double)d64(o->vcs, t->vcs);
 			p->ncs += (double)d64(o->nvcs, t->nvcs);
+			p->have_sw = true;
+			p->sw += (double)(d64(o->vcs, t->vcs) + d64(o->nvcs, t->nvcs));
+		} else if (t->have_ss && o->have_ss) {
+			/* Every switch in starts a slice: the switches, unsplit. */
+			p->have_sw = true;
+			p->sw += (double)d64(o->ss.slices, t->ss.slices);
 		}
 	}
 	/* schedstat "0 0 0" for busy tasks means it is switched off: use ticks. */
@@ -827,6 +932,7 @@ pid_fig(const struct snap *a, const struct snap *b, const struct samples *sm,
 		p->threads_lost = true;
 	p->cs /= T;
 	p->ncs /= T;
+	p->sw /= T;
 	p->wait = 100.0 * p->rq / T;
 	p->bio = (double)p->iodelay / (double)hz;
 	if (p->nact < 1)
@@ -923,6 +1029,8 @@ pid_flags(const struct cpufig *f, const struct pf_cls_box *box, const struct pid
 		flag(fl, "cgroup-v1");
 	if (cg->nested)
 		flag(fl, "container");
+	if (live.brief)
+		flag(fl, "threads-brief");
 	if (b->truncated)
 		flag(fl, "threads-truncated");
 	if (p->threads_lost)
@@ -945,8 +1053,8 @@ pid_inputs(const struct pidfig *p, double T, struct pf_cls_pid *in)
 	in->cpus = p->ncpu_eff;
 	in->util = p->util;
 	in->sysshare = p->sysshare;
-	in->have_cs = p->have_cs;
-	in->switches_s = p->cs + p->ncs;
+	in->have_cs = p->have_sw;
+	in->switches_s = p->sw;
 }
 
 /* A command that profiles one process gets its pid. */
@@ -972,6 +1080,8 @@ print_pid(const struct snap *a, const struct snap *b, const struct samples *sm,
 	kv("%guest", p->guest);
 	kv("%CPU", p->cpu);
 	kv("%wait", p->wait);
+	if (p->have_sw)
+		kv("switches/s", p->sw);
 	if (p->have_cs) {
 		kv("cswch/s", p->cs);
 		kv("nvcswch/s", p->ncs);
@@ -1195,6 +1305,7 @@ main(int argc, char **argv)
 		pf_die(PF_EXIT_FAIL, "%s", p0);
 	if (pf_sysctl_long(p1, "sys/kernel/task_delayacct", &delay) == -1)
 		delay = 0;
+	live.delayacct = delay > 0;
 
 	memset(&cg, 0, sizeof(cg));
 	if (opt.pid != 0)
