@@ -7,8 +7,10 @@
  * It takes a full snapshot of the counters it needs (/proc/stat, PSI,
  * /proc/vmstat, the process and each of its threads, the cgroup's
  * cpu.stat), samples thread states (or the run/blocked counts in system
- * mode) at 10 Hz during the interval, takes a second snapshot and
- * applies the ordered decision table (lib/common/classify.c).
+ * mode) at 10 Hz during the interval, takes a second snapshot, puts each
+ * thread in the state it spent the interval in, and applies the ordered
+ * decision table (lib/common/classify.c) to what the threads did.  The
+ * verdict is printed first, then the figures, then the busiest threads.
  * Threads are matched by tid and starttime, so a recycled tid never
  * produces a negative or huge delta.  With --replay the snapshots and
  * samples come from a recorded directory instead (tests/capture-proc.sh
@@ -50,8 +52,8 @@
 #define BRIEF_ABOVE	256	/* above: read threads in brief (schedstat) */
 
 static const char synopsis[] =
-    "usage: pf-classify [-p PID] [-i SECONDS] [--proc-root DIR] [--sys-root DIR]\n"
-    "       pf-classify --replay DIR [-p PID]\n";
+    "usage: pf-classify [-p PID] [-i SECONDS] [-t N] [--proc-root DIR] [--sys-root DIR]\n"
+    "       pf-classify --replay DIR [-p PID] [-t N]\n";
 
 static struct {
 	int pid;			/* 0: system mode */
@@ -59,7 +61,9 @@ static struct {
 	const char *proc_root;
 	const char *sys_root;
 	const char *replay;
+	int threads;			/* thread lines printed at most */
 } opt = {
+	.threads = 8,
 	.pid = 0,
 	.interval_ns = 5000000000ULL,
 	.proc_root = "/proc",
@@ -87,6 +91,9 @@ struct thr {
 	bool have_cs;
 	bool kept;			/* fd[] are open (live mode, first snapshot) */
 	int fd[NTF];			/* -1: that file is not read */
+	/* First snapshot only: its state samples, and where it last slept. */
+	unsigned smp, smp_d;
+	char wchan[64];
 };
 
 /*
@@ -141,7 +148,8 @@ struct samples {
 	uint64_t running, blocked;	/* system mode: sums of procs_running/procs_blocked */
 	unsigned sys_n;
 	unsigned long rot;		/* where the next round starts in the thread list */
-	const struct snap *base;	/* live, many threads: sample these */
+	struct snap *base;		/* live, many threads: sample these */
+	struct snap *first;		/* the thread samples are tallied here */
 	int *tids;			/* the thread list being sampled */
 	long ntids;
 	char root[PATH_MAX];		/* the proc root it came from */
@@ -154,6 +162,7 @@ usage(void)
 	fputs("\n"
 	    "  -p, --pid PID        classify one process (all its threads); default: the box\n"
 	    "  -i, --interval SECS  sampling interval, 1-60 (default 5)\n"
+	    "  -t, --threads N      PID mode: show the N busiest threads, 0-1000 (default 8)\n"
 	    "      --proc-root DIR  read /proc from DIR (fixture trees)\n"
 	    "      --sys-root DIR   read /sys from DIR (cgroup files)\n"
 	    "      --replay DIR     classify a recorded pair of snapshots (see pf-classify(1))\n"
@@ -321,6 +330,17 @@ thr_reread(struct thr *t, const struct thr *o)
 	return 0;
 }
 
+/* The same, for tallying into the first snapshot. */
+static struct thr *
+thr_find_mut(struct snap *s, int tid)
+{
+	struct thr key = { .tid = tid };
+
+	if (s == NULL || s->nthr == 0)
+		return NULL;
+	return bsearch(&key, s->thr, s->nthr, sizeof(*s->thr), cmp_thr);
+}
+
 static const struct thr *
 thr_find(const struct snap *s, int tid)
 {
@@ -461,7 +481,7 @@ live_open(const char *proc_root)
  * waiting for a CPU, wchan "0") cannot hide where it spends its time.
  */
 static void
-tally_wchan(struct samples *sm, const char *proc_root, int tid)
+tally_wchan(struct samples *sm, const char *proc_root, int tid, struct thr *ft)
 {
 	char buf[64];
 	size_t k;
@@ -479,6 +499,8 @@ tally_wchan(struct samples *sm, const char *proc_root, int tid)
 	buf[strcspn(buf, "\n")] = '\0';
 	if (buf[0] == '\0' || strcmp(buf, "0") == 0)
 		return;		/* running, or not waiting anywhere */
+	if (ft != NULL)
+		snprintf(ft->wchan, sizeof(ft->wchan), "%s", buf);
 	for (k = 0; k < sm->nwchan && strcmp(sm->wchan[k], buf) != 0; k++)
 		;
 	if (k == sm->nwchan) {
@@ -539,7 +561,7 @@ sample_once(struct samples *sm, const char *proc_root)
 	for (j = 0; j < k; j++) {
 		char buf[512];
 		const char *p;
-		const struct thr *t = NULL;
+		struct thr *t = NULL, *ft;
 		int tid;
 		long r;
 
@@ -561,6 +583,11 @@ sample_once(struct samples *sm, const char *proc_root)
 			r = pf_proc_read(proc_root, opt.pid, tid, "stat", buf, sizeof(buf));
 		if (r <= 0 || (p = strrchr(buf, ')')) == NULL || p[1] != ' ')
 			continue;
+		ft = t != NULL ? t : thr_find_mut(sm->first, tid);
+		if (ft != NULL) {
+			ft->smp++;
+			ft->smp_d += p[2] == 'D';
+		}
 		sm->thr_points++;
 		if (p[2] == 'D')
 			sm->d++;
@@ -569,7 +596,7 @@ sample_once(struct samples *sm, const char *proc_root)
 		else if (p[2] == 'S')
 			sm->s++;
 		if ((p[2] == 'D' || p[2] == 'S') && wchan_reads++ < WCHAN_READS)
-			tally_wchan(sm, proc_root, tid);
+			tally_wchan(sm, proc_root, tid, ft);
 	}
 	if (k > 0)
 		sm->rot += (unsigned long)k;
@@ -749,7 +776,7 @@ box_fig(const struct snap *a, const struct snap *b, double T, struct cpufig *f,
 		box->oom_kills = d64(a->vm[VM_OOM], b->vm[VM_OOM]);
 }
 
-/* The last lines of both modes. */
+/* The first lines of both modes: the verdict, then the figures behind it. */
 static void
 print_verdict(const struct pf_cls_verdict *v, const struct flags *fl, const char *next)
 {
@@ -827,10 +854,18 @@ classify_system(const struct snap *a, const struct snap *b, const struct samples
 
 	system_flags(&f, &in.box, &fl);
 	pf_classify_system(&in, &v);
-	print_system(&f, &in, T);
 	print_verdict(&v, &fl, v.next);
+	print_system(&f, &in, T);
 	return PF_EXIT_OK;
 }
+
+/* One thread's figures over the interval. */
+struct tfig {
+	const struct thr *t0, *t1;	/* t0 NULL: born in the interval */
+	double on, rq, io;		/* shares of the interval */
+	double sw;			/* switches per second, -1 unknown */
+	int state;			/* PF_THR_* */
+};
 
 /* The PID-mode figures (doc/classification.md). */
 struct pidfig {
@@ -842,6 +877,8 @@ struct pidfig {
 	double ncpu_eff, cap, util, wshare, dfrac, sfrac, sysshare;
 	double thr_ratio, thr_pct;		/* -1 when unknown */
 	double sw;				/* switches: status, else schedstat slices */
+	struct tfig *tf;			/* per thread, nth of them (malloc'd) */
+	unsigned nstate[PF_NTHR_STATE];		/* threads in each state */
 	bool have_sched, have_cs, have_sw, threads_lost;
 };
 
@@ -856,6 +893,8 @@ pid_fig(const struct snap *a, const struct snap *b, const struct samples *sm,
 	double sum_ticks = 0;
 
 	memset(p, 0, sizeof(*p));
+	if ((p->tf = calloc(b->nthr > 0 ? b->nthr : 1, sizeof(*p->tf))) == NULL)
+		pf_die(PF_EXIT_FAIL, "per-thread figures");
 	dut = d64(x->utime, y->utime);
 	dst = d64(x->stime, y->stime);
 	p->usr = 100.0 * (double)d64(x->utime - (x->guest_time <= x->utime ? x->guest_time : x->utime),
@@ -905,6 +944,33 @@ pid_fig(const struct snap *a, const struct snap *b, const struct samples *sm,
 		p->rq += rq;
 		if (on + rq > 0.01 * T)
 			p->nact++;
+		{
+			struct tfig *tf = &p->tf[p->nth - 1];
+			struct pf_cls_thread ct;
+			const struct thr *f = o == &zero ? NULL : o;
+			double io = (double)d64(o->blkio, t->blkio) / (double)hz / T;
+
+			tf->t0 = f;
+			tf->t1 = t;
+			tf->on = on / T;
+			tf->rq = rq / T;
+			/* Without delay accounting, its share of D-state samples. */
+			if (f != NULL && f->smp > 0 && (double)f->smp_d / f->smp > io)
+				io = (double)f->smp_d / f->smp;
+			tf->io = io > 1 ? 1 : io;
+			tf->sw = -1;
+			if (t->have_cs && o->have_cs)
+				tf->sw = (double)(d64(o->vcs, t->vcs) + d64(o->nvcs, t->nvcs)) / T;
+			else if (t->have_ss && o->have_ss)
+				tf->sw = (double)d64(o->ss.slices, t->ss.slices) / T;
+			ct.on = tf->on;
+			ct.rq = tf->rq;
+			ct.io = tf->io;
+			ct.lock = f != NULL && strstr(f->wchan, "futex") != NULL;
+			ct.woke = on + rq > 0 || tf->sw > 0;
+			tf->state = pf_cls_thread_state(&ct);
+			p->nstate[tf->state]++;
+		}
 		if (t->have_cs && o->have_cs) {
 			p->have_cs = true;
 			p->cs += (double)d64(o->vcs, t->vcs);
@@ -974,7 +1040,7 @@ print_wchan(const char *proc_root, const struct snap *b, const struct samples *s
 		if ((end = calloc(1, sizeof(*end))) == NULL)
 			return;
 		for (i = 0; i < b->nthr && i < MAX_WCHAN; i++)
-			tally_wchan(end, proc_root, b->thr[i].tid);
+			tally_wchan(end, proc_root, b->thr[i].tid, NULL);
 		sm = end;
 	}
 	if (sm->nwchan == 0) {
@@ -1049,6 +1115,8 @@ pid_inputs(const struct pidfig *p, double T, struct pf_cls_pid *in)
 	in->d_state = p->dfrac;
 	in->runq_wait = p->rq / T;
 	in->on_cpu = p->on / T;
+	in->runnable = (p->on + p->rq) / T;
+	in->runnable_share = (p->on + p->rq) / (T * p->nact);
 	in->threads_active = p->nact;
 	in->cpus = p->ncpu_eff;
 	in->util = p->util;
@@ -1112,6 +1180,95 @@ print_pid(const struct snap *a, const struct snap *b, const struct samples *sm,
 	print_psi(box->psi_some, box->psi_full);
 }
 
+/*
+ * Text from /proc made one printable word: a process names itself, and a
+ * name with a newline or a space must not become a line or a key of its
+ * own (a "class" line of its choosing) in a report that scripts parse.
+ */
+static void
+word(char *s)
+{
+	for (; *s != '\0'; s++)
+		if (*s <= ' ' || *s > '~')
+			*s = '?';
+}
+
+static void
+print_pid_head(const struct snap *a, double T)
+{
+	char comm[sizeof(a->proc.comm)];
+
+	snprintf(comm, sizeof(comm), "%s", a->proc.comm[0] ? a->proc.comm : "-");
+	word(comm);
+	printf("mode pid\n");
+	printf("pid %d\n", opt.pid);
+	printf("comm %s\n", comm);
+	kv("interval", T);
+}
+
+/* The threads most worth a look first: the busiest, then the most switching. */
+static int
+cmp_tfig(const void *x, const void *y)
+{
+	const struct tfig *a = x, *b = y;
+	double ba = a->on + a->rq + a->io, bb = b->on + b->rq + b->io;
+
+	if (ba != bb)
+		return ba < bb ? 1 : -1;
+	if (a->sw != b->sw)
+		return a->sw < b->sw ? 1 : -1;
+	return (a->t1->tid > b->t1->tid) - (a->t1->tid < b->t1->tid);
+}
+
+/*
+ * The per-thread table: how many threads are in each state, then the top
+ * opt.threads threads that are not idle, one line each, as pidstat -t
+ * shows them (percentages of one CPU), with the state the decision saw.
+ */
+static void
+print_threads(struct pidfig *p, const char *proc_root)
+{
+	struct pf_taskstat ts;
+	char wchan[64], comm[64];
+	int k, shown = 0, i;
+
+	printf("thread_states");
+	for (k = 0; k < PF_NTHR_STATE; k++)
+		printf(" %s=%u", pf_cls_thread_names[k], p->nstate[k]);
+	printf("\n");
+	qsort(p->tf, (size_t)p->nth, sizeof(*p->tf), cmp_tfig);
+	for (i = 0; i < p->nth && shown < opt.threads; i++)
+		if (p->tf[i].state != PF_THR_IDLE)
+			shown++;
+	printf("threads_shown %d\n", shown);
+	for (i = 0; i < p->nth && shown > 0; i++) {
+		const struct tfig *t = &p->tf[i];
+
+		if (t->state == PF_THR_IDLE)
+			continue;
+		shown--;
+		snprintf(comm, sizeof(comm), "-");
+		if (pf_taskstat_read(proc_root, opt.pid, t->t1->tid, &ts) == 0 && ts.comm[0])
+			snprintf(comm, sizeof(comm), "%s", ts.comm);
+		/* Where it slept while sampled, else where it sleeps now. */
+		snprintf(wchan, sizeof(wchan), "-");
+		if (t->t0 != NULL && t->t0->wchan[0])
+			snprintf(wchan, sizeof(wchan), "%s", t->t0->wchan);
+		else if (pf_proc_read(proc_root, opt.pid, t->t1->tid, "wchan", wchan,
+		    sizeof(wchan)) <= 0 || wchan[0] == '\0' || strcmp(wchan, "0") == 0)
+			snprintf(wchan, sizeof(wchan), "-");
+		wchan[strcspn(wchan, "\n")] = '\0';
+		word(comm);
+		word(wchan);
+		printf("thread %d state=%s %%CPU=%.2f %%wait=%.2f %%io=%.2f", t->t1->tid,
+		    pf_cls_thread_names[t->state], 100 * t->on, 100 * t->rq, 100 * t->io);
+		if (t->sw >= 0)
+			printf(" switches/s=%.2f", t->sw);
+		printf(" samples=%u wchan=%s comm=%s\n", t->t0 != NULL ? t->t0->smp : 0,
+		    wchan, comm);
+	}
+}
+
 static int
 classify_pid(const struct snap *a, const struct snap *b, const struct samples *sm,
     double T, long hz, const struct pf_cgroup *cg, bool delayacct, const char *proc1)
@@ -1127,14 +1284,11 @@ classify_pid(const struct snap *a, const struct snap *b, const struct samples *s
 	box_fig(a, b, T, &f, &in.box);
 	if (!a->alive)
 		pf_diex(PF_EXIT_FAIL, "pid %d: no such process at the start", opt.pid);
-	printf("mode pid\n");
-	printf("pid %d\n", opt.pid);
-	printf("comm %s\n", a->proc.comm[0] ? a->proc.comm : "-");
-	kv("interval", T);
 	if ((gone = pid_gone(a, b)) != NULL) {
 		printf("class EXITED\n");
 		printf("flags %s\n", gone);
 		printf("next none\n");
+		print_pid_head(a, T);
 		return PF_EXIT_FINDING;
 	}
 	pid_fig(a, b, sm, T, hz, &p);
@@ -1145,11 +1299,14 @@ classify_pid(const struct snap *a, const struct snap *b, const struct samples *s
 		flag(&fl, "competing-load");
 	pid_next(v.next, next, sizeof(next));
 
+	print_verdict(&v, &fl, next);
+	print_pid_head(a, T);
 	print_pid(a, b, sm, &p, &f, &in.box, cg, T);
 	if (strcmp(v.cls, "OFF_CPU") == 0 || strcmp(v.cls, "IO_WAIT") == 0 ||
 	    strcmp(v.cls, "MIXED") == 0)
 		print_wchan(proc1, b, sm);
-	print_verdict(&v, &fl, next);
+	print_threads(&p, proc1);
+	free(p.tf);
 	return PF_EXIT_OK;
 }
 
@@ -1229,10 +1386,11 @@ main(int argc, char **argv)
 		{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
 		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "sys-root", required_argument, NULL, OPT_SYS_ROOT },
+		{ "threads", required_argument, NULL, 't' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char shortopts[] = ":hi:p:";
+	static const char shortopts[] = ":hi:p:t:";
 	char proc0[PATH_MAX], proc1[PATH_MAX], sys1[PATH_MAX];
 	const char *p0, *p1, *s1;
 	struct snap a, b;
@@ -1265,6 +1423,11 @@ main(int argc, char **argv)
 			break;
 		case OPT_REPLAY:
 			opt.replay = optarg;
+			break;
+		case 't':
+			if (pf_parse_u64(optarg, 0, 1000, &v) == -1)
+				pf_usage_error(synopsis, "-t %s: want 0 to 1000 threads", optarg);
+			opt.threads = (int)v;
 			break;
 		case OPT_SYS_ROOT:
 			opt.sys_root = optarg;
@@ -1320,6 +1483,7 @@ main(int argc, char **argv)
 			(void)pf_cgroup_find(p0, sys0, opt.pid, &cg0);
 		if (snap_read(&a, p0, &cg0, NULL) == -1)
 			pf_die(PF_EXIT_FAIL, "%s/stat", p0);
+		sm.first = &a;
 		replay_samples(&sm);
 	} else {
 		if (opt.pid != 0)
@@ -1330,6 +1494,7 @@ main(int argc, char **argv)
 			pf_diex(PF_EXIT_FAIL, "pid %d: no such process", opt.pid);
 		if (live.taskdir != -1 && a.nthr > SAMPLE_LIST_MAX)
 			sm.base = &a;
+		sm.first = &a;
 		t0 = now_s();
 		t_end = t0 + T;
 		for (next_t = t0 + 1.0 / SAMPLE_HZ; next_t < t_end - 0.001; next_t += 1.0 / SAMPLE_HZ) {
