@@ -10,7 +10,7 @@
  * mode) at 10 Hz during the interval, takes a second snapshot, puts each
  * thread in the state it spent the interval in, and applies the ordered
  * decision table (lib/common/classify.c) to what the threads did.  The
- * verdict is printed first, then the figures, then the busiest threads.
+ * verdict is printed first, then the busiest threads, then the figures.
  * Threads are matched by tid and starttime, so a recycled tid never
  * produces a negative or huge delta.  With --replay the snapshots and
  * samples come from a recorded directory instead (tests/capture-proc.sh
@@ -1301,11 +1301,11 @@ classify_pid(const struct snap *a, const struct snap *b, const struct samples *s
 
 	print_verdict(&v, &fl, next);
 	print_pid_head(a, T);
+	print_threads(&p, proc1);
 	print_pid(a, b, sm, &p, &f, &in.box, cg, T);
 	if (strcmp(v.cls, "OFF_CPU") == 0 || strcmp(v.cls, "IO_WAIT") == 0 ||
 	    strcmp(v.cls, "MIXED") == 0)
 		print_wchan(proc1, b, sm);
-	print_threads(&p, proc1);
 	free(p.tf);
 	return PF_EXIT_OK;
 }
