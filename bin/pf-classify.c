@@ -7,8 +7,10 @@
  * It takes a full snapshot of the counters it needs (/proc/stat, PSI,
  * /proc/vmstat, the process and each of its threads, the cgroup's
  * cpu.stat), samples thread states (or the run/blocked counts in system
- * mode) at 10 Hz during the interval, takes a second snapshot and
- * applies the ordered decision table (lib/common/classify.c).
+ * mode) at 10 Hz during the interval, takes a second snapshot, puts each
+ * thread in the state it spent the interval in, and applies the ordered
+ * decision table (lib/common/classify.c) to what the threads did.  The
+ * verdict is printed first, then the busiest threads, then the figures.
  * Threads are matched by tid and starttime, so a recycled tid never
  * produces a negative or huge delta.  With --replay the snapshots and
  * samples come from a recorded directory instead (tests/capture-proc.sh
@@ -45,11 +47,13 @@
 #define SAMPLE_HZ	10
 #define MAX_SAMPLES	600
 #define SAMPLE_THREADS	16	/* thread states read per sampling round */
+#define SAMPLE_BRIEF	8	/* the same, for a process read in brief */
 #define SAMPLE_LIST_MAX	256	/* above: sample the first snapshot's threads */
+#define BRIEF_ABOVE	256	/* above: read threads in brief (schedstat) */
 
 static const char synopsis[] =
-    "usage: pf-classify [-p PID] [-i SECONDS] [--proc-root DIR] [--sys-root DIR]\n"
-    "       pf-classify --replay DIR [-p PID]\n";
+    "usage: pf-classify [-p PID] [-i SECONDS] [-t N] [--proc-root DIR] [--sys-root DIR]\n"
+    "       pf-classify --replay DIR [-p PID] [-t N]\n";
 
 static struct {
 	int pid;			/* 0: system mode */
@@ -57,7 +61,9 @@ static struct {
 	const char *proc_root;
 	const char *sys_root;
 	const char *replay;
+	int threads;			/* thread lines printed at most */
 } opt = {
+	.threads = 8,
 	.pid = 0,
 	.interval_ns = 5000000000ULL,
 	.proc_root = "/proc",
@@ -78,12 +84,16 @@ struct thr {
 	int tid;
 	uint64_t start;
 	uint64_t utime, stime, blkio;
+	bool have_ticks;		/* stat was read: start, utime, stime, blkio */
 	struct pf_schedstat ss;
 	bool have_ss;
 	uint64_t vcs, nvcs;
 	bool have_cs;
 	bool kept;			/* fd[] are open (live mode, first snapshot) */
-	int fd[NTF];
+	int fd[NTF];			/* -1: that file is not read */
+	/* First snapshot only: its state samples, and where it last slept. */
+	unsigned smp, smp_d;
+	char wchan[64];
 };
 
 /*
@@ -96,7 +106,9 @@ struct thr {
 static struct {
 	int taskdir;			/* -1: path reads (replay, or no task dir) */
 	long keep_budget;		/* threads whose files may still be kept */
-} live = { -1, 0 };
+	bool brief;			/* read schedstat (and stat for blkio) only */
+	bool delayacct;			/* blkio ticks mean something */
+} live = { -1, 0, false, false };
 
 struct snap {
 	struct pf_sysstat *sys;
@@ -136,7 +148,8 @@ struct samples {
 	uint64_t running, blocked;	/* system mode: sums of procs_running/procs_blocked */
 	unsigned sys_n;
 	unsigned long rot;		/* where the next round starts in the thread list */
-	const struct snap *base;	/* live, many threads: sample these */
+	struct snap *base;		/* live, many threads: sample these */
+	struct snap *first;		/* the thread samples are tallied here */
 	int *tids;			/* the thread list being sampled */
 	long ntids;
 	char root[PATH_MAX];		/* the proc root it came from */
@@ -149,6 +162,7 @@ usage(void)
 	fputs("\n"
 	    "  -p, --pid PID        classify one process (all its threads); default: the box\n"
 	    "  -i, --interval SECS  sampling interval, 1-60 (default 5)\n"
+	    "  -t, --threads N      PID mode: show the N busiest threads, 0-1000 (default 8)\n"
 	    "      --proc-root DIR  read /proc from DIR (fixture trees)\n"
 	    "      --sys-root DIR   read /sys from DIR (cgroup files)\n"
 	    "      --replay DIR     classify a recorded pair of snapshots (see pf-classify(1))\n"
@@ -173,26 +187,34 @@ snap_free(struct snap *s)
 	for (i = 0; i < s->nthr; i++)
 		if (s->thr[i].kept)
 			for (k = 0; k < NTF; k++)
-				close(s->thr[i].fd[k]);
+				if (s->thr[i].fd[k] != -1)
+					close(s->thr[i].fd[k]);
 	free(s->sys);
 	free(s->thr);
 	memset(s, 0, sizeof(*s));
 }
 
-/* Parse a thread's three files into t (tid and kept left alone). */
+/*
+ * Parse what was read of a thread's files into t (tid and kept left
+ * alone): at least stat or schedstat.  Without stat (brief) the thread is
+ * known by its kept descriptors, not by its start time.
+ */
 static int
 thr_parse(struct thr *t, const char *stat, const char *sched, const char *status)
 {
 	struct pf_taskstat ts;
 	struct pf_status st;
 
-	if (stat == NULL || pf_taskstat_parse(stat, &ts) == -1)
-		return -1;
-	t->start = ts.starttime;
-	t->utime = ts.utime;
-	t->stime = ts.stime;
-	t->blkio = ts.blkio_ticks;
+	t->have_ticks = stat != NULL && pf_taskstat_parse(stat, &ts) == 0;
+	if (t->have_ticks) {
+		t->start = ts.starttime;
+		t->utime = ts.utime;
+		t->stime = ts.stime;
+		t->blkio = ts.blkio_ticks;
+	}
 	t->have_ss = sched != NULL && pf_schedstat_parse(sched, &t->ss) == 0;
+	if (!t->have_ticks && !t->have_ss)
+		return -1;
 	t->have_cs = false;
 	if (status != NULL && pf_status_parse(status, &st) == 0 && st.have_ctxt) {
 		t->have_cs = true;
@@ -207,6 +229,21 @@ static char tbuf_stat[1024], tbuf_sched[128], tbuf_status[8192];
 static char *const tbuf[NTF] = { tbuf_stat, tbuf_sched, tbuf_status };
 static const size_t tbuf_cap[NTF] = { sizeof(tbuf_stat), sizeof(tbuf_sched),
     sizeof(tbuf_status) };
+
+/*
+ * Which of a thread's files a live read opens.  All three, unless the
+ * process has so many threads that reading them would cost more than the
+ * 1 % of a CPU pf-classify promises: then schedstat alone (run and wait
+ * time, and its slice count for the switches), plus stat when delay
+ * accounting makes its blkio ticks worth having.
+ */
+static bool
+thr_wants(int k)
+{
+	if (!live.brief)
+		return true;
+	return k == TF_SCHED || (k == TF_STAT && live.delayacct);
+}
 
 /*
  * Read thread tid's files afresh into t: by path, or (live mode) opened
@@ -227,14 +264,19 @@ thr_read(struct thr *t, const char *proc_root, int tid, bool keep)
 			    tbuf[k], tbuf_cap[k]) == -1 ? NULL : tbuf[k];
 		return thr_parse(t, txt[TF_STAT], txt[TF_SCHED], txt[TF_STATUS]);
 	}
+	/* A thread whose descriptors are not kept is known by its start time. */
+	keep = keep && live.keep_budget > 0;
 	for (k = 0; k < NTF; k++) {
+		fd[k] = -1;
+		txt[k] = NULL;
+		if (!thr_wants(k) && !(k == TF_STAT && !keep))
+			continue;
 		fd[k] = pf_proc_openat(live.taskdir, tid, tf_names[k]);
-		txt[k] = fd[k] != -1 && pf_proc_pread(fd[k], tbuf[k], tbuf_cap[k]) != -1 ?
-		    tbuf[k] : NULL;
+		if (fd[k] != -1 && pf_proc_pread(fd[k], tbuf[k], tbuf_cap[k]) != -1)
+			txt[k] = tbuf[k];
 	}
 	rc = thr_parse(t, txt[TF_STAT], txt[TF_SCHED], txt[TF_STATUS]);
-	if (rc == 0 && keep && live.keep_budget > 0 && fd[TF_STAT] != -1 &&
-	    fd[TF_SCHED] != -1 && fd[TF_STATUS] != -1) {
+	if (rc == 0 && keep && (fd[TF_SCHED] != -1 || fd[TF_STAT] != -1)) {
 		live.keep_budget--;
 		t->kept = true;
 		memcpy(t->fd, fd, sizeof(fd));
@@ -244,6 +286,13 @@ thr_read(struct thr *t, const char *proc_root, int tid, bool keep)
 		if (fd[k] != -1)
 			close(fd[k]);
 	return rc;
+}
+
+/* pread a kept descriptor into buf, or NULL when it is not kept or fails. */
+static const char *
+thr_pread(int fd, char *buf, size_t cap)
+{
+	return fd != -1 && pf_proc_pread(fd, buf, cap) != -1 ? buf : NULL;
 }
 
 /*
@@ -258,24 +307,38 @@ static int
 thr_reread(struct thr *t, const struct thr *o)
 {
 	struct pf_schedstat ss;
-	const char *stat, *status;
+	const char *sched;
 
-	if (pf_proc_pread(o->fd[TF_SCHED], tbuf_sched, sizeof(tbuf_sched)) == -1)
+	sched = thr_pread(o->fd[TF_SCHED], tbuf_sched, sizeof(tbuf_sched));
+	if (sched == NULL && o->fd[TF_SCHED] != -1)
 		return -1;
-	if (o->have_ss && pf_schedstat_parse(tbuf_sched, &ss) == 0 && ss.slices > 0 &&
-	    ss.run_ns > 0 && ss.run_ns == o->ss.run_ns && ss.wait_ns == o->ss.wait_ns &&
-	    ss.slices == o->ss.slices) {
+	if (sched != NULL && o->have_ss && pf_schedstat_parse(sched, &ss) == 0 &&
+	    ss.slices > 0 && ss.run_ns > 0 && ss.run_ns == o->ss.run_ns &&
+	    ss.wait_ns == o->ss.wait_ns && ss.slices == o->ss.slices) {
 		*t = *o;
 		t->kept = false;
 		return 0;
 	}
-	stat = pf_proc_pread(o->fd[TF_STAT], tbuf_stat, sizeof(tbuf_stat)) == -1 ?
-	    NULL : tbuf_stat;
-	status = pf_proc_pread(o->fd[TF_STATUS], tbuf_status, sizeof(tbuf_status)) == -1 ?
-	    NULL : tbuf_status;
 	t->tid = o->tid;
 	t->kept = false;
-	return thr_parse(t, stat, tbuf_sched, status);
+	if (thr_parse(t, thr_pread(o->fd[TF_STAT], tbuf_stat, sizeof(tbuf_stat)), sched,
+	    thr_pread(o->fd[TF_STATUS], tbuf_status, sizeof(tbuf_status))) == -1)
+		return -1;
+	/* The descriptors, not a start time, tie this read to the first. */
+	if (!t->have_ticks)
+		t->start = o->start;
+	return 0;
+}
+
+/* The same, for tallying into the first snapshot. */
+static struct thr *
+thr_find_mut(struct snap *s, int tid)
+{
+	struct thr key = { .tid = tid };
+
+	if (s == NULL || s->nthr == 0)
+		return NULL;
+	return bsearch(&key, s->thr, s->nthr, sizeof(*s->thr), cmp_thr);
 }
 
 static const struct thr *
@@ -286,6 +349,35 @@ thr_find(const struct snap *s, int tid)
 	if (s == NULL || s->nthr == 0)
 		return NULL;
 	return bsearch(&key, s->thr, s->nthr, sizeof(*s->thr), cmp_thr);
+}
+
+/*
+ * The second snapshot without listing the threads again (a listing makes
+ * the kernel build a dentry per thread): when the first snapshot kept
+ * every thread's descriptors, the process has as many threads as then and
+ * every one of them still answers, no thread was born in between.  False
+ * (s->thr left empty) when that cannot be shown.
+ */
+static bool
+snap_same_threads(struct snap *s, const struct snap *prev)
+{
+	size_t i;
+
+	if (prev->truncated || prev->nthr == 0 || s->proc.num_threads != (long)prev->nthr)
+		return false;
+	for (i = 0; i < prev->nthr; i++)
+		if (!prev->thr[i].kept)
+			return false;
+	if ((s->thr = calloc(prev->nthr, sizeof(*s->thr))) == NULL)
+		return false;
+	for (i = 0; i < prev->nthr; i++)
+		if (thr_reread(&s->thr[i], &prev->thr[i]) == -1) {
+			free(s->thr);
+			s->thr = NULL;
+			return false;
+		}
+	s->nthr = prev->nthr;
+	return true;
 }
 
 /*
@@ -321,11 +413,16 @@ snap_read(struct snap *s, const char *proc_root, const struct pf_cgroup *cg,
 	s->have_io = pf_io_read(proc_root, opt.pid, &s->io) == 0;
 	if (cg != NULL && cg->cpu_version != 0)
 		s->have_cg = pf_cgroup_cpu_read(cg, &s->cg) == 0;
+	if (prev != NULL && snap_same_threads(s, prev))
+		return 0;
 	n = pf_tasks_list(proc_root, opt.pid, MAX_TASKS, &tids, &s->truncated);
 	if (n <= 0) {
 		free(tids);
 		return 0;
 	}
+	/* Decided once, on the first snapshot: both must read the same files. */
+	if (prev == NULL && live.taskdir != -1 && n > BRIEF_ABOVE)
+		live.brief = true;
 	if ((s->thr = calloc((size_t)n, sizeof(*s->thr))) == NULL) {
 		free(tids);
 		return -1;
@@ -384,16 +481,26 @@ live_open(const char *proc_root)
  * waiting for a CPU, wchan "0") cannot hide where it spends its time.
  */
 static void
-tally_wchan(struct samples *sm, const char *proc_root, int tid)
+tally_wchan(struct samples *sm, const char *proc_root, int tid, struct thr *ft)
 {
 	char buf[64];
 	size_t k;
 
-	if (pf_proc_read(proc_root, opt.pid, tid, "wchan", buf, sizeof(buf)) <= 0)
+	if (live.taskdir != -1) {
+		int fd = pf_proc_openat(live.taskdir, tid, "wchan");
+		long r = fd == -1 ? -1 : pf_proc_pread(fd, buf, sizeof(buf));
+
+		if (fd != -1)
+			close(fd);
+		if (r <= 0)
+			return;
+	} else if (pf_proc_read(proc_root, opt.pid, tid, "wchan", buf, sizeof(buf)) <= 0)
 		return;
 	buf[strcspn(buf, "\n")] = '\0';
 	if (buf[0] == '\0' || strcmp(buf, "0") == 0)
 		return;		/* running, or not waiting anywhere */
+	if (ft != NULL)
+		snprintf(ft->wchan, sizeof(ft->wchan), "%s", buf);
 	for (k = 0; k < sm->nwchan && strcmp(sm->wchan[k], buf) != 0; k++)
 		;
 	if (k == sm->nwchan) {
@@ -428,9 +535,10 @@ sample_once(struct samples *sm, const char *proc_root)
 		return;
 	}
 	/*
-	 * At most SAMPLE_THREADS states a round, rotating through the
-	 * threads, so a process with thousands of threads costs no more to
-	 * watch than one with a few dozen.
+	 * At most SAMPLE_THREADS states a round (SAMPLE_BRIEF for a process
+	 * read in brief, whose sampling would otherwise be a third of the
+	 * cost), rotating through the threads, so a process with thousands of
+	 * threads costs no more to watch than one with a few dozen.
 	 */
 	/*
 	 * The thread list is refreshed once a second, not every round; a
@@ -447,11 +555,13 @@ sample_once(struct samples *sm, const char *proc_root)
 	}
 	tids = sm->tids;
 	n = sm->base != NULL ? (long)sm->base->nthr : sm->ntids;
-	k = n < SAMPLE_THREADS ? n : SAMPLE_THREADS;
+	k = live.brief ? SAMPLE_BRIEF : SAMPLE_THREADS;
+	if (n < k)
+		k = n;
 	for (j = 0; j < k; j++) {
 		char buf[512];
 		const char *p;
-		const struct thr *t = NULL;
+		struct thr *t = NULL, *ft;
 		int tid;
 		long r;
 
@@ -461,12 +571,23 @@ sample_once(struct samples *sm, const char *proc_root)
 			tid = t->tid;
 		} else
 			tid = tids[i];
-		if (t != NULL && t->kept)
+		if (t != NULL && t->kept && t->fd[TF_STAT] != -1)
 			r = pf_proc_pread(t->fd[TF_STAT], buf, sizeof(buf));
-		else
+		else if (t != NULL && live.taskdir != -1) {
+			int fd = pf_proc_openat(live.taskdir, tid, "stat");
+
+			r = fd == -1 ? -1 : pf_proc_pread(fd, buf, sizeof(buf));
+			if (fd != -1)
+				close(fd);
+		} else
 			r = pf_proc_read(proc_root, opt.pid, tid, "stat", buf, sizeof(buf));
 		if (r <= 0 || (p = strrchr(buf, ')')) == NULL || p[1] != ' ')
 			continue;
+		ft = t != NULL ? t : thr_find_mut(sm->first, tid);
+		if (ft != NULL) {
+			ft->smp++;
+			ft->smp_d += p[2] == 'D';
+		}
 		sm->thr_points++;
 		if (p[2] == 'D')
 			sm->d++;
@@ -475,7 +596,7 @@ sample_once(struct samples *sm, const char *proc_root)
 		else if (p[2] == 'S')
 			sm->s++;
 		if ((p[2] == 'D' || p[2] == 'S') && wchan_reads++ < WCHAN_READS)
-			tally_wchan(sm, proc_root, tid);
+			tally_wchan(sm, proc_root, tid, ft);
 	}
 	if (k > 0)
 		sm->rot += (unsigned long)k;
@@ -655,7 +776,7 @@ box_fig(const struct snap *a, const struct snap *b, double T, struct cpufig *f,
 		box->oom_kills = d64(a->vm[VM_OOM], b->vm[VM_OOM]);
 }
 
-/* The last lines of both modes. */
+/* The first lines of both modes: the verdict, then the figures behind it. */
 static void
 print_verdict(const struct pf_cls_verdict *v, const struct flags *fl, const char *next)
 {
@@ -733,10 +854,18 @@ classify_system(const struct snap *a, const struct snap *b, const struct samples
 
 	system_flags(&f, &in.box, &fl);
 	pf_classify_system(&in, &v);
-	print_system(&f, &in, T);
 	print_verdict(&v, &fl, v.next);
+	print_system(&f, &in, T);
 	return PF_EXIT_OK;
 }
+
+/* One thread's figures over the interval. */
+struct tfig {
+	const struct thr *t0, *t1;	/* t0 NULL: born in the interval */
+	double on, rq, io;		/* shares of the interval */
+	double sw;			/* switches per second, -1 unknown */
+	int state;			/* PF_THR_* */
+};
 
 /* The PID-mode figures (doc/classification.md). */
 struct pidfig {
@@ -747,7 +876,10 @@ struct pidfig {
 	int nth, nact;
 	double ncpu_eff, cap, util, wshare, dfrac, sfrac, sysshare;
 	double thr_ratio, thr_pct;		/* -1 when unknown */
-	bool have_sched, have_cs, threads_lost;
+	double sw;				/* switches: status, else schedstat slices */
+	struct tfig *tf;			/* per thread, nth of them (malloc'd) */
+	unsigned nstate[PF_NTHR_STATE];		/* threads in each state */
+	bool have_sched, have_cs, have_sw, threads_lost;
 };
 
 static void
@@ -761,6 +893,8 @@ pid_fig(const struct snap *a, const struct snap *b, const struct samples *sm,
 	double sum_ticks = 0;
 
 	memset(p, 0, sizeof(*p));
+	if ((p->tf = calloc(b->nthr > 0 ? b->nthr : 1, sizeof(*p->tf))) == NULL)
+		pf_die(PF_EXIT_FAIL, "per-thread figures");
 	dut = d64(x->utime, y->utime);
 	dst = d64(x->stime, y->stime);
 	p->usr = 100.0 * (double)d64(x->utime - (x->guest_time <= x->utime ? x->guest_time : x->utime),
@@ -788,10 +922,10 @@ pid_fig(const struct snap *a, const struct snap *b, const struct samples *sm,
 		if (o == NULL) {
 			zero.have_ss = t->have_ss;
 			zero.have_cs = t->have_cs;
+			zero.have_ticks = t->have_ticks;
 			o = &zero;
 		}
 		p->nth++;
-		sum_ticks += (double)(d64(o->utime, t->utime) + d64(o->stime, t->stime));
 		p->iodelay += d64(o->blkio, t->blkio);
 		if (t->have_ss && o->have_ss) {
 			on = (double)d64(o->ss.run_ns, t->ss.run_ns) / 1e9;
@@ -802,14 +936,51 @@ pid_fig(const struct snap *a, const struct snap *b, const struct samples *sm,
 			on = (double)(d64(o->utime, t->utime) + d64(o->stime, t->stime)) / (double)hz;
 			rq = 0;
 		}
+		if (t->have_ticks && o->have_ticks)
+			sum_ticks += (double)(d64(o->utime, t->utime) + d64(o->stime, t->stime));
+		else
+			sum_ticks += on * (double)hz;
 		p->on += on;
 		p->rq += rq;
 		if (on + rq > 0.01 * T)
 			p->nact++;
+		{
+			struct tfig *tf = &p->tf[p->nth - 1];
+			struct pf_cls_thread ct;
+			const struct thr *f = o == &zero ? NULL : o;
+			double io = (double)d64(o->blkio, t->blkio) / (double)hz / T;
+
+			tf->t0 = f;
+			tf->t1 = t;
+			tf->on = on / T;
+			tf->rq = rq / T;
+			/* Without delay accounting, its share of D-state samples. */
+			if (f != NULL && f->smp > 0 && (double)f->smp_d / f->smp > io)
+				io = (double)f->smp_d / f->smp;
+			tf->io = io > 1 ? 1 : io;
+			tf->sw = -1;
+			if (t->have_cs && o->have_cs)
+				tf->sw = (double)(d64(o->vcs, t->vcs) + d64(o->nvcs, t->nvcs)) / T;
+			else if (t->have_ss && o->have_ss)
+				tf->sw = (double)d64(o->ss.slices, t->ss.slices) / T;
+			ct.on = tf->on;
+			ct.rq = tf->rq;
+			ct.io = tf->io;
+			ct.lock = f != NULL && strstr(f->wchan, "futex") != NULL;
+			ct.woke = on + rq > 0 || tf->sw > 0;
+			tf->state = pf_cls_thread_state(&ct);
+			p->nstate[tf->state]++;
+		}
 		if (t->have_cs && o->have_cs) {
 			p->have_cs = true;
 			p->cs += (double)d64(o->vcs, t->vcs);
 			p->ncs += (double)d64(o->nvcs, t->nvcs);
+			p->have_sw = true;
+			p->sw += (double)(d64(o->vcs, t->vcs) + d64(o->nvcs, t->nvcs));
+		} else if (t->have_ss && o->have_ss) {
+			/* Every switch in starts a slice: the switches, unsplit. */
+			p->have_sw = true;
+			p->sw += (double)d64(o->ss.slices, t->ss.slices);
 		}
 	}
 	/* schedstat "0 0 0" for busy tasks means it is switched off: use ticks. */
@@ -827,6 +998,7 @@ pid_fig(const struct snap *a, const struct snap *b, const struct samples *sm,
 		p->threads_lost = true;
 	p->cs /= T;
 	p->ncs /= T;
+	p->sw /= T;
 	p->wait = 100.0 * p->rq / T;
 	p->bio = (double)p->iodelay / (double)hz;
 	if (p->nact < 1)
@@ -868,7 +1040,7 @@ print_wchan(const char *proc_root, const struct snap *b, const struct samples *s
 		if ((end = calloc(1, sizeof(*end))) == NULL)
 			return;
 		for (i = 0; i < b->nthr && i < MAX_WCHAN; i++)
-			tally_wchan(end, proc_root, b->thr[i].tid);
+			tally_wchan(end, proc_root, b->thr[i].tid, NULL);
 		sm = end;
 	}
 	if (sm->nwchan == 0) {
@@ -923,6 +1095,8 @@ pid_flags(const struct cpufig *f, const struct pf_cls_box *box, const struct pid
 		flag(fl, "cgroup-v1");
 	if (cg->nested)
 		flag(fl, "container");
+	if (live.brief)
+		flag(fl, "threads-brief");
 	if (b->truncated)
 		flag(fl, "threads-truncated");
 	if (p->threads_lost)
@@ -941,12 +1115,14 @@ pid_inputs(const struct pidfig *p, double T, struct pf_cls_pid *in)
 	in->d_state = p->dfrac;
 	in->runq_wait = p->rq / T;
 	in->on_cpu = p->on / T;
+	in->runnable = (p->on + p->rq) / T;
+	in->runnable_share = (p->on + p->rq) / (T * p->nact);
 	in->threads_active = p->nact;
 	in->cpus = p->ncpu_eff;
 	in->util = p->util;
 	in->sysshare = p->sysshare;
-	in->have_cs = p->have_cs;
-	in->switches_s = p->cs + p->ncs;
+	in->have_cs = p->have_sw;
+	in->switches_s = p->sw;
 }
 
 /* A command that profiles one process gets its pid. */
@@ -972,6 +1148,8 @@ print_pid(const struct snap *a, const struct snap *b, const struct samples *sm,
 	kv("%guest", p->guest);
 	kv("%CPU", p->cpu);
 	kv("%wait", p->wait);
+	if (p->have_sw)
+		kv("switches/s", p->sw);
 	if (p->have_cs) {
 		kv("cswch/s", p->cs);
 		kv("nvcswch/s", p->ncs);
@@ -1002,6 +1180,95 @@ print_pid(const struct snap *a, const struct snap *b, const struct samples *sm,
 	print_psi(box->psi_some, box->psi_full);
 }
 
+/*
+ * Text from /proc made one printable word: a process names itself, and a
+ * name with a newline or a space must not become a line or a key of its
+ * own (a "class" line of its choosing) in a report that scripts parse.
+ */
+static void
+word(char *s)
+{
+	for (; *s != '\0'; s++)
+		if (*s <= ' ' || *s > '~')
+			*s = '?';
+}
+
+static void
+print_pid_head(const struct snap *a, double T)
+{
+	char comm[sizeof(a->proc.comm)];
+
+	snprintf(comm, sizeof(comm), "%s", a->proc.comm[0] ? a->proc.comm : "-");
+	word(comm);
+	printf("mode pid\n");
+	printf("pid %d\n", opt.pid);
+	printf("comm %s\n", comm);
+	kv("interval", T);
+}
+
+/* The threads most worth a look first: the busiest, then the most switching. */
+static int
+cmp_tfig(const void *x, const void *y)
+{
+	const struct tfig *a = x, *b = y;
+	double ba = a->on + a->rq + a->io, bb = b->on + b->rq + b->io;
+
+	if (ba != bb)
+		return ba < bb ? 1 : -1;
+	if (a->sw != b->sw)
+		return a->sw < b->sw ? 1 : -1;
+	return (a->t1->tid > b->t1->tid) - (a->t1->tid < b->t1->tid);
+}
+
+/*
+ * The per-thread table: how many threads are in each state, then the top
+ * opt.threads threads that are not idle, one line each, as pidstat -t
+ * shows them (percentages of one CPU), with the state the decision saw.
+ */
+static void
+print_threads(struct pidfig *p, const char *proc_root)
+{
+	struct pf_taskstat ts;
+	char wchan[64], comm[64];
+	int k, shown = 0, i;
+
+	printf("thread_states");
+	for (k = 0; k < PF_NTHR_STATE; k++)
+		printf(" %s=%u", pf_cls_thread_names[k], p->nstate[k]);
+	printf("\n");
+	qsort(p->tf, (size_t)p->nth, sizeof(*p->tf), cmp_tfig);
+	for (i = 0; i < p->nth && shown < opt.threads; i++)
+		if (p->tf[i].state != PF_THR_IDLE)
+			shown++;
+	printf("threads_shown %d\n", shown);
+	for (i = 0; i < p->nth && shown > 0; i++) {
+		const struct tfig *t = &p->tf[i];
+
+		if (t->state == PF_THR_IDLE)
+			continue;
+		shown--;
+		snprintf(comm, sizeof(comm), "-");
+		if (pf_taskstat_read(proc_root, opt.pid, t->t1->tid, &ts) == 0 && ts.comm[0])
+			snprintf(comm, sizeof(comm), "%s", ts.comm);
+		/* Where it slept while sampled, else where it sleeps now. */
+		snprintf(wchan, sizeof(wchan), "-");
+		if (t->t0 != NULL && t->t0->wchan[0])
+			snprintf(wchan, sizeof(wchan), "%s", t->t0->wchan);
+		else if (pf_proc_read(proc_root, opt.pid, t->t1->tid, "wchan", wchan,
+		    sizeof(wchan)) <= 0 || wchan[0] == '\0' || strcmp(wchan, "0") == 0)
+			snprintf(wchan, sizeof(wchan), "-");
+		wchan[strcspn(wchan, "\n")] = '\0';
+		word(comm);
+		word(wchan);
+		printf("thread %d state=%s %%CPU=%.2f %%wait=%.2f %%io=%.2f", t->t1->tid,
+		    pf_cls_thread_names[t->state], 100 * t->on, 100 * t->rq, 100 * t->io);
+		if (t->sw >= 0)
+			printf(" switches/s=%.2f", t->sw);
+		printf(" samples=%u wchan=%s comm=%s\n", t->t0 != NULL ? t->t0->smp : 0,
+		    wchan, comm);
+	}
+}
+
 static int
 classify_pid(const struct snap *a, const struct snap *b, const struct samples *sm,
     double T, long hz, const struct pf_cgroup *cg, bool delayacct, const char *proc1)
@@ -1017,14 +1284,11 @@ classify_pid(const struct snap *a, const struct snap *b, const struct samples *s
 	box_fig(a, b, T, &f, &in.box);
 	if (!a->alive)
 		pf_diex(PF_EXIT_FAIL, "pid %d: no such process at the start", opt.pid);
-	printf("mode pid\n");
-	printf("pid %d\n", opt.pid);
-	printf("comm %s\n", a->proc.comm[0] ? a->proc.comm : "-");
-	kv("interval", T);
 	if ((gone = pid_gone(a, b)) != NULL) {
 		printf("class EXITED\n");
 		printf("flags %s\n", gone);
 		printf("next none\n");
+		print_pid_head(a, T);
 		return PF_EXIT_FINDING;
 	}
 	pid_fig(a, b, sm, T, hz, &p);
@@ -1035,11 +1299,14 @@ classify_pid(const struct snap *a, const struct snap *b, const struct samples *s
 		flag(&fl, "competing-load");
 	pid_next(v.next, next, sizeof(next));
 
+	print_verdict(&v, &fl, next);
+	print_pid_head(a, T);
+	print_threads(&p, proc1);
 	print_pid(a, b, sm, &p, &f, &in.box, cg, T);
 	if (strcmp(v.cls, "OFF_CPU") == 0 || strcmp(v.cls, "IO_WAIT") == 0 ||
 	    strcmp(v.cls, "MIXED") == 0)
 		print_wchan(proc1, b, sm);
-	print_verdict(&v, &fl, next);
+	free(p.tf);
 	return PF_EXIT_OK;
 }
 
@@ -1119,10 +1386,11 @@ main(int argc, char **argv)
 		{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
 		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "sys-root", required_argument, NULL, OPT_SYS_ROOT },
+		{ "threads", required_argument, NULL, 't' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char shortopts[] = ":hi:p:";
+	static const char shortopts[] = ":hi:p:t:";
 	char proc0[PATH_MAX], proc1[PATH_MAX], sys1[PATH_MAX];
 	const char *p0, *p1, *s1;
 	struct snap a, b;
@@ -1155,6 +1423,11 @@ main(int argc, char **argv)
 			break;
 		case OPT_REPLAY:
 			opt.replay = optarg;
+			break;
+		case 't':
+			if (pf_parse_u64(optarg, 0, 1000, &v) == -1)
+				pf_usage_error(synopsis, "-t %s: want 0 to 1000 threads", optarg);
+			opt.threads = (int)v;
 			break;
 		case OPT_SYS_ROOT:
 			opt.sys_root = optarg;
@@ -1195,6 +1468,7 @@ main(int argc, char **argv)
 		pf_die(PF_EXIT_FAIL, "%s", p0);
 	if (pf_sysctl_long(p1, "sys/kernel/task_delayacct", &delay) == -1)
 		delay = 0;
+	live.delayacct = delay > 0;
 
 	memset(&cg, 0, sizeof(cg));
 	if (opt.pid != 0)
@@ -1209,6 +1483,7 @@ main(int argc, char **argv)
 			(void)pf_cgroup_find(p0, sys0, opt.pid, &cg0);
 		if (snap_read(&a, p0, &cg0, NULL) == -1)
 			pf_die(PF_EXIT_FAIL, "%s/stat", p0);
+		sm.first = &a;
 		replay_samples(&sm);
 	} else {
 		if (opt.pid != 0)
@@ -1219,6 +1494,7 @@ main(int argc, char **argv)
 			pf_diex(PF_EXIT_FAIL, "pid %d: no such process", opt.pid);
 		if (live.taskdir != -1 && a.nthr > SAMPLE_LIST_MAX)
 			sm.base = &a;
+		sm.first = &a;
 		t0 = now_s();
 		t_end = t0 + T;
 		for (next_t = t0 + 1.0 / SAMPLE_HZ; next_t < t_end - 0.001; next_t += 1.0 / SAMPLE_HZ) {

@@ -1,9 +1,13 @@
 /*
  * classify: the ordered rules.  The rules both modes share (hypervisor
- * steal, memory pressure) are written once and take the same place in
- * both tables.
+ * steal, memory pressure) are written once and head both tables, but in
+ * the process table steal, like the run-queue classes, applies only to a
+ * process whose threads mostly want a CPU: a process that mostly waits is
+ * never starved or oversubscribed because others keep the CPUs busy; its
+ * waits are what to profile.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "classify.h"
 
@@ -64,12 +68,53 @@ pf_classify_system(const struct pf_cls_system *in, struct pf_cls_verdict *v)
 		    "the latency is off-CPU or elsewhere: classify the slow service, then pf-offcpu");
 }
 
+/*
+ * Whether the process's active threads are runnable (on a CPU or queued
+ * for one) for at least half of the interval: only such a process can be
+ * short of CPU.
+ */
+static bool
+wants_cpu(const struct pf_cls_pid *in)
+{
+	return in->runnable_share >= 0.5;
+}
+
+/* The run-queue classes, below the I/O one. */
+static bool
+cpu_contention(const struct pf_cls_pid *in, struct pf_cls_verdict *v)
+{
+	bool queued = in->wait_share >= 0.2 && in->runq_wait >= 0.05;
+
+	if (!wants_cpu(in))
+		return false;
+	if (queued && in->threads_active > in->cpus && in->runnable > in->cpus &&
+	    in->util >= 0.3) {
+		/*
+		 * More threads want a CPU at once than it may use (on average,
+		 * not only more threads that ran at all), and it keeps a fair
+		 * part of those CPUs busy itself: the process queues behind
+		 * itself whatever else runs, and fewer threads is the fix.
+		 * Below that others hold the CPUs: starved, not oversubscribed.
+		 */
+		verdict(v, "CPU_BOUND_OVERSUBSCRIBED", "pf-record -p",
+		    "more runnable threads than CPUs: consider fewer threads");
+		v->competing_load = in->util < 0.7;
+		return true;
+	}
+	if (queued && in->util < 0.7) {
+		verdict(v, "STARVED_CPU", "pf-record -a",
+		    "others take its CPUs: find them (pidstat 1), check affinity and cgroup weights");
+		return true;
+	}
+	return false;
+}
+
 void
 pf_classify_pid(const struct pf_cls_pid *in, struct pf_cls_verdict *v)
 {
 	const struct pf_cls_box *b = &in->box;
 
-	if (starved_steal(b, v))
+	if (wants_cpu(in) && starved_steal(b, v))
 		return;
 	if (in->throttled_ratio >= 0.2 && in->wait_share >= 0.1)
 		verdict(v, "STARVED_THROTTLED", "pf-record -p",
@@ -79,17 +124,8 @@ pf_classify_pid(const struct pf_cls_pid *in, struct pf_cls_verdict *v)
 		    "memory pressure: check RSS against limits, memory.stat, vmstat 1");
 	else if (in->io_share >= 0.2 || in->d_state >= 0.2)
 		verdict(v, "IO_WAIT", "pf-offcpu -p", "iostat -xz 1; pidstat -d 1 shows who does the I/O");
-	else if (in->wait_share >= 0.2 && in->runq_wait >= 0.05 && in->threads_active > in->cpus) {
-		/*
-		 * More active threads than CPUs it may use: the process queues
-		 * behind itself whatever else runs, and fewer threads is the fix.
-		 */
-		verdict(v, "CPU_BOUND_OVERSUBSCRIBED", "pf-record -p",
-		    "more runnable threads than CPUs: consider fewer threads");
-		v->competing_load = in->util < 0.7;
-	} else if (in->wait_share >= 0.2 && in->runq_wait >= 0.05 && in->util < 0.7)
-		verdict(v, "STARVED_CPU", "pf-record -a",
-		    "others take its CPUs: find them (pidstat 1), check affinity and cgroup weights");
+	else if (cpu_contention(in, v))
+		return;
 	else if (in->util >= 0.7)
 		verdict(v, in->sysshare >= 0.5 ? "ON_CPU_KERNEL" : "ON_CPU_USER", "pf-record -p", NULL);
 	else if (in->util >= 0.3)
@@ -97,5 +133,30 @@ pf_classify_pid(const struct pf_cls_pid *in, struct pf_cls_verdict *v)
 	else if (in->on_cpu < 0.02 && (!in->have_cs || in->switches_s < 10))
 		verdict(v, "IDLE", "none", "nothing to profile: check that the workload is being driven");
 	else
-		verdict(v, "OFF_CPU", "pf-offcpu -p", NULL);
+		verdict(v, "OFF_CPU", "pf-offcpu -p",
+		    "its threads mostly wait: the thread lines say on what (lock, disk, sleep)");
+	/* A waiting process slowed by its wake-ups' queueing says so. */
+	if (strcmp(v->cls, "OFF_CPU") == 0 || strcmp(v->cls, "IO_WAIT") == 0 ||
+	    strcmp(v->cls, "MIXED") == 0)
+		v->competing_load = in->wait_share >= 0.2 && in->runq_wait >= 0.05;
+}
+
+const char *const pf_cls_thread_names[PF_NTHR_STATE] = {
+	"running", "runnable", "disk", "lock", "sleep", "idle",
+};
+
+int
+pf_cls_thread_state(const struct pf_cls_thread *in)
+{
+	double off = 1 - in->on - in->rq - in->io;
+
+	if (!in->woke && in->io < 0.01)
+		return in->lock ? PF_THR_LOCK : PF_THR_IDLE;
+	if (in->on >= in->rq && in->on >= in->io && in->on >= off)
+		return PF_THR_RUNNING;
+	if (in->rq >= in->io && in->rq >= off)
+		return PF_THR_RUNNABLE;
+	if (in->io >= off)
+		return PF_THR_DISK;
+	return in->lock ? PF_THR_LOCK : PF_THR_SLEEP;
 }

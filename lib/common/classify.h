@@ -38,6 +38,8 @@ struct pf_cls_pid {
 	double d_state;			/* share of thread samples in D */
 	double runq_wait;		/* run-queue seconds per second */
 	double on_cpu;			/* CPU seconds per second */
+	double runnable;		/* on_cpu + runq_wait: threads wanting a CPU */
+	double runnable_share;		/* runnable / active threads: the rest waits */
 	int threads_active;
 	double cpus;			/* CPUs it may use */
 	double util;			/* on_cpu / min(active threads, cpus) */
@@ -56,6 +58,30 @@ struct pf_cls_verdict {
 	const char *hint;
 	bool competing_load;		/* raise the competing-load flag */
 };
+
+/*
+ * One thread over the interval, in shares of the interval: on a CPU,
+ * runnable and waiting for one, waiting for the disk (block I/O delay, or
+ * its D-state samples), the rest asleep.
+ */
+struct pf_cls_thread {
+	double on, rq, io;
+	bool lock;			/* its wait channel is a futex */
+	bool woke;			/* it was switched in at all */
+};
+
+/* The states a thread is put in, in the order pf_cls_thread_state uses. */
+enum { PF_THR_RUNNING, PF_THR_RUNNABLE, PF_THR_DISK, PF_THR_LOCK, PF_THR_SLEEP,
+    PF_THR_IDLE, PF_NTHR_STATE };
+
+extern const char *const pf_cls_thread_names[PF_NTHR_STATE];
+
+/*
+ * Where a thread spent most of the interval: running, runnable, disk,
+ * lock or sleep; idle when it was never switched in and did not wait for
+ * the disk (a lock waiter blocked throughout is lock, not idle).
+ */
+int pf_cls_thread_state(const struct pf_cls_thread *in);
 
 /* The system mode table, first match wins. */
 void pf_classify_system(const struct pf_cls_system *in, struct pf_cls_verdict *v);

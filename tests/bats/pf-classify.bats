@@ -91,15 +91,28 @@ near() {
 	[ "$(value psi_io_some)" = "$want" ] || fail "psi_io_some $(value psi_io_some), want $want"
 }
 
-@test "the report is key value lines ending with class, flags and next" {
+@test "the report is key value lines beginning with class, flags and next" {
 	run -0 pf-classify --replay "$FX/pid-on-cpu-kernel"
 	local bad
 	bad=$(awk 'NF < 2 || $1 !~ /^[%a-zA-Z_\/]+$/' <<<"$output")
 	[ -z "$bad" ] || fail "not key value: $bad"
+	[ "$(head -n 3 <<<"$output" | awk '{ printf "%s ", $1 }')" = "class flags next " ] ||
+		fail "verdict not first: $output"
+	# The thread lines: "thread TID key=value ...", nothing else.
+	bad=$(awk '$1 == "thread" && ($2 !~ /^[0-9]+$/ || NF < 3) { print; next }
+		$1 == "thread" { for (i = 3; i <= NF; i++) if ($i !~ /^[%a-zA-Z_\/]+=[^ ]+$/) print }' <<<"$output")
+	[ -z "$bad" ] || fail "not thread TID key=value: $bad"
+	assert_line --regexp '^thread [0-9]+ state=running '
 	[ "$(value class)" = ON_CPU_KERNEL ]
 	[ "$(value next)" = pf-record ]
 	assert_line "next pf-record -p $(cat "$FX/pid-on-cpu-kernel/pid")"
 	assert_line --regexp '^flags [a-z0-9,-]+$'
+	run -0 pf-classify --replay "$FX/sys-idle"
+	[ "$(head -n 3 <<<"$output" | awk '{ printf "%s ", $1 }')" = "class flags next " ] ||
+		fail "system mode: verdict not first: $output"
+	run -1 pf-classify --replay "$FX/pid-exited"
+	[ "$(head -n 3 <<<"$output" | awk '{ printf "%s ", $1 }')" = "class flags next " ] ||
+		fail "EXITED: verdict not first: $output"
 }
 
 @test "each class recommends its next tool" {
@@ -115,6 +128,50 @@ near() {
 		run -0 pf-classify --replay "$FX/$d"
 		[[ "$(grep '^next ' <<<"$output")" == "next ${want[$d]}"* ]] || fail "$d: $(grep '^next ' <<<"$output")"
 	done
+}
+
+@test "the thread lines are each thread's schedstat deltas, busiest first, with its state" {
+	local d=$FX/pid-cpu-bound-oversubscribed pid T want got
+	pid=$(cat "$d/pid")
+	T=$(cat "$d/interval")
+	run -0 pf-classify --replay "$d"
+	assert_line "thread_states running=1 runnable=2 disk=0 lock=0 sleep=0 idle=0"
+	assert_line "threads_shown 3"
+	# %CPU and %wait of each thread: fields 1 and 2 of its schedstat, t1 - t0,
+	# in percent of the interval; ordered by their sum, largest first.
+	want=$(for t in "$d"/t1/proc/"$pid"/task/*; do
+		t=${t##*/}
+		paste "$d/t0/proc/$pid/task/$t/schedstat" "$d/t1/proc/$pid/task/$t/schedstat" |
+		    awk -v t="$t" -v T="$T" '{ on = ($4 - $1) / 1e9 / T; rq = ($5 - $2) / 1e9 / T
+			printf "%.6f thread %s %%CPU=%.2f %%wait=%.2f\n", on + rq, t, 100 * on, 100 * rq }'
+	done | sort -rn | cut -d' ' -f2-)
+	got=$(awk '$1 == "thread" { print $1, $2, $4, $5 }' <<<"$output")
+	[ "$got" = "$want" ] || fail "got $got, want $want"
+	# -t caps the lines, -t 0 leaves them out; the counts stay.
+	run -0 pf-classify --replay "$d" -t 1
+	[ "$(grep -c '^thread ' <<<"$output")" -eq 1 ]
+	assert_line "threads_shown 1"
+	assert_line --regexp '^thread_states running=1 runnable=2 '
+	[ "$(grep '^thread ' <<<"$output" | cut -d' ' -f1-2,4-5)" = "$(head -n 1 <<<"$want")" ]
+	run -0 pf-classify --replay "$d" --threads 0
+	refute_line --regexp '^thread '
+	assert_line "threads_shown 0"
+}
+
+@test "a process or thread name cannot forge a line of the report" {
+	local d=$BATS_TEST_TMPDIR/r pid f
+	cp -r "$FX/pid-on-cpu-kernel" "$d"
+	pid=$(cat "$d/pid")
+	# comm may hold any byte but NUL: a newline and a line of its choosing
+	for f in "$d"/t[01]/proc/"$pid"/stat "$d"/t[01]/proc/"$pid"/task/*/stat; do
+		sed -i 's/(cls-syscall)/(x\nclass IDLE)/' "$f"
+	done
+	grep -q '^class IDLE)' "$d/t0/proc/$pid/stat"
+	run -0 pf-classify --replay "$d"
+	[ "$(grep -c '^class ' <<<"$output")" -eq 1 ] || fail "forged: $output"
+	assert_line "class ON_CPU_KERNEL"
+	assert_line "comm x?class?IDLE"
+	assert_line --regexp '^thread [0-9]+ state=running .* comm=x\?class\?IDLE$'
 }
 
 @test "a throttled process shows the cgroup's throttling figures" {
@@ -178,7 +235,7 @@ near() {
 
 @test "bad intervals and pids are usage errors" {
 	local a
-	for a in "-i 0" "-i 61" "-i abc" "-i 5x" "-p 0" "-p abc" "-p -3" "extra"; do
+	for a in "-i 0" "-i 61" "-i abc" "-i 5x" "-p 0" "-p abc" "-p -3" "-t 1001" "-t -1" "-t x" "extra"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr -2 pf-classify $a
 		[[ "${stderr_lines[0]}" == "pf-classify: "* ]] || fail "$a: ${stderr_lines[0]}"
@@ -269,6 +326,12 @@ many_threads() {
 		[ "$(find "/proc/$p/task" -mindepth 1 -maxdepth 1 | wc -l)" -ge "$n" ] && break
 		sleep 0.05
 	done
+	# and until each has run once (a schedstat slice): a thread's first
+	# switch onto a CPU is not what these tests count.
+	for _ in $(seq 100); do
+		awk '$3 == 0 { z = 1 } END { exit z }' /proc/"$p"/task/*/schedstat 2>/dev/null && break
+		sleep 0.05
+	done
 	output=$(pf-classify -i 2 -p "$p") || true
 	kill "$p" 2>/dev/null || true
 	wait "$p" 2>/dev/null || true
@@ -278,7 +341,10 @@ many_threads() {
 	many_threads 300 1000000
 	[ "$(value threads)" = 300 ] || fail "threads: $output"
 	[ "$(value class)" = IDLE ] || fail "class: $output"
-	[ "$(value cswch/s)" = 0.00 ] || fail "switches of sleeping threads: $output"
+	[ "$(value switches/s)" = 0.00 ] || fail "switches of sleeping threads: $output"
+	# Above 256 threads they are read in brief, and the output says so.
+	grep -qE '^flags .*threads-brief' <<<"$output" || fail "not brief: $output"
+	! grep -q '^cswch/s ' <<<"$output" || fail "a voluntary count from brief reads: $output"
 	[ "$(value state_samples)" -ge 10 ] || fail "state samples: $output"
 	[ "$(value d_state)" = 0.00 ] || fail "d_state: $output"
 }
@@ -287,8 +353,8 @@ many_threads() {
 	many_threads 300 100
 	[ "$(value threads)" = 300 ] || fail "threads: $output"
 	# 300 threads x at most 10 sleeps a second; a loaded box wakes them late
-	awk -v c="$(value cswch/s)" 'BEGIN { exit !(c >= 1200 && c <= 3300) }' ||
-	    fail "cswch/s of 300 threads at 10 Hz: $output"
+	awk -v c="$(value switches/s)" 'BEGIN { exit !(c >= 1200 && c <= 3300) }' ||
+	    fail "switches/s of 300 threads at 10 Hz: $output"
 }
 
 @test "live: an fsync loop on a disk is IO_WAIT" {
@@ -381,4 +447,72 @@ sysstat() {
 	done
 	cat "$BATS_TEST_TMPDIR/mpstat"
 	false
+}
+
+# contended WANT_RUNQ CMD...: with both CPUs kept busy by two spinners (as
+# in the drill: other processes, at the workload's own priority), start
+# CMD and classify it for 3 s; pf-classify itself is favoured so that it
+# starts and ends on time.  Leaves the report in $output.
+contended() {
+	local s1 s2 p
+	"$WORKLOADS/cls-spin" 1 30 &
+	s1=$!
+	"$WORKLOADS/cls-spin" 1 30 &
+	s2=$!
+	"$@" &
+	p=$!
+	sleep 0.5
+	output=$("${FAVOURED[@]}" pf-classify -i 3 -p "$p") || true
+	kill "$p" "$s1" "$s2" 2>/dev/null || true
+	wait "$p" "$s1" "$s2" 2>/dev/null || true
+}
+
+# queued: the run-queue wait the old rule fired on (wait share 0.2 and 5 %
+# of a CPU), i.e. the CPUs really were contended in this attempt.
+queued() {
+	awk -v w="$(value wait_share)" -v q="$(value runq_wait)" 'BEGIN { exit !(w >= 0.2 && q >= 0.05) }'
+}
+
+@test "live: a service waiting on fsync and a mutex, with the CPUs kept busy by others, is waiting and gets pf-offcpu" {
+	[ "$(nproc)" -le 2 ] || skip "needs at most 2 CPUs for two spinners to fill them, have $(nproc)"
+	local dir=${PF_DISK_DIR:-/var/tmp} try
+	[ "$(stat -f -c %T "$dir")" != tmpfs ] || skip "$dir is tmpfs: set PF_DISK_DIR to a disk-backed directory"
+	for try in 1 2 3; do
+		contended "$WORKLOADS/cls-service" "$dir/pf-classify-svc.$$" 10
+		if ! queued; then
+			echo "try $try: the CPUs were not contended: $(value wait_share) $(value runq_wait)" >&3
+			continue
+		fi
+		# Before the per-thread decision: CPU_BOUND_OVERSUBSCRIBED.
+		case $(value class) in
+		OFF_CPU | IO_WAIT) ;;
+		*) fail "class $(value class), want OFF_CPU or IO_WAIT: $output" ;;
+		esac
+		grep -q '^next pf-offcpu -p [0-9]*$' <<<"$output" || fail "next: $output"
+		# and the thread lines say on what it waits
+		grep -qE '^thread [0-9]+ state=(lock|disk) ' <<<"$output" || fail "no lock or disk thread: $output"
+		return 0
+	done
+	fail "the CPUs were never contended: $output"
+}
+
+@test "live: a sleeper woken late on busy CPUs is OFF_CPU, not STARVED_CPU" {
+	[ "$(nproc)" -le 2 ] || skip "needs at most 2 CPUs for two spinners to fill them, have $(nproc)"
+	local try
+	for try in 1 2 3; do
+		# A little below the spinners' priority: each wake-up waits for one.
+		contended nice -n 5 "$WORKLOADS/cls-sleeper" 30 10
+		# Judge only an interval where it queued (what made it STARVED_CPU)
+		# but slept more than it queued (else STARVED_CPU is right).
+		if ! queued || ! awk -v q="$(value runq_wait)" -v o="$(value on_cpu)" 'BEGIN { exit !(q + o < 0.4) }'; then
+			echo "try $try: not the case: wait_share $(value wait_share) runq_wait $(value runq_wait)" >&3
+			continue
+		fi
+		[ "$(value class)" = OFF_CPU ] || fail "class $(value class), want OFF_CPU: $output"
+		grep -q '^next pf-offcpu -p [0-9]*$' <<<"$output" || fail "next: $output"
+		# The queueing is still reported, as a flag.
+		grep -qE '^flags .*competing-load' <<<"$output" || fail "flags: $output"
+		return 0
+	done
+	fail "no interval with the sleeper queued but mostly asleep: $output"
 }

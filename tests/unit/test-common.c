@@ -515,6 +515,35 @@ test_htab(void)
 	CHECK(t.slots == NULL && t.n == 0, "free");
 }
 
+/* Each thread is put in the state it spent most of the interval in. */
+static void
+test_classify_thread(void)
+{
+	static const struct {
+		const char *what;
+		int want;
+		struct pf_cls_thread in;
+	} t[] = {
+		{ "spinner", PF_THR_RUNNING, { .on = 0.9, .rq = 0.1, .woke = true } },
+		{ "queued", PF_THR_RUNNABLE, { .on = 0.3, .rq = 0.6, .woke = true } },
+		{ "fsync", PF_THR_DISK, { .on = 0.05, .rq = 0.1, .io = 0.6, .woke = true } },
+		{ "mutex waiter", PF_THR_LOCK, { .on = 0.01, .rq = 0.1, .lock = true, .woke = true } },
+		{ "sleeper", PF_THR_SLEEP, { .on = 0.001, .rq = 0.3, .woke = true } },
+		{ "blocked on a lock throughout", PF_THR_LOCK, { .lock = true } },
+		{ "asleep throughout", PF_THR_IDLE, { .woke = false } },
+		{ "in D throughout", PF_THR_DISK, { .io = 1 } },
+		{ "ties go to running", PF_THR_RUNNING, { .on = 0.5, .rq = 0.5, .woke = true } },
+	};
+	size_t k;
+	int got;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		got = pf_cls_thread_state(&t[k].in);
+		CHECK(got == t[k].want, "thread %s: %s, want %s", t[k].what,
+		    pf_cls_thread_names[got], pf_cls_thread_names[t[k].want]);
+	}
+}
+
 static void
 test_classify(void)
 {
@@ -553,7 +582,12 @@ test_classify(void)
 		struct pf_cls_pid in;
 	} pid[] = {
 		{ "steal first", "STARVED_STEAL", "none", false,
-		  { .box.steal = 10, .util = 0.9, .throttled_ratio = 1, .wait_share = 1 } },
+		  { .box.steal = 10, .util = 0.9, .throttled_ratio = 1, .wait_share = 1,
+		    .runnable_share = 0.5 } },
+		/* One steal rule, for a process that wants a CPU; one that waits is waiting. */
+		{ "steal, mostly waiting", "OFF_CPU", "pf-offcpu -p", false,
+		  { .box.steal = 30, .throttled_ratio = -1, .on_cpu = 0.04, .util = 0.02,
+		    .runnable = 0.1, .runnable_share = 0.49, .have_cs = true, .switches_s = 200 } },
 		{ "throttled", "STARVED_THROTTLED", "pf-record -p", false,
 		  { .throttled_ratio = 0.2, .wait_share = 0.1, .box.oom_kills = 1 } },
 		{ "throttled without waiting", "MEMORY", "none", false,
@@ -565,13 +599,50 @@ test_classify(void)
 		{ "d state", "IO_WAIT", "pf-offcpu -p", false, { .throttled_ratio = -1, .d_state = 0.2 } },
 		{ "oversubscribed", "CPU_BOUND_OVERSUBSCRIBED", "pf-record -p", false,
 		  { .throttled_ratio = -1, .wait_share = 0.2, .runq_wait = 0.05,
-		    .threads_active = 5, .cpus = 4, .util = 0.9 } },
+		    .threads_active = 5, .cpus = 4, .util = 0.9, .runnable = 4.5,
+		    .runnable_share = 0.9 } },
 		{ "oversubscribed, competing", "CPU_BOUND_OVERSUBSCRIBED", "pf-record -p", true,
 		  { .throttled_ratio = -1, .wait_share = 0.2, .runq_wait = 0.05,
-		    .threads_active = 5, .cpus = 4, .util = 0.5 } },
+		    .threads_active = 5, .cpus = 4, .util = 0.5, .runnable = 4.1,
+		    .runnable_share = 0.82 } },
+		/* More threads ran than it has CPUs, but fewer wanted one at once. */
+		{ "many threads, few runnable", "STARVED_CPU", "pf-record -a", false,
+		  { .throttled_ratio = -1, .wait_share = 0.5, .runq_wait = 0.5,
+		    .threads_active = 5, .cpus = 4, .util = 0.3, .runnable = 3,
+		    .runnable_share = 0.6 } },
+		/* One thread cannot queue behind itself, whatever the rounding. */
+		{ "one thread, runnable over 1", "STARVED_CPU", "pf-record -a", false,
+		  { .throttled_ratio = -1, .wait_share = 0.54, .runq_wait = 0.63,
+		    .threads_active = 1, .cpus = 1, .util = 0.53, .on_cpu = 0.53,
+		    .runnable = 1.16, .runnable_share = 1.16 } },
+		/* Others hold the CPUs it queues for: starved, not oversubscribed. */
+		{ "runnable threads, little CPU", "STARVED_CPU", "pf-record -a", false,
+		  { .throttled_ratio = -1, .wait_share = 0.9, .runq_wait = 2.7,
+		    .threads_active = 4, .cpus = 2, .util = 0.1, .on_cpu = 0.2,
+		    .runnable = 2.9, .runnable_share = 0.73 } },
 		{ "starved", "STARVED_CPU", "pf-record -a", false,
 		  { .throttled_ratio = -1, .wait_share = 0.2, .runq_wait = 0.05,
-		    .threads_active = 2, .cpus = 4, .util = 0.5 } },
+		    .threads_active = 2, .cpus = 4, .util = 0.5, .runnable = 1.3,
+		    .runnable_share = 0.65 } },
+		/*
+		 * A sleeper woken late on busy CPUs: the old rule (wait share
+		 * and run-queue wait, util low) made it STARVED_CPU.
+		 */
+		{ "sleeper under contention", "OFF_CPU", "pf-offcpu -p", true,
+		  { .throttled_ratio = -1, .wait_share = 0.99, .runq_wait = 0.25,
+		    .threads_active = 1, .cpus = 2, .util = 0.001, .on_cpu = 0.001,
+		    .runnable = 0.25, .runnable_share = 0.25, .have_cs = true,
+		    .switches_s = 40 } },
+		/*
+		 * The drill: a service at 4 % whose threads wait in fsync and on
+		 * a mutex, with more active threads than CPUs and others keeping
+		 * the CPUs busy (was CPU_BOUND_OVERSUBSCRIBED).
+		 */
+		{ "waiting service under contention", "OFF_CPU", "pf-offcpu -p", true,
+		  { .throttled_ratio = -1, .wait_share = 0.96, .runq_wait = 1.1,
+		    .d_state = 0.05, .threads_active = 4, .cpus = 2, .util = 0.02,
+		    .on_cpu = 0.04, .runnable = 1.14, .runnable_share = 0.28,
+		    .have_cs = true, .switches_s = 3000 } },
 		{ "on cpu user", "ON_CPU_USER", "pf-record -p", false,
 		  { .throttled_ratio = -1, .util = 0.7, .sysshare = 0.49 } },
 		{ "on cpu kernel", "ON_CPU_KERNEL", "pf-record -p", false,
@@ -607,6 +678,7 @@ test_classify(void)
 	CHECK(v.hint && strstr(v.hint, "hypervisor"), "system steal hint");
 	pf_classify_pid(&pid[0].in, &v);
 	CHECK(v.hint && strstr(v.hint, "hypervisor"), "pid steal hint");
+	test_classify_thread();
 }
 
 static void
