@@ -223,6 +223,12 @@ alpha_share() {
 	echo "# under pf-offcpu: $((outs / 10)) switch-outs/s recorded over the 10 s window" >&3
 	# The rate cap used to stop it after some 50,000: all ten seconds are here.
 	[ "$outs" -gt 300000 ] || fail "only $outs switch-outs in 10 s"
+	# What stays in memory is the sums, not the switches: kept one by one,
+	# the samples and switch records of 300,000 switch-outs pass 40 MB.
+	local raw
+	raw=$(awk '/ stats: / { for (i = 1; i < NF; i++) if ($i == "raw-bytes") print $(i + 1) }' <<< "$stderr")
+	echo "# raw records kept at the end: $raw bytes" >&3
+	[ "$raw" -lt 1048576 ] || fail "raw records $raw bytes"
 }
 
 @test "above the rate cap the blocked-time shares stay within 7 points of a run below it" {
