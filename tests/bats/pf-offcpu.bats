@@ -188,6 +188,20 @@ assert_split() {
 	assert_equal "${stderr_lines[0]}" "pf-offcpu: --rate-cap 50001: above the ceiling of 50000 switches/s"
 }
 
+@test "summed above the rate cap, a command's blocked time keeps its 60/40 split and its total" {
+	# --rate-cap 1: off-split's 40 switches a second are above it, so the
+	# sums are checked against the designed figures, not another recording.
+	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu --rate-cap 1 -d 10 -o "$BATS_TEST_TMPDIR/s.txt" -- "$OFF" 2
+	run -0 valid_stream "$BATS_TEST_TMPDIR/s.txt"
+	assert_output target-exit
+	grep -Eq ' aggregated=[1-9][0-9]* stop=target-exit ' "$BATS_TEST_TMPDIR/s.txt" ||
+		fail "trailer: $(tail -1 "$BATS_TEST_TMPDIR/s.txt")"
+	# Some 80 intervals in a handful of samples, the same total as unsummed.
+	[ "$(grep -c ' offcpu-time: $' "$BATS_TEST_TMPDIR/s.txt")" -le 4 ] ||
+		fail "$(grep -c ' offcpu-time: $' "$BATS_TEST_TMPDIR/s.txt") samples"
+	assert_split "$BATS_TEST_TMPDIR/s.txt" 1 1.85 2.05
+}
+
 # switch_rate: the context switches a second off-switch makes alone here.
 switch_rate() {
 	"$SW" 1 | awk '{ printf "%.0f\n", $6 / ($4 / 1e9) }'
