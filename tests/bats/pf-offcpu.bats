@@ -202,9 +202,12 @@ assert_split() {
 	assert_split "$BATS_TEST_TMPDIR/s.txt" 1 1.85 2.05
 }
 
-# switch_rate: the context switches a second off-switch makes alone here.
+# switch_rate: the context switches a second off-switch makes alone here,
+# the best of three one-second runs (other jobs on the host slow some).
 switch_rate() {
-	"$SW" 1 | awk '{ printf "%.0f\n", $6 / ($4 / 1e9) }'
+	local _
+	for _ in 1 2 3; do "$SW" 1; done |
+		awk '{ r = $6 / ($4 / 1e9); if (r > m) m = r } END { printf "%.0f\n", m }'
 }
 
 # alpha_share STREAM: sw_alpha's percentage of sw_alpha + sw_beta blocked time.
@@ -246,16 +249,17 @@ alpha_share() {
 }
 
 @test "above the rate cap the blocked-time shares stay within 7 points of a run below it" {
-	local rate ref high
-	rate=$(switch_rate)
-	[ "$rate" -ge 100000 ] || skip "this host reaches only $rate switches/s"
-	# Below the cap: 2000 rounds a second, some 6000 switches.
-	run -0 --separate-stderr pf-offcpu -d 4 -o "$BATS_TEST_TMPDIR/lo.txt" -- "$SW" -r 2000 5
+	local ref high
+	echo "# off-switch alone: $(switch_rate) switches/s" >&3
+	# Real-time (as root) in both runs, so that a woken thread runs at once:
+	# on a busy host a few waits for a CPU would otherwise tip the shares.
+	# Below the cap: 8000 rounds a second, some 27,000 switches.
+	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu -d 4 -o "$BATS_TEST_TMPDIR/lo.txt" -- "$SW" -r 8000 5
 	! grep -q ' aggregated=' "$BATS_TEST_TMPDIR/lo.txt" || fail "the reference run was summed"
 	ref=$(alpha_share "$BATS_TEST_TMPDIR/lo.txt")
 	# Above it: as fast as it goes, which under pf-offcpu on a loaded host
 	# may be below 50,000 a second, so the cap is lowered to be sure.
-	run -0 --separate-stderr pf-offcpu -d 4 --rate-cap 10000 --stats -o "$BATS_TEST_TMPDIR/hi.txt" -- "$SW" 5
+	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu -d 4 --rate-cap 10000 --stats -o "$BATS_TEST_TMPDIR/hi.txt" -- "$SW" 5
 	grep -q ' aggregated=' "$BATS_TEST_TMPDIR/hi.txt" || fail "not above the cap: $(tail -1 "$BATS_TEST_TMPDIR/hi.txt")"
 	local outs
 	outs=$(awk '/ stats: / { for (i = 1; i < NF; i++) if ($i == "switch-outs") print $(i + 1) }' <<< "$stderr")
