@@ -10,8 +10,10 @@
  * thread was preempted) and switch-in.  After the window the per-CPU
  * records are merged by time and each switch-out sample is paired with the
  * thread's next switch-in: the difference is the blocked time, written as
- * the sample's period with event name offcpu-time.  The window itself only
- * drains rings; pairing, symbols and text come after it.
+ * the sample's period with event name offcpu-time.  Up to the rate cap the
+ * window itself only drains rings; pairing, symbols and text come after
+ * it.  Above the cap the intervals are paired and summed per thread and
+ * stack during the window, so memory and output stay bounded.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -61,8 +63,8 @@ static const char help[] =
     "      --include-preempted count time spent preempted (runnable) too\n"
     "      --min-block US      ignore blocks shorter than US microseconds (default 1)\n"
     "      --max-block US      ignore blocks longer than US microseconds\n"
-    "      --rate-cap N        stop above N context switches per second\n"
-    "                          (default and ceiling 50000)\n"
+    "      --rate-cap N        above N context switches per second, sum blocked\n"
+    "                          time per thread and stack (default and ceiling 50000)\n"
     "  -o, --output FILE       write to FILE (created 0600) instead of stdout\n"
     "      --force             replace an existing FILE\n"
     "      --max-size SIZE     cap on the output, trailer included (default 64M, ceiling 1G)\n"
@@ -177,7 +179,7 @@ header(struct pf_recorder *r, struct pf_buf *h, const char *when)
 	else
 		pf_buf_puts(h, "fp");
 	pf_buf_printf(h, " preempted=%s min-block=%lluus max-block=%s kernel-symbols=%s "
-	    "start=%s\n", include_preempted ? "included" : "excluded",
+	    "above-rate-cap=sum start=%s\n", include_preempted ? "included" : "excluded",
 	    (unsigned long long)(min_block_ns / 1000), maxb, ksyms_visible ? "yes" : "no", when);
 	if (!ksyms_visible)
 		pf_buf_printf(h, "# pf-offcpu: kernel frames unnamed: /proc/kallsyms shows no "
@@ -191,6 +193,16 @@ header(struct pf_recorder *r, struct pf_buf *h, const char *when)
  * sample opens an interval, the SWITCH-OUT record that follows it says
  * whether it was a preemption, the next SWITCH-IN closes it, an EXIT
  * record drops it.
+ *
+ * Up to the rate cap this happens once, after the window, and each
+ * interval is one sample.  Above it (over_rate) the records are paired
+ * during the window, after every drain, up to the newest time the
+ * previous drain saw (every ring has passed it since), and each interval
+ * is added to the sum of its thread and stack: the records paired are
+ * dropped, so what is kept grows with the distinct stacks and the records
+ * of one drain, not with the switches.  The whole window is summed then,
+ * not only its part above the cap, so every sample of the output means
+ * the same.
  */
 
 enum { K_SAMPLE, K_OUT, K_IN, K_EXIT };
@@ -206,8 +218,28 @@ struct open {
 	uint32_t tid;
 	bool preempt;
 	uint64_t off;		/* the sample's offset; UINT64_MAX when none */
-	uint64_t time;
+	uint64_t time;		/* 0: no interval open */
 };
+
+/* The open intervals, one per thread seen, indexed by tid (htab.h). */
+static struct {
+	struct open *v;
+	size_t n, cap;
+	struct pf_htab index;
+} opens;
+
+/* Above the rate cap: one sample per thread and stack, with its summed time. */
+static struct {
+	struct pf_buf samples;	/* the first sample of each, as in pf_rawrec */
+	struct pf_rawref *v;	/* its offset there, and the sum */
+	size_t n, cap;
+	struct pf_htab index;
+} sums;
+
+static bool aggregating;
+static uint64_t seen_max;	/* the newest record time seen by the last drain */
+static uint64_t folded_lo;	/* samples and exits from this time on are not paired yet */
+static size_t seen_samples, seen_switches;	/* bytes of rec already looked at */
 
 static int
 cmp_item(const void *a, const void *b)
@@ -221,72 +253,129 @@ cmp_item(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The open intervals, one per thread seen, indexed by tid (htab.h). */
-struct opens {
-	struct open *v;		/* room for one per item: no thread more */
-	size_t n;
-	struct pf_htab index;
-};
-
-/* The open interval of tid, a new empty one (off 0, time 0) if none. */
+/* The open interval of tid, a new empty one if none.  NULL with ENOMEM. */
 static struct open *
-open_slot(struct opens *o, uint32_t tid)
+open_slot(uint32_t tid)
 {
 	uint64_t h = pf_hash_u64(tid);
-	struct pf_htab_slot *s = pf_htab_claim(&o->index, h, pf_htab_u64_eq, NULL);
+	struct pf_htab_slot *s;
 
-	if (s == NULL)
-		pf_die(PF_EXIT_FAIL, "pairing");
+	if (opens.index.slots == NULL && pf_htab_init(&opens.index, 64) == -1)
+		return NULL;
+	if ((s = pf_htab_claim(&opens.index, h, pf_htab_u64_eq, NULL)) == NULL)
+		return NULL;
 	if (s->idx)
-		return &o->v[s->idx - 1];
-	o->v[o->n].tid = tid;
-	pf_htab_set(&o->index, s, h, o->n);
-	return &o->v[o->n++];
+		return &opens.v[s->idx - 1];
+	if (opens.n == opens.cap) {
+		size_t c = opens.cap ? 2 * opens.cap : 64;
+		struct open *v = reallocarray(opens.v, c, sizeof(*v));
+
+		if (v == NULL)
+			return NULL;
+		opens.v = v;
+		opens.cap = c;
+	}
+	opens.v[opens.n] = (struct open){ .tid = tid };
+	pf_htab_set(&opens.index, s, h, opens.n);
+	return &opens.v[opens.n++];
+}
+
+static bool
+sum_eq(const void *arg, size_t idx)
+{
+	const struct pf_rawsample *a = arg;
+	const struct pf_rawsample *b = (const void *)(sums.samples.data + sums.v[idx].off);
+
+	return a->tid == b->tid && a->pid == b->pid && a->nr == b->nr &&
+	    memcmp(a + 1, b + 1, (size_t)a->nr * 8) == 0;
+}
+
+/* Add ns to the sum of s's thread and stack.  -1 with ENOMEM. */
+static int
+sum_add(const struct pf_rawsample *s, uint64_t ns)
+{
+	uint64_t h = pf_hash_u64(pf_hash(s + 1, (size_t)s->nr * 8) ^
+	    ((uint64_t)s->pid << 32 | s->tid));
+	struct pf_htab_slot *sl;
+
+	if (sums.index.slots == NULL && pf_htab_init(&sums.index, 1024) == -1)
+		return -1;
+	if ((sl = pf_htab_claim(&sums.index, h, sum_eq, s)) == NULL)
+		return -1;
+	if (sl->idx) {
+		sums.v[sl->idx - 1].period += ns;
+		return 0;
+	}
+	if (sums.n == sums.cap) {
+		size_t c = sums.cap ? 2 * sums.cap : 1024;
+		struct pf_rawref *v = reallocarray(sums.v, c, sizeof(*v));
+
+		if (v == NULL)
+			return -1;
+		sums.v = v;
+		sums.cap = c;
+	}
+	sums.v[sums.n] = (struct pf_rawref){ sums.samples.len, ns };
+	if (pf_buf_append(&sums.samples, s, pf_rawsample_size(s)) == -1)
+		return -1;
+	pf_htab_set(&sums.index, sl, h, sums.n++);
+	return 0;
 }
 
 /*
- * The blocked intervals that pass the filters, in switch-out time order:
- * each the switch-out sample, with its blocked time as the period.
+ * The records to pair, sorted: the samples and exits timed from lo to hi
+ * and the switches up to hi (a switch that came late is still wanted).
+ * NULL with ENOMEM.
  */
-static struct pf_rawref *
-pair(struct pf_recorder *r, size_t *nblocks)
+static struct item *
+collect(const struct pf_rawrec *rec, uint64_t lo, uint64_t hi, size_t *np)
 {
-	struct pf_rawrec *rec = &r->rec;
-	size_t n = 0, i, nb = 0, off;
+	size_t n = 0, off;
 	struct item *it;
-	struct opens opens = { 0 };
-	struct pf_rawref *bl;
 	uint64_t seq = 0;
 
-	it = calloc(rec->nsamples + rec->nswitches + rec->nevents + 1, sizeof(*it));
-	bl = calloc(rec->nsamples + 1, sizeof(*bl));
-	if (it == NULL || bl == NULL)
-		pf_die(PF_EXIT_FAIL, "pairing");
+	it = calloc(rec->samples.len / sizeof(struct pf_rawsample) + rec->switches.len /
+	    sizeof(struct pf_rawswitch) + rec->nevents + 1, sizeof(*it));
+	if (it == NULL)
+		return NULL;
 	for (off = 0; off < rec->samples.len;) {
 		const struct pf_rawsample *s = pf_rawrec_sample(rec, off);
 
-		it[n++] = (struct item){ s->time, K_SAMPLE, s->tid, off, seq++ };
+		if (s->time >= lo && s->time <= hi)
+			it[n++] = (struct item){ s->time, K_SAMPLE, s->tid, off, seq++ };
 		off += pf_rawsample_size(s);
 	}
 	for (off = 0; off + sizeof(struct pf_rawswitch) <= rec->switches.len;
 	    off += sizeof(struct pf_rawswitch)) {
 		const struct pf_rawswitch *w = (const void *)(rec->switches.data + off);
 
-		it[n++] = (struct item){ w->time, w->out ? K_OUT : K_IN, w->tid, w->preempt,
-		    seq++ };
+		if (w->time <= hi)
+			it[n++] = (struct item){ w->time, w->out ? K_OUT : K_IN, w->tid,
+			    w->preempt, seq++ };
 	}
 	for (off = 0; off < rec->events.len;) {
 		const struct pf_rawevent *e = (const void *)(rec->events.data + off);
 
-		if (e->type == PF_EV_EXIT)
+		if (e->type == PF_EV_EXIT && e->time >= lo && e->time <= hi)
 			it[n++] = (struct item){ e->time, K_EXIT, e->tid, 0, seq++ };
 		off += pf_rawevent_size(e);
 	}
 	qsort(it, n, sizeof(*it), cmp_item);
+	*np = n;
+	return it;
+}
 
-	if ((opens.v = calloc(n + 1, sizeof(*opens.v))) == NULL ||
-	    pf_htab_init(&opens.index, 2 * (n + 1)) == -1)
-		pf_die(PF_EXIT_FAIL, "pairing");
+/*
+ * Walk n sorted records through the open intervals.  Each interval that
+ * passes the filters becomes bl[(*nb)++], or with bl NULL goes into its
+ * sum.  -1 with ENOMEM.
+ */
+static int
+walk(const struct pf_rawrec *rec, const struct item *it, size_t n, struct pf_rawref *bl,
+    size_t *nb)
+{
+	size_t i;
+
 	for (i = 0; i < n; i++) {
 		struct open *o;
 		uint64_t ns;
@@ -295,7 +384,8 @@ pair(struct pf_recorder *r, size_t *nblocks)
 			fig.idle += it[i].kind == K_SAMPLE;
 			continue;
 		}
-		o = open_slot(&opens, it[i].tid);
+		if ((o = open_slot(it[i].tid)) == NULL)
+			return -1;
 		switch (it[i].kind) {
 		case K_SAMPLE:
 			if (o->off != UINT64_MAX && o->time)
@@ -316,9 +406,13 @@ pair(struct pf_recorder *r, size_t *nblocks)
 				fig.preempted++;
 			else if (ns < min_block_ns || ns > max_block_ns)
 				fig.filtered++;
-			else {
-				bl[nb].off = o->off;
-				bl[nb++].period = ns;
+			else if (bl != NULL) {
+				bl[*nb].off = o->off;
+				bl[(*nb)++].period = ns;
+				fig.paired++;
+			} else {
+				if (sum_add(pf_rawrec_sample(rec, o->off), ns) == -1)
+					return -1;
 				fig.paired++;
 			}
 			o->off = UINT64_MAX;
@@ -328,13 +422,159 @@ pair(struct pf_recorder *r, size_t *nblocks)
 			break;
 		}
 	}
+	return 0;
+}
+
+/*
+ * Above the rate cap: pair everything up to time hi into the sums, then
+ * keep only what is still to pair (samples of open intervals, later
+ * records).  The raw records and the sums together stay under the cap on
+ * raw data (--max-size): over it the window stops at the size cap, as it
+ * does up to the rate cap.  -1 with ENOMEM.
+ */
+static int
+fold(struct pf_rawrec *rec, uint64_t hi)
+{
+	struct item *it;
+	size_t n, off, dst;
+
+	if ((it = collect(rec, folded_lo, hi, &n)) == NULL)
+		return -1;
+	if (walk(rec, it, n, NULL, NULL) == -1) {
+		free(it);
+		return -1;
+	}
+	free(it);
+	folded_lo = hi == UINT64_MAX ? hi : hi + 1;
+	/* Offsets only move down: each open interval's sample moves with it. */
+	for (off = dst = 0; off < rec->samples.len;) {
+		const struct pf_rawsample *s = pf_rawrec_sample(rec, off);
+		size_t sz = pf_rawsample_size(s);
+		bool keep = s->time > hi;
+
+		if (!keep && s->tid != 0 && opens.index.slots != NULL) {
+			struct pf_htab_slot *sl = pf_htab_find(&opens.index,
+			    pf_hash_u64(s->tid), pf_htab_u64_eq, NULL);
+			struct open *o = sl->idx ? &opens.v[sl->idx - 1] : NULL;
+
+			if (o != NULL && o->time && o->off == off) {
+				o->off = dst;
+				keep = true;
+			}
+		}
+		if (keep) {
+			memmove(rec->samples.data + dst, rec->samples.data + off, sz);
+			dst += sz;
+		}
+		off += sz;
+	}
+	rec->samples.len = dst;
+	for (off = dst = 0; off + sizeof(struct pf_rawswitch) <= rec->switches.len;
+	    off += sizeof(struct pf_rawswitch)) {
+		const struct pf_rawswitch *w = (const void *)(rec->switches.data + off);
+
+		if (w->time > hi) {
+			memmove(rec->switches.data + dst, w, sizeof(*w));
+			dst += sizeof(*w);
+		}
+	}
+	rec->switches.len = dst;
+	if (sums.samples.len + rec->samples.len + rec->events.len + rec->switches.len >
+	    rec->cap_bytes)
+		rec->over = true;
+	return 0;
+}
+
+/* The newest time among the samples and switches drained since the last call. */
+static uint64_t
+newest(const struct pf_rawrec *rec)
+{
+	uint64_t t = 0;
+	size_t off;
+
+	for (off = seen_samples; off < rec->samples.len;) {
+		const struct pf_rawsample *s = pf_rawrec_sample(rec, off);
+
+		if (s->time > t)
+			t = s->time;
+		off += pf_rawsample_size(s);
+	}
+	for (off = seen_switches; off + sizeof(struct pf_rawswitch) <= rec->switches.len;
+	    off += sizeof(struct pf_rawswitch)) {
+		const struct pf_rawswitch *w = (const void *)(rec->switches.data + off);
+
+		if (w->time > t)
+			t = w->time;
+	}
+	return t;
+}
+
+/*
+ * After each drain.  Rings are read in turn, each up to its end: a record
+ * timed before the newest one the previous drain saw was in its ring
+ * before this drain began, so everything up to that time is here.
+ */
+static int
+drained(struct pf_recorder *r, bool last)
+{
+	uint64_t t = newest(&r->rec);
+
+	if (aggregating && fold(&r->rec, last ? UINT64_MAX : seen_max) == -1)
+		return -1;
+	if (t > seen_max)
+		seen_max = t;
+	seen_samples = r->rec.samples.len;
+	seen_switches = r->rec.switches.len;
+	return 0;
+}
+
+/* More switches in one second than the rate cap: sum instead of stopping. */
+static bool
+over_rate(struct pf_recorder *r)
+{
+	(void)r;
+	aggregating = true;
+	return true;
+}
+
+/*
+ * The blocked intervals that pass the filters, in switch-out time order:
+ * each the switch-out sample with its blocked time as the period, or
+ * above the rate cap each thread's stack with its summed time.
+ */
+static struct pf_rawref *
+pair(struct pf_recorder *r, size_t *nblocks)
+{
+	struct pf_rawrec *rec = &r->rec;
+	struct pf_rawref *bl;
+	struct item *it = NULL;
+	size_t n = 0, nb = 0, i;
+
+	if (!aggregating) {
+		if ((it = collect(rec, 0, UINT64_MAX, &n)) == NULL ||
+		    (bl = calloc(rec->nsamples + 1, sizeof(*bl))) == NULL ||
+		    walk(rec, it, n, bl, &nb) == -1)
+			pf_die(PF_EXIT_FAIL, "pairing");
+		free(it);
+	} else {
+		/* The last drain folded everything; the sums become the samples. */
+		pf_buf_free(&rec->samples);
+		rec->samples = sums.samples;
+		sums.samples = (struct pf_buf){ 0 };
+		if ((bl = calloc(sums.n + 1, sizeof(*bl))) == NULL)
+			pf_die(PF_EXIT_FAIL, "pairing");
+		nb = sums.n;
+		memcpy(bl, sums.v, nb * sizeof(*bl));
+		r->aggregated = true;
+		r->naggregated = fig.paired;
+		pf_warnx("more than %llu context switches in one second: the blocked time "
+		    "of the whole window is summed per thread and stack (--rate-cap)",
+		    (unsigned long long)r->rate_cap);
+	}
 	/* Threads still off-CPU at the end: their interval has no end. */
 	for (i = 0; i < opens.n; i++)
 		if (opens.v[i].off != UINT64_MAX && opens.v[i].time)
 			fig.unpaired++;
-	pf_htab_free(&opens.index);
-	free(opens.v);
-	free(it);
 	pf_rawrec_sort(rec, bl, nb);
 	*nblocks = nb;
 	return bl;
@@ -365,6 +605,7 @@ static const struct pf_recorder_ops ops = {
 	.say = pf_say, .option = option, .check_options = check_options,
 	.check_privileges = check_privileges, .kernel = decide_kernel, .attr = attr,
 	.denied = denied, .header = header, .samples = pair, .stats = stats,
+	.drained = drained, .over_rate = over_rate,
 };
 
 int

@@ -612,6 +612,22 @@ progress(void *arg, uint64_t elapsed, bool last)
 	    (unsigned long long)r->rec.nsamples, r->ops->tool->unit);
 }
 
+static int
+drained(void *arg, bool last)
+{
+	struct pf_recorder *r = arg;
+
+	return r->ops->drained(r, last);
+}
+
+static bool
+over_rate(void *arg)
+{
+	struct pf_recorder *r = arg;
+
+	return r->ops->over_rate(r);
+}
+
 /* Start the events, or let the held child exec (the events count from it). */
 static int
 start_recording(struct pf_recorder *r, struct pf_result *st)
@@ -641,6 +657,10 @@ run_window(struct pf_recorder *r, struct pf_script *w, enum pf_stop *hst,
 
 	if (r->opt.progress && isatty(STDERR_FILENO))
 		win.progress = progress;
+	if (r->ops->drained)
+		win.drained = drained;
+	if (r->ops->over_rate)
+		win.over_rate = over_rate;
 	confine(r);
 	*hst = write_header(r, w);
 	if (pf_window_run(&win, &r->stop) == -1)
@@ -683,6 +703,8 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 	pf_buf_free(&b);
 	if (r->dwarf)
 		pf_script_trailer_truncated(w, ntrunc);
+	if (r->aggregated)
+		pf_script_trailer_aggregated(w, r->naggregated);
 	*fin = pf_script_finish(w, r->ops->tool->name, r->rec.lost, r->rec.throttled, r->stop);
 	if (*fin == PF_STOP_IO)
 		return pf_result_set(st, PF_EXIT_FAIL, pf_script_errno(w), "%s", name);

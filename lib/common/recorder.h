@@ -172,6 +172,14 @@ struct pf_recorder_ops {
 	 * appended to b; the core adds the timing, raw bytes and symbol cache.
 	 */
 	void (*stats)(struct pf_recorder *r, struct pf_buf *b);
+	/*
+	 * Optional (NULL: none), during the window: drained after every
+	 * drain of the rings (-1 with errno fails the run); over_rate once,
+	 * when r->rate_cap is first exceeded: true to go on at a bounded cost
+	 * instead of stopping at the cap.
+	 */
+	int (*drained)(struct pf_recorder *r, bool last);
+	bool (*over_rate)(struct pf_recorder *r);
 };
 
 /* One run.  The tool reads these from its callbacks. */
@@ -194,6 +202,8 @@ struct pf_recorder {
 	bool floor_applies;
 	const char *evname;		/* the samples' event name */
 	uint64_t rate_cap;		/* stop above this many samples a second; 0: none */
+	bool aggregated;		/* over_rate took the cap: the trailer says so */
+	uint64_t naggregated;		/* ... with this count */
 	enum pf_stop stop;		/* the window's */
 	uint64_t dur_ns;		/* the window's length */
 	struct timespec start_wall;

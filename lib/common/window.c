@@ -23,11 +23,14 @@ pf_window_run(const struct pf_window *w, enum pf_stop *stop)
 {
 	uint64_t t0 = pf_now_ns(), last_disk = t0, last_prog = 0, t;
 	uint64_t rate_t = t0, rate_n = 0;
+	bool rated = w->rate_cap != 0;
 
 	for (;;) {
 		/* The rings wake us at a quarter full; the clock every 100 ms. */
 		pf_perf_poll(w->perf, 100);
 		if (pf_perf_drain(w->perf, pf_rawrec_on_record, w->rec) == -1)
+			goto fail;
+		if (w->drained && w->drained(w->arg, false) == -1)
 			goto fail;
 		t = pf_now_ns();
 		if (*w->signal) {
@@ -38,11 +41,14 @@ pf_window_run(const struct pf_window *w, enum pf_stop *stop)
 			*stop = PF_STOP_SIZE_CAP;
 			break;
 		}
-		if (w->rate_cap != 0) {
+		if (rated) {
 			/* Samples since the start of the current second. */
 			if (w->rec->nsamples - rate_n > w->rate_cap) {
-				*stop = PF_STOP_RATE_CAP;
-				break;
+				if (w->over_rate == NULL || !w->over_rate(w->arg)) {
+					*stop = PF_STOP_RATE_CAP;
+					break;
+				}
+				rated = false;
 			}
 			if (t - rate_t >= SECOND) {
 				rate_t = t;
@@ -71,6 +77,8 @@ pf_window_run(const struct pf_window *w, enum pf_stop *stop)
 	}
 	pf_perf_disable(w->perf);
 	if (pf_perf_drain(w->perf, pf_rawrec_on_record, w->rec) == -1)
+		return -1;
+	if (w->drained && w->drained(w->arg, true) == -1)
 		return -1;
 	if (w->progress)
 		w->progress(w->arg, pf_now_ns() - t0, true);

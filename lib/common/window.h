@@ -30,12 +30,23 @@ struct pf_window {
 	 * and once more with last set after the final drain; NULL: never.
 	 */
 	void (*progress)(void *arg, uint64_t elapsed_ns, bool last);
+	/*
+	 * Called after every drain of the rings (the final one too); -1 with
+	 * errno ends the window as a failure.  NULL: never.
+	 */
+	int (*drained)(void *arg, bool last);
+	/*
+	 * Called once, when the rate cap is first exceeded: true when the
+	 * tool goes on at a bounded cost instead (the window then no longer
+	 * counts the rate), false to stop at the cap.  NULL: stop.
+	 */
+	bool (*over_rate)(void *arg);
 	void *arg;
 };
 
 /*
  * Run the window until the first stop: a signal, the size cap, the rate
- * cap, the duration, the targets' exit or the disk floor.  The events are
+ * cap (unless over_rate takes it), the duration, the targets' exit or the disk floor.  The events are
  * disabled and the rings drained once more before *stop gets the reason.
  * 0, or -1 with errno ENOMEM when the raw records could not be kept.
  */
