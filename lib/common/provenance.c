@@ -274,7 +274,7 @@ pf_prov_describe(const struct pf_prov *p, struct pf_buf *title, struct pf_buf *s
 		{ PF_PROV_START, "start ", "" }, { PF_PROV_WINDOW, "window ", "" },
 		{ PF_PROV_FREQ, "", " Hz" }, { PF_PROV_SAMPLES, "", NULL },
 		{ PF_PROV_LOST, "", " lost" }, { PF_PROV_TRUNCATED, "", " truncated" },
-		{ PF_PROV_CALLGRAPH, "call graph ", "" },
+		{ PF_PROV_CALLGRAPH, "call graph ", "" }, { PF_PROV_STOP, "stopped by ", "" },
 	};
 	size_t i, start;
 
@@ -289,9 +289,10 @@ pf_prov_describe(const struct pf_prov *p, struct pf_buf *title, struct pf_buf *s
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		const char *v = pf_prov_get(p, parts[i].k);
 
-		/* A zero loss is no news: only what went wrong is said. */
+		/* No loss and a full window are no news: only what went wrong is said. */
 		if (v == NULL || ((parts[i].k == PF_PROV_LOST ||
-		    parts[i].k == PF_PROV_TRUNCATED) && strcmp(v, "0") == 0))
+		    parts[i].k == PF_PROV_TRUNCATED) && strcmp(v, "0") == 0) ||
+		    (parts[i].k == PF_PROV_STOP && strcmp(v, "duration") == 0))
 			continue;
 		if (subtitle->len > start && pf_buf_puts(subtitle, ", ") == -1)
 			return -1;

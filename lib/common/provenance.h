@@ -71,7 +71,8 @@ int pf_prov_who(const struct pf_prov *p, struct pf_buf *b);
  * A flame graph's title and subtitle from p, each appended to its buffer
  * (nothing to a NULL one): "CPU: nginx (pid 4242) on web1" ("Off-CPU
  * time: ..." for nanoseconds), and "start 2026-12-02T11:00:00Z, window
- * 15s, 99 Hz, 2970 samples, call graph dwarf".  0, or -1 (ENOMEM).
+ * 15s, 99 Hz, 2970 samples, call graph dwarf", with the losses and an
+ * early stop when there were any.  0, or -1 (ENOMEM).
  */
 int pf_prov_describe(const struct pf_prov *p, struct pf_buf *title, struct pf_buf *subtitle);
 
