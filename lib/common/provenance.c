@@ -72,7 +72,8 @@ set_str(char d[PF_PROV_VALMAX + 1], const char *v, size_t n)
 
 		d[i] = c <= ' ' || c == 0x7f || c == ';' ? '_' : (char)c;
 	}
-	d[n] = '\0';
+	/* Zeros to the end: two recordings compare equal as whole arrays. */
+	memset(d + n, 0, PF_PROV_VALMAX + 1 - n);
 }
 
 static void

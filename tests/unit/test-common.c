@@ -1012,6 +1012,11 @@ test_provenance(void)
 	CHECK(pf_prov_header(&p, "# pf-record 1 target=cmd:make", strlen("# pf-record 1 target=cmd:make")) == 1 &&
 	    strcmp(p.val[PF_PROV_TARGET], "make") == 0 && p.val[PF_PROV_PID][0] == '\0', "cmd");
 	CHECK(pf_prov_header(&p, "# pf-record 2 target=cmd:make", strlen("# pf-record 2 target=cmd:make")) == 0, "another version");
+	/* A key given twice: the same recording as the line with the last value only. */
+	CHECK(pf_prov_parse(&p, "# pf-provenance host=longname host=a unit=ns",
+	    strlen("# pf-provenance host=longname host=a unit=ns")) == 1 &&
+	    pf_prov_parse(&q, "# pf-provenance host=a unit=ns", strlen("# pf-provenance host=a unit=ns")) == 1 &&
+	    memcmp(&p, &q, sizeof(p)) == 0, "a repeated key leaves no trace");
 	pf_buf_free(&b);
 	pf_buf_free(&t);
 	pf_buf_free(&st);
