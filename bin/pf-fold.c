@@ -573,7 +573,11 @@ main(int argc, char *argv[])
 	}
 	for (i = 0; i < (int)st.nprov; i++)
 		add_prov_line(&st, &st.prov[i]);
-	if (st.provout.len > 0)
+	/*
+	 * No stack, no provenance: an empty output stays empty, which is how
+	 * a script tells that there is no graph to draw.
+	 */
+	if (st.provout.len > 0 && stackmap_size(st.map) > 0)
 		fwrite(st.provout.data, 1, st.provout.len, stdout);
 	print_map(st.map, opt.diff || st.ncounts == 2, opt.normalize);
 	ps_free(ps);

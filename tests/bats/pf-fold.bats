@@ -682,6 +682,18 @@ pg_dump;write_archive;schedule 30000000"
 	[[ "${lines[1]}" == *" tool=pf-offcpu "*" unit=ns" ]]
 }
 
+@test "a recording without a stack folds to nothing, provenance included" {
+	printf '%s\n' '# pf-record 1 host=web1 target=pid:1 freq=99 start=x' \
+		'# pf-record: samples=0 lost=0 throttled=0 stop=duration bytes=90' >"$BATS_TEST_TMPDIR/empty.perf"
+	pf-fold "$BATS_TEST_TMPDIR/empty.perf" >"$BATS_TEST_TMPDIR/out"
+	[ ! -s "$BATS_TEST_TMPDIR/out" ] || fail "output: $(cat "$BATS_TEST_TMPDIR/out")"
+	# Filtered down to nothing: the same.
+	pf-fold --filter-comm nobody "$F/prov-record.perf" >"$BATS_TEST_TMPDIR/out"
+	[ ! -s "$BATS_TEST_TMPDIR/out" ]
+	pf-fold "$F/prov-record.perf" | grep '^#' | pf-fold --folded >"$BATS_TEST_TMPDIR/out"
+	[ ! -s "$BATS_TEST_TMPDIR/out" ]
+}
+
 # --- input that is not a sample stream -----------------------------------
 
 @test "perf.data and other binary input are refused with what to do, exit 3" {
