@@ -35,6 +35,7 @@
 #include "xmlesc.h"
 
 #define MAX_SHOWN_INVALID 10
+#define MAX_NAMED_RECORDINGS 3	/* in the title; the others are counted */
 #define PALETTE_MAP "palette.map"
 
 static const char synopsis[] =
@@ -610,7 +611,8 @@ apply_prov(const struct reader *rd, struct pf_buf *title, struct pf_buf *subtitl
 		if (!opt.countname_set)
 			opt.fo.time_ns = 1;
 	}
-	for (i = 0; i < rd->nprov; i++) {
+	/* A fleet's graph names a few recordings and counts the rest. */
+	for (i = 0; i < rd->nprov && i < MAX_NAMED_RECORDINGS; i++) {
 		if (i == 0 ? pf_prov_describe(&rd->prov[0], title, NULL) == -1 :
 		    pf_buf_puts(title, "; ") == -1 || pf_prov_who(&rd->prov[i], title) == -1)
 			fail("memory");
@@ -618,6 +620,10 @@ apply_prov(const struct reader *rd, struct pf_buf *title, struct pf_buf *subtitl
 		    pf_prov_describe(&rd->prov[i], NULL, subtitle) == -1)
 			fail("memory");
 	}
+	if (rd->nprov > MAX_NAMED_RECORDINGS &&
+	    (pf_buf_printf(title, "; and %zu more", rd->nprov - MAX_NAMED_RECORDINGS) == -1 ||
+	    pf_buf_puts(subtitle, " | ...") == -1))
+		fail("memory");
 	if (opt.fo.title == NULL)
 		opt.fo.title = title->data;
 	if (opt.fo.subtitle == NULL && subtitle->len > 0)

@@ -746,6 +746,15 @@ heading() {
 	pf-fold --folded web1.folded web2.folded | pf-svg > m.svg
 	run heading title m.svg
 	assert_output "CPU: nginx (pid 4242) on web1; nginx (pid 4242) on web2"
+	# A fleet: three named, the rest counted.
+	for h in 3 4 5; do
+		sed "s/host=web1/host=web$h/" "$FIXTURES/fold/prov-record.perf" | pf-fold > "web$h.folded"
+	done
+	pf-fold --folded web1.folded web2.folded web3.folded web4.folded web5.folded | pf-svg > f.svg
+	run heading title f.svg
+	assert_output "CPU: nginx (pid 4242) on web1; nginx (pid 4242) on web2; nginx (pid 4242) on web3; and 2 more"
+	run heading subtitle f.svg
+	assert_output --regexp '^(start [^|]* \| ){2}start [^|]* \| \.\.\.$'
 }
 
 @test "an off-CPU graph gets the io palette and time units in its tooltips by itself" {
