@@ -720,6 +720,22 @@ heading() {
 	assert_output --regexp '^start [0-9T:-]+Z, window 2s, 99 Hz, [0-9]+ samples, call graph fp$'
 }
 
+@test "a target that renames itself cannot split the provenance line or the title" {
+	# shellcheck disable=SC2016 # the inner sh expands $$
+	sh -c 'printf "my app;x=1 9" > /proc/$$/comm; while :; do :; done' & BGPID=$!
+	wait_exec "$BGPID" "my app;x=1 9"
+	run -0 bash -c "'$PF_BIN_DIR/pf-record' -p $BGPID -d 2 --no-progress 2>/dev/null | tee rec.txt |
+		'$PF_BIN_DIR/pf-fold' > out.folded"
+	grep -qx "# pf-record: target pid=$BGPID comm=my_app_x=1_9" rec.txt ||
+		fail "target line: $(grep target rec.txt)"
+	run head -n 1 out.folded
+	assert_output --regexp "^# pf-provenance tool=pf-record host=[^ ]+ target=my_app_x=1_9 pid=$BGPID .* unit=samples\$"
+	pf-svg out.folded > r.svg
+	xml_ok r.svg
+	run heading title r.svg
+	assert_output "CPU: my_app_x=1_9 (pid $BGPID) on $(uname -n)"
+}
+
 @test "the provenance title and subtitle yield to --title and --subtitle" {
 	pf-fold "$FIXTURES/fold/prov-record.perf" > in.folded
 	pf-svg in.folded > a.svg
