@@ -566,6 +566,11 @@ main(int argc, char *argv[])
 		struct ps_stats pst;
 
 		ps_get_stats(ps, &pst);
+		/* Text, but nothing of a sample stream in it: say so, not "done". */
+		if (pst.events == 0 && st.malformed > 0)
+			pf_diex(PF_EXIT_FAIL, "no sample stream in the input: none of its %llu "
+			    "unrecognized lines is an event line of perf script text (perf report "
+			    "output? run perf script)", (unsigned long long)st.malformed);
 		if (pst.event_defaulted && pst.other_events > 0)
 			pf_warnx("note: kept only events of type '%s', the first seen; "
 			    "%llu samples of other events left out (--event-filter chooses)",

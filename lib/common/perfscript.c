@@ -45,7 +45,7 @@ struct perfscript {
 	int event_exact;	/* the filter named a modifier: compare whole names */
 	int defaulted;
 	int inline_sample;	/* the current sample began on its event line */
-	uint64_t samples, other_events;
+	uint64_t events, samples, other_events;
 	const char *reason;
 };
 
@@ -840,6 +840,7 @@ event_line(struct perfscript *ps, const char *l, size_t len, size_t h,
 	 */
 	if (finish_sample(ps) == -1)
 		return -1;
+	ps->events++;
 	ps->state = SKIPPING;
 	ev->frame.p = NULL;
 	ev->frame.n = 0;
@@ -987,6 +988,7 @@ ps_finish(struct perfscript *ps)
 void
 ps_get_stats(const struct perfscript *ps, struct ps_stats *st)
 {
+	st->events = ps->events;
 	st->samples = ps->samples;
 	st->other_events = ps->other_events;
 	st->event_defaulted = ps->defaulted;

@@ -56,6 +56,7 @@ struct ps_sample {
 typedef int (*ps_emit_fn)(const struct ps_sample *s, void *arg);
 
 struct ps_stats {
+	uint64_t events;		/* event lines read, kept or not */
 	uint64_t samples;		/* emitted */
 	uint64_t other_events;		/* dropped by the event filter */
 	int event_defaulted;		/* the filter was the first event seen */

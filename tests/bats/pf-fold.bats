@@ -724,3 +724,16 @@ pg_dump;write_archive;schedule 30000000"
 	[ "$status" -eq 3 ]
 	[[ "$stderr" == *"<stdin>:2: folded stacks"* ]]
 }
+
+@test "text with no event line at all is refused, exit 3, not folded to nothing" {
+	printf '# Overhead  Command  Shared Object  Symbol\n    45.00%%  app  app  [.] main\n    55.00%%  app  libc.so.6  [.] memcpy\n' >"$BATS_TEST_TMPDIR/report"
+	fold "$BATS_TEST_TMPDIR/report"
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
+	[ "${stderr_lines[2]}" = "pf-fold: no sample stream in the input: none of its 2 unrecognized lines is an event line of perf script text (perf report output? run perf script)" ]
+	# Samples all filtered out are no such case: exit 0, nothing written.
+	fold --filter-comm nobody "$F/basic.perf"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ -z "$stderr" ]
+}
