@@ -65,7 +65,7 @@ struct state {
 	struct pf_buf tmp;
 	const char *file;	/* for messages */
 	uint64_t line;
-	uint64_t data_lines;	/* of this input: neither blank nor a comment */
+	uint64_t data_lines;	/* of this input, neither blank nor a comment, up to 2 */
 	size_t probed;		/* bytes of this input checked for binary */
 	/* The recordings read (a sample stream) or their lines (--folded). */
 	struct pf_prov *prov;
@@ -331,9 +331,10 @@ read_input(struct state *st, struct perfscript *ps, const char *path)
 			folded_line(st, l, len);
 			continue;
 		}
+		/* Only the first data line is looked at again, below. */
 		if (len > 0 && l[0] == '#')
 			stream_comment(st, l, len);
-		else if (len > 0 && strspn(l, " \t\r\v\f") < len)
+		else if (st->data_lines < 2 && len > 0 && strspn(l, " \t\r\v\f") < len)
 			st->data_lines++;
 		if (ps_line(ps, l, len) == -1) {
 			struct folded_line fl;
