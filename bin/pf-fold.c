@@ -26,9 +26,11 @@
 #include "perfscript.h"
 #include "pf.h"
 #include "pprof.h"
+#include "provenance.h"
 #include "stackmap.h"
 
 #define MAX_WARNINGS 10
+#define BINARY_PROBE (64 * 1024)	/* bytes of each input looked at for NULs */
 
 static const char synopsis[] =
     "usage: pf-fold [--pid | --tid] [--kernel] [--jit] [--all] [--inline] [--addrs]\n"
@@ -70,6 +72,12 @@ struct state {
 	struct pprof *pp;	/* --pprof: the profile, fed every line */
 	const char *file;	/* for messages */
 	uint64_t line;
+	uint64_t data_lines;	/* of this input, neither blank nor a comment, up to 2 */
+	size_t probed;		/* bytes of this input checked for binary */
+	/* The recordings read (a sample stream) or their lines (--folded). */
+	struct pf_prov *prov;
+	size_t nprov;
+	struct pf_buf provout;	/* the provenance lines to write, distinct */
 };
 
 static void
@@ -215,13 +223,73 @@ strip_hex(struct pf_buf *b, const char *s, size_t *len)
 	return b->data;
 }
 
+/* One more provenance line, unless the same line is there already. */
+static void
+add_prov_line(struct state *st, const struct pf_prov *p)
+{
+	struct pf_buf one = { 0 };
+	const char *at, *end;
+
+	if (pf_prov_format(p, &one) == -1)
+		pf_die(PF_EXIT_FAIL, "memory");
+	end = st->provout.data + st->provout.len;
+	for (at = st->provout.data; at != NULL && at < end; at = strchr(at, '\n') + 1)
+		if (strncmp(at, one.data, one.len) == 0)
+			break;
+	if ((at == NULL || at >= end) && pf_buf_append(&st->provout, one.data, one.len) == -1)
+		pf_die(PF_EXIT_FAIL, "memory");
+	pf_buf_free(&one);
+}
+
+/* A comment of a sample stream: a recorder's header starts a recording. */
+static void
+stream_comment(struct state *st, const char *l, size_t len)
+{
+	struct pf_prov p;
+
+	if (pf_prov_header(&p, l, len)) {
+		struct pf_prov *v = reallocarray(st->prov, st->nprov + 1, sizeof(*v));
+
+		if (v == NULL)
+			pf_die(PF_EXIT_FAIL, "memory");
+		v[st->nprov++] = p;
+		st->prov = v;
+	} else if (st->nprov > 0) {
+		(void)pf_prov_note(&st->prov[st->nprov - 1], l, len);
+	}
+}
+
+/*
+ * Input that is no text: perf.data itself (its magic), or any NUL byte
+ * early on.  Said once, as what to do, instead of a warning per line.
+ */
+static void
+check_binary(struct state *st, const char *l, size_t len)
+{
+	if (st->probed >= BINARY_PROBE)
+		return;
+	if (st->probed == 0 && len >= 8 &&
+	    (memcmp(l, "PERFILE2", 8) == 0 || memcmp(l, "PERFFILE", 8) == 0))
+		pf_diex(PF_EXIT_FAIL, "%s is perf.data: run perf script first "
+		    "(perf script -i FILE | pf-fold)", st->file);
+	if (memchr(l, '\0', len) != NULL)
+		pf_diex(PF_EXIT_FAIL, "%s:%llu: binary input (a NUL byte): pf-fold reads text",
+		    st->file, (unsigned long long)st->line);
+	st->probed += len + 1;
+}
+
 static void
 folded_line(struct state *st, const char *l, size_t len)
 {
 	struct folded_line fl;
 	const char *key;
 	size_t klen;
+	struct pf_prov p;
 
+	if (!opt.diff && pf_prov_parse(&p, l, len)) {
+		add_prov_line(st, &p);
+		return;
+	}
 	switch (folded_parse(l, len, &fl)) {
 	case 0:
 		break;
@@ -273,14 +341,31 @@ read_input(struct state *st, struct perfscript *ps, const char *path)
 	}
 	if ((lr = lr_new(fd, st->file)) == NULL)
 		pf_die(PF_EXIT_FAIL, "%s", st->file);
+	st->probed = 0;
+	st->data_lines = 0;
 	while ((r = lr_next(lr, &l, &len)) == 1) {
 		st->line = lr_lineno(lr);
+		check_binary(st, l, len);
 		if (ps == NULL) {
 			folded_line(st, l, len);
-		} else if (ps_line(ps, l, len) == -1) {
+			continue;
+		}
+		/* Only the first data line is looked at again, below. */
+		if (len > 0 && l[0] == '#')
+			stream_comment(st, l, len);
+		else if (st->data_lines < 2 && len > 0 && strspn(l, " \t\r\v\f") < len)
+			st->data_lines++;
+		if (ps_line(ps, l, len) == -1) {
+			struct folded_line fl;
+
 			if (errno != EBADMSG)
 				pf_die(PF_EXIT_FAIL, "%s:%llu", st->file,
 				    (unsigned long long)st->line);
+			/* Folded stacks already: no sample stream starts so. */
+			if (st->data_lines == 1 && folded_parse(l, len, &fl) == 0)
+				pf_diex(PF_EXIT_FAIL, "%s:%llu: folded stacks, not a sample "
+				    "stream: pf-fold --folded reads (and sums) these",
+				    st->file, (unsigned long long)st->line);
 			malformed(st, ps_malformed(ps));
 		}
 		if (st->pp != NULL && pprof_line(st->pp, l, len) == -1)
@@ -545,6 +630,11 @@ main(int argc, char *argv[])
 		struct ps_stats pst;
 
 		ps_get_stats(ps, &pst);
+		/* Text, but nothing of a sample stream in it: say so, not "done". */
+		if (pst.events == 0 && st.malformed > 0)
+			pf_diex(PF_EXIT_FAIL, "no sample stream in the input: none of its %llu "
+			    "unrecognized lines is an event line of perf script text (perf report "
+			    "output? run perf script)", (unsigned long long)st.malformed);
 		if (pst.event_defaulted && pst.other_events > 0)
 			pf_warnx("note: kept only events of type '%s', the first seen; "
 			    "%llu samples of other events left out (--event-filter chooses)",
@@ -552,11 +642,22 @@ main(int argc, char *argv[])
 	}
 	if (st.pp != NULL)
 		write_pprof(st.pp, ps);
-	else
+	else {
+		for (i = 0; i < (int)st.nprov; i++)
+			add_prov_line(&st, &st.prov[i]);
+		/*
+		 * No stack, no provenance: an empty output stays empty, which is
+		 * how a script tells that there is no graph to draw.
+		 */
+		if (st.provout.len > 0 && stackmap_size(st.map) > 0)
+			fwrite(st.provout.data, 1, st.provout.len, stdout);
 		print_map(st.map, opt.diff || st.ncounts == 2, opt.normalize);
+	}
 	ps_free(ps);
 	stackmap_free(st.map);
 	pf_buf_free(&st.tmp);
+	pf_buf_free(&st.provout);
+	free(st.prov);
 	free(opt.pids);
 	pf_exit_checked(PF_EXIT_OK);
 }

@@ -30,10 +30,12 @@
 #include "nameattr.h"
 #include "parse.h"
 #include "pf.h"
+#include "provenance.h"
 #include "stackmap.h"
 #include "xmlesc.h"
 
 #define MAX_SHOWN_INVALID 10
+#define MAX_NAMED_RECORDINGS 3	/* in the title; the others are counted */
 #define PALETTE_MAP "palette.map"
 
 static const char synopsis[] =
@@ -61,6 +63,8 @@ static struct options {
 	int reverse;
 	const char *nameattr;
 	const char *encoding;
+	int colors_set;		/* --colors given: the unit does not choose */
+	int countname_set;	/* --countname given: no time unit either */
 } opt;
 
 /*
@@ -178,18 +182,20 @@ usage(void)
 {
 	fputs(synopsis, stdout);
 	fputs("\n"
-	    "      --title TEXT       the heading (default by mode: Flame Graph, ...)\n"
-	    "      --subtitle TEXT    a second heading below the title\n"
+	    "      --title TEXT       the heading (default: the target and host the input's\n"
+	    "                         provenance names, else by mode: Flame Graph, ...)\n"
+	    "      --subtitle TEXT    a second heading below the title (default: the\n"
+	    "                         recording the provenance describes, else none)\n"
 	    "      --width PX         image width (default 1200)\n"
 	    "      --height PX        height of each frame row (default 16)\n"
 	    "      --minwidth PX|N%   prune frames under PX px or N% of all (default 0.1 px)\n"
 	    "      --fonttype FONT    font family (default Verdana)\n"
 	    "      --fontsize N       text size in px (default 12)\n"
 	    "      --fontwidth F      character width, a fraction of the size (default 0.59)\n"
-	    "      --countname NAME   the unit in tooltips (default samples)\n"
+	    "      --countname NAME   the unit in tooltips (default samples; ms or s off CPU)\n"
 	    "      --nametype TEXT    the prefix of the details line (default Function:)\n"
 	    "      --colors PALETTE   hot mem io wakeup chain java js perl red green blue\n"
-	    "                         aqua yellow purple orange (default hot)\n"
+	    "                         aqua yellow purple orange (default hot; io off CPU)\n"
 	    "      --bgcolors COLOR   background: yellow blue green grey or #rrggbb\n"
 	    "      --hash             colour by a hash weighing the first characters most\n"
 	    "      --cp               keep colours across graphs in ./palette.map\n"
@@ -524,6 +530,8 @@ struct reader {
 	iconv_t cd;		/* (iconv_t)-1 unless --encoding converts */
 	struct pf_buf conv;
 	uint64_t invalid;
+	struct pf_prov *prov;	/* the recordings the input says it holds, distinct */
+	size_t nprov;
 };
 
 /*
@@ -568,6 +576,68 @@ why(int e)
 	}
 }
 
+/* A provenance line: one more recording, unless it is one already seen. */
+static void
+add_prov(struct reader *rd, const char *line, size_t len)
+{
+	struct pf_prov p, *v;
+	size_t i;
+
+	if (!pf_prov_parse(&p, line, len))
+		return;
+	for (i = 0; i < rd->nprov; i++)
+		if (memcmp(&rd->prov[i], &p, sizeof(p)) == 0)
+			return;
+	if ((v = reallocarray(rd->prov, rd->nprov + 1, sizeof(*v))) == NULL)
+		fail("memory");
+	memset(&v[rd->nprov], 0, sizeof(*v));
+	v[rd->nprov++] = p;
+	rd->prov = v;
+}
+
+/*
+ * What the provenance lines tell the graph, where no option said it: the
+ * title names the target and the host, the subtitle the recording; time
+ * off CPU (every recording in nanoseconds) gets the I/O palette and time
+ * in its tooltips.
+ */
+static void
+apply_prov(const struct reader *rd, struct pf_buf *title, struct pf_buf *subtitle)
+{
+	size_t i, ns = 0;
+
+	if (rd->nprov == 0)
+		return;
+	for (i = 0; i < rd->nprov; i++)
+		ns += rd->prov[i].unit_ns != 0;
+	if (ns > 0 && ns < rd->nprov)
+		pf_warnx("the input mixes samples and nanoseconds off CPU: "
+		    "its counts do not add up");
+	if (ns == rd->nprov) {
+		if (!opt.colors_set)
+			opt.fo.palette = FLAME_IO;
+		if (!opt.countname_set)
+			opt.fo.time_ns = 1;
+	}
+	/* A fleet's graph names a few recordings and counts the rest. */
+	for (i = 0; i < rd->nprov && i < MAX_NAMED_RECORDINGS; i++) {
+		if (i == 0 ? pf_prov_describe(&rd->prov[0], title, NULL) == -1 :
+		    pf_buf_puts(title, "; ") == -1 || pf_prov_who(&rd->prov[i], title) == -1)
+			fail("memory");
+		if ((i > 0 && pf_buf_puts(subtitle, " | ") == -1) ||
+		    pf_prov_describe(&rd->prov[i], NULL, subtitle) == -1)
+			fail("memory");
+	}
+	if (rd->nprov > MAX_NAMED_RECORDINGS &&
+	    (pf_buf_printf(title, "; and %zu more", rd->nprov - MAX_NAMED_RECORDINGS) == -1 ||
+	    pf_buf_puts(subtitle, " | ...") == -1))
+		fail("memory");
+	if (opt.fo.title == NULL)
+		opt.fo.title = title->data;
+	if (opt.fo.subtitle == NULL && subtitle->len > 0)
+		opt.fo.subtitle = subtitle->data;
+}
+
 static void
 read_input(struct reader *rd, int fd, const char *name)
 {
@@ -584,8 +654,11 @@ read_input(struct reader *rd, int fd, const char *name)
 		size_t slen;
 
 		r = folded_parse(line, len, &fl);
-		if (r == 1)
+		if (r == 1) {
+			if (len > 0 && line[0] == '#')
+				add_prov(rd, line, len);
 			continue;
+		}
 		if (r == -1) {
 			if (++rd->invalid <= MAX_SHOWN_INVALID)
 				pf_warnx("%s:%llu: ignored: %s", name,
@@ -631,9 +704,11 @@ set_option(int c, const char *arg, char *const argv[])
 		break;
 	case OPT_COLORS:
 		colors_arg(arg);
+		opt.colors_set = 1;
 		break;
 	case OPT_COUNTNAME:
 		opt.fo.countname = arg;
+		opt.countname_set = 1;
 		break;
 	case OPT_CP:
 		opt.cp = 1;
@@ -795,6 +870,7 @@ main(int argc, char *argv[])
 	struct reader rd = { .cd = (iconv_t)-1 };
 	struct stackmap *cpmap = NULL;
 	struct hooks hooks = { 0 };
+	struct pf_buf title = { 0 }, subtitle = { 0 };
 	int first;
 
 	first = parse_options(argc, argv);
@@ -805,6 +881,7 @@ main(int argc, char *argv[])
 		fail("memory");
 	set_hooks(&hooks, &cpmap);
 	read_inputs(&rd, argc - first, argv + first);
+	apply_prov(&rd, &title, &subtitle);
 	render(rd.f);
 	if (cpmap != NULL)
 		cp_write(cpmap);
@@ -813,6 +890,9 @@ main(int argc, char *argv[])
 	stackmap_free(cpmap);
 	nameattr_free(hooks.na);
 	pf_buf_free(&rd.conv);
+	pf_buf_free(&title);
+	pf_buf_free(&subtitle);
+	free(rd.prov);
 	if (rd.cd != (iconv_t)-1)
 		iconv_close(rd.cd);
 	pf_exit_checked(PF_EXIT_OK);

@@ -50,6 +50,8 @@ struct flame_opts {
 	double minwidth;	/* px, or percent of the total when minwidth_pct */
 	int minwidth_pct;
 	double factor;		/* multiplies the counts shown */
+	int time_ns;		/* counts are nanoseconds: tooltips show ms or s,
+				   not countname (factor still applies) */
 	uint64_t total;		/* 0: the sum of the counts */
 	enum flame_palette palette;
 	int hash;		/* similar names, similar colours */

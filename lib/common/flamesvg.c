@@ -135,6 +135,24 @@ put_count(struct out *o, uint64_t v, double factor)
 	put_grouped(o, d);
 }
 
+/*
+ * Nanoseconds as a person reads a wait: seconds from one second up,
+ * milliseconds below (to the microsecond under one).
+ */
+static void
+put_time(struct out *o, double ns)
+{
+	char d[64];
+
+	if (ns >= 1e9)
+		snprintf(d, sizeof(d), "%.2f s", ns / 1e9);
+	else if (ns >= 1e6)
+		snprintf(d, sizeof(d), "%.2f ms", ns / 1e6);
+	else
+		snprintf(d, sizeof(d), "%.3f ms", ns / 1e6);
+	oputs(o, d);
+}
+
 void
 flame_opts_init(struct flame_opts *o)
 {
@@ -473,9 +491,13 @@ put_title(struct out *o, const struct scene *sc, const struct frame *fr)
 	}
 	oesc(o, o->tmp.data, o->tmp.len, 0);
 	oputs(o, " (");
-	put_count(o, value, fo->factor);
-	oputs(o, " ");
-	oesc_str(o, fo->countname, 0);
+	if (fo->time_ns) {
+		put_time(o, (double)value * fo->factor);
+	} else {
+		put_count(o, value, fo->factor);
+		oputs(o, " ");
+		oesc_str(o, fo->countname, 0);
+	}
 	oputs(o, ", ");
 	if (fr->id == 0 && (double)value == sc->timemax)
 		oputs(o, "100");

@@ -42,9 +42,10 @@ struct perfscript {
 	struct pf_buf grp;	/* a frame line that needs the tidy rules */
 	struct pf_buf tmp;
 	char *event;		/* the event kept */
+	int event_exact;	/* the filter named a modifier: compare whole names */
 	int defaulted;
 	int inline_sample;	/* the current sample began on its event line */
-	uint64_t samples, other_events;
+	uint64_t events, samples, other_events;
 	const char *reason;
 };
 
@@ -783,6 +784,39 @@ keep_sample(const struct perfscript *ps, const struct event_line *ev)
 	return 1;
 }
 
+/*
+ * The length of an event name without its modifiers, perf's ":u",
+ * ":ppp", ":uk"...: the last ':' and what follows, when that is only
+ * modifier letters.  A tracepoint's "sched:sched_switch" keeps its name.
+ */
+static size_t
+event_base(const char *s, size_t n)
+{
+	static const char mods[] = "ukhIGHpPSDWebR";
+	const char *c = memrchr(s, ':', n);
+	size_t i;
+
+	if (c == NULL || c == s || (size_t)(s + n - c) < 2)
+		return n;
+	for (i = (size_t)(c - s) + 1; i < n; i++)
+		if (strchr(mods, s[i]) == NULL)
+			return n;
+	return (size_t)(c - s);
+}
+
+/* Whether the event line's event is the one kept. */
+static int
+same_event(const struct perfscript *ps, struct span e)
+{
+	size_t a, b;
+
+	if (ps->event_exact)
+		return span_eq(e, ps->event);
+	a = event_base(e.p, e.n);
+	b = event_base(ps->event, strlen(ps->event));
+	return a == b && memcmp(e.p, ps->event, a) == 0;
+}
+
 static int
 bad(struct perfscript *ps, const char *why)
 {
@@ -806,6 +840,7 @@ event_line(struct perfscript *ps, const char *l, size_t len, size_t h,
 	 */
 	if (finish_sample(ps) == -1)
 		return -1;
+	ps->events++;
 	ps->state = SKIPPING;
 	ev->frame.p = NULL;
 	ev->frame.n = 0;
@@ -824,7 +859,7 @@ event_line(struct perfscript *ps, const char *l, size_t len, size_t h,
 			if ((ps->event = strndup(ev->event.p, ev->event.n)) == NULL)
 				return -1;
 			ps->defaulted = 1;
-		} else if (!span_eq(ev->event, ps->event)) {
+		} else if (!same_event(ps, ev->event)) {
 			ps->other_events++;
 			return 0;
 		}
@@ -881,6 +916,9 @@ ps_new(const struct ps_config *cfg, ps_emit_fn emit, void *arg)
 		free(ps);
 		return NULL;
 	}
+	if (ps->event != NULL)
+		ps->event_exact = event_base(ps->event, strlen(ps->event)) !=
+		    strlen(ps->event);
 	return ps;
 }
 
@@ -950,6 +988,7 @@ ps_finish(struct perfscript *ps)
 void
 ps_get_stats(const struct perfscript *ps, struct ps_stats *st)
 {
+	st->events = ps->events;
 	st->samples = ps->samples;
 	st->other_events = ps->other_events;
 	st->event_defaulted = ps->defaulted;

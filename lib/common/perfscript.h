@@ -7,7 +7,9 @@
  * weight, `[unknown]` becomes `[module]`, spaces in the comm become `_`,
  * names are tidied (`;` to `:`, arguments cut from the first parenthesis,
  * quotes removed, Java's `L` prefix removed), only the first event type is
- * kept unless a filter names one.  On top of that it keeps a sample that is
+ * kept unless a filter names one.  Not in the Perl: event names are
+ * compared without their modifiers ("cycles:u" is "cycles") unless the
+ * filter names a modifier.  On top of that it keeps a sample that is
  * not followed by a blank line, keeps parentheses inside C++ template
  * arguments, counts `.ko` modules and `vmlinux-*` as kernel and
  * `jitted-*.so` as JIT, and reads a frame carried on the event line.
@@ -30,7 +32,8 @@ struct ps_config {
 	int annotate_jit;	/* "_[j]" on JIT frames */
 	int annotate_inline;	/* "_[i]" on "(inlined)" frames (not in the Perl) */
 	int include_addrs;	/* "[module <pc>]" for unknown symbols */
-	const char *event_filter;	/* keep only this event; NULL: the first seen */
+	const char *event_filter;	/* keep only this event; NULL: the first seen;
+					   without a modifier, any modifier matches */
 	/* Extras; a zero value is off. */
 	const uint64_t *pids;	/* keep samples whose PID (or TID when no PID) is listed */
 	size_t npids;
@@ -53,6 +56,7 @@ struct ps_sample {
 typedef int (*ps_emit_fn)(const struct ps_sample *s, void *arg);
 
 struct ps_stats {
+	uint64_t events;		/* event lines read, kept or not */
 	uint64_t samples;		/* emitted */
 	uint64_t other_events;		/* dropped by the event filter */
 	int event_defaulted;		/* the filter was the first event seen */

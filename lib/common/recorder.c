@@ -23,6 +23,7 @@
 
 #include "buf.h"
 #include "confine.h"
+#include "fileio.h"
 #include "msg.h"
 #include "outfile.h"
 #include "parse.h"
@@ -560,6 +561,27 @@ write_header(struct pf_recorder *r, struct pf_script *w)
 		for (i = 0; i < r->t.npids; i++)
 			pf_buf_printf(&h, "%s%d", i ? "," : "pid:", (int)r->t.pids[i]);
 	r->ops->header(r, &h, when);
+	/*
+	 * Each pid's comm, so that what the graph names survives the pipe;
+	 * never the command line, which may hold secrets.  Cleaned to one
+	 * token; a pid gone already has none.
+	 */
+	for (i = 0; !o->all && !o->cmd && i < r->t.npids; i++) {
+		char path[64], comm[64];
+		ssize_t n, j;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)r->t.pids[i]);
+		if ((n = pf_read_small(path, comm, sizeof(comm))) <= 0)
+			continue;
+		if (comm[n - 1] == '\n')
+			comm[--n] = '\0';
+		for (j = 0; j < n; j++)
+			if ((unsigned char)comm[j] <= ' ' || comm[j] == 0x7f || comm[j] == ';')
+				comm[j] = '_';
+		if (n > 0)
+			pf_buf_printf(&h, "# %s: target pid=%d comm=%s\n", tool,
+			    (int)r->t.pids[i], comm);
+	}
 	/* A JIT map refused now (foreign owner, not a regular file) says so. */
 	for (i = 0; !o->all && !o->cmd && i < r->t.npids; i++) {
 		char why[128];

@@ -140,6 +140,27 @@ web_server;__libc_start_main;main;handle_request 2000000"
 	[ -z "$output" ]
 }
 
+@test "event names are compared without their modifiers unless --event-filter names one" {
+	printf '%s\n' 'app 1 1.0: 5 cycles:u: ' '	1 a (/x)' '' 'app 1 1.1: 7 cycles: ' '	1 b (/x)' '' \
+		'app 1 1.2: 11 cycles:ppp: ' '	1 c (/x)' '' 'app 1 1.3: 13 sched:sched_switch: ' '	1 d (/x)' '' \
+		'app 1 1.4: 17 sched:sched_wakeup: ' '	1 e (/x)' '' >"$BATS_TEST_TMPDIR/in"
+	fold "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 0 ]
+	assert_output "app;a 5
+app;b 7
+app;c 11"
+	[[ "$stderr" == *"'cycles:u', the first seen; 2 samples of other events left out"* ]]
+	fold --event-filter cycles "$BATS_TEST_TMPDIR/in"
+	assert_output "app;a 5
+app;b 7
+app;c 11"
+	fold --event-filter cycles:u "$BATS_TEST_TMPDIR/in"
+	assert_output "app;a 5"
+	# A tracepoint's name after the colon is no modifier.
+	fold --event-filter sched:sched_wakeup "$BATS_TEST_TMPDIR/in"
+	assert_output "app;e 17"
+}
+
 # --- the clean-ups -------------------------------------------------------
 
 @test "native names are tidied: arguments cut, ';' to ':', quotes removed, '(' names skipped" {
@@ -518,7 +539,9 @@ a;c 2"
 	assert_line "shop-api;main;serve_forever;handle_request;render_page;escape_html 20202020"
 	assert_line "shop-api;main;serve_forever;handle_request;write_response;__send;entry_SYSCALL_64_after_hwframe_[k];__sys_sendto_[k];tcp_sendmsg_[k];copy_user_enhanced_fast_string_[k] 10101010"
 	assert_line "shop-api;main;serve_forever;handle_request;lookup_cart;std::map<std::string, Item>::find 10101010"
-	[ "${#lines[@]}" -eq 6 ]
+	# The recording's provenance first, then the six stacks.
+	[[ "${lines[0]}" == "# pf-provenance tool=pf-record host=demo pid=4242 "*" unit=samples" ]]
+	[ "${#lines[@]}" -eq 7 ]
 }
 
 @test "event and frame lines are read as stackcollapse-perf.pl's regexes read them" {
@@ -591,4 +614,126 @@ a;c 2"
 		[ "$got" -eq "$want" ] || fail "perf record $g: folded $got, perf's periods $want"
 		[[ "$output" == sh* ]] || fail "perf record $g: root is not the comm: ${lines[0]}"
 	done
+}
+
+# --- provenance ----------------------------------------------------------
+
+# flamegraph_counted FILE: the lines flamegraph.pl's line regex takes for
+# stacks, "^(.*)\s+?(\d+(?:\.\d*)?)$", written out again in Perl.
+flamegraph_counted() {
+	perl -ne 'chomp; print "$_\n" if /^(.*)\s+?(\d+(?:\.\d*)?)$/' "$1"
+}
+
+@test "a recorder's header and trailer become one provenance line before the stacks" {
+	fold "$F/prov-record.perf"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	assert_output "# pf-provenance tool=pf-record host=web1 target=nginx pid=4242 start=2026-12-02T11:00:00Z window=15s freq=99 samples=2 lost=0 truncated=0 stop=duration kernel-stacks=yes callgraph=dwarf unit=samples
+nginx;main;ngx_process_events 20202020"
+	fold "$F/prov-offcpu.perf"
+	[ "$status" -eq 0 ]
+	assert_output "# pf-provenance tool=pf-offcpu host=db1 target=pg_dump event=offcpu-time start=2026-12-02T12:00:00Z window=10s samples=2 lost=0 stop=target-exit callgraph=fp unit=ns
+pg_dump;read_table;schedule 2500000000
+pg_dump;write_archive;schedule 30000000"
+}
+
+@test "the provenance line is no stack to flamegraph.pl's line rule, and values cannot split it" {
+	# A hostile host name: spaces, ';', a control byte, a trailing number, 100 bytes.
+	{
+		printf '# pf-record 1 host=a;b\001c%s target=cmd:x freq=99 start=1\n' "$(printf '%0100d' 7)"
+		cat "$F/basic.perf"
+	} >"$BATS_TEST_TMPDIR/in"
+	pf-fold "$BATS_TEST_TMPDIR/in" >"$BATS_TEST_TMPDIR/out"
+	pf-fold "$F/basic.perf" >"$BATS_TEST_TMPDIR/stacks"
+	flamegraph_counted "$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/counted"
+	cmp "$BATS_TEST_TMPDIR/counted" "$BATS_TEST_TMPDIR/stacks"
+	run head -n 1 "$BATS_TEST_TMPDIR/out"
+	assert_output "# pf-provenance tool=pf-record host=a_b_c$(printf '%059d' 0) target=x start=1 freq=99 unit=samples"
+	# And pf-fold's own reader of folded stacks skips it too.
+	run --separate-stderr pf-fold --folded "$BATS_TEST_TMPDIR/out"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}
+
+@test "perf's own script text gets no provenance line" {
+	fold "$F/demo.perf"
+	assert_line --index 0 --regexp '^# pf-provenance '
+	grep -v '^# pf-record' "$F/demo.perf" >"$BATS_TEST_TMPDIR/plain"
+	fold "$BATS_TEST_TMPDIR/plain"
+	[ "$status" -eq 0 ]
+	refute_output --partial "pf-provenance"
+	[ "${#lines[@]}" -eq 6 ]
+}
+
+@test "--folded keeps each input's provenance lines, once each, before the stacks" {
+	pf-fold "$F/prov-record.perf" >"$BATS_TEST_TMPDIR/web1"
+	sed 's/host=web1/host=web2/' "$F/prov-record.perf" | pf-fold >"$BATS_TEST_TMPDIR/web2"
+	fold --folded "$BATS_TEST_TMPDIR/web1" "$BATS_TEST_TMPDIR/web2" "$BATS_TEST_TMPDIR/web1"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[0]}" == "# pf-provenance tool=pf-record host=web1 target=nginx "*" unit=samples" ]]
+	[[ "${lines[1]}" == "# pf-provenance tool=pf-record host=web2 target=nginx "*" unit=samples" ]]
+	[ "${lines[2]}" = "nginx;main;ngx_process_events 60606060" ]
+	# Two recordings in one stream: one line each.
+	cat "$F/prov-record.perf" "$F/prov-offcpu.perf" >"$BATS_TEST_TMPDIR/both"
+	fold "$BATS_TEST_TMPDIR/both"
+	[[ "${lines[0]}" == *" tool=pf-record "*" unit=samples" ]]
+	[[ "${lines[1]}" == *" tool=pf-offcpu "*" unit=ns" ]]
+}
+
+@test "a recording without a stack folds to nothing, provenance included" {
+	printf '%s\n' '# pf-record 1 host=web1 target=pid:1 freq=99 start=x' \
+		'# pf-record: samples=0 lost=0 throttled=0 stop=duration bytes=90' >"$BATS_TEST_TMPDIR/empty.perf"
+	pf-fold "$BATS_TEST_TMPDIR/empty.perf" >"$BATS_TEST_TMPDIR/out"
+	[ ! -s "$BATS_TEST_TMPDIR/out" ] || fail "output: $(cat "$BATS_TEST_TMPDIR/out")"
+	# Filtered down to nothing: the same.
+	pf-fold --filter-comm nobody "$F/prov-record.perf" >"$BATS_TEST_TMPDIR/out"
+	[ ! -s "$BATS_TEST_TMPDIR/out" ]
+	pf-fold "$F/prov-record.perf" | grep '^#' | pf-fold --folded >"$BATS_TEST_TMPDIR/out"
+	[ ! -s "$BATS_TEST_TMPDIR/out" ]
+}
+
+# --- input that is not a sample stream -----------------------------------
+
+@test "perf.data and other binary input are refused with what to do, exit 3" {
+	printf 'PERFILE2\150\0\0\0\0\0\0\0\1\0' >"$BATS_TEST_TMPDIR/perf.data"
+	fold "$BATS_TEST_TMPDIR/perf.data"
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
+	assert_equal "$stderr" "pf-fold: $BATS_TEST_TMPDIR/perf.data is perf.data: run perf script first (perf script -i FILE | pf-fold)"
+	printf 'app 1 1.0: 1 cpu-clock: \n\t1 f (/x)\n\n\037\213\010\0\0\0\n' >"$BATS_TEST_TMPDIR/bin"
+	fold "$BATS_TEST_TMPDIR/bin"
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
+	assert_equal "$stderr" "pf-fold: $BATS_TEST_TMPDIR/bin:4: binary input (a NUL byte): pf-fold reads text"
+	fold --folded "$BATS_TEST_TMPDIR/perf.data"
+	[ "$status" -eq 3 ]
+}
+
+@test "folded stacks given as a sample stream are refused, pointing at --folded" {
+	fold "$F/basic.perf"
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/folded"
+	fold "$BATS_TEST_TMPDIR/folded"
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
+	assert_equal "$stderr" "pf-fold: $BATS_TEST_TMPDIR/folded:1: folded stacks, not a sample stream: pf-fold --folded reads (and sums) these"
+	# With a provenance line first, the same.
+	pf-fold "$F/prov-record.perf" >"$BATS_TEST_TMPDIR/withprov"
+	run --separate-stderr pf-fold <"$BATS_TEST_TMPDIR/withprov"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == *"<stdin>:2: folded stacks"* ]]
+}
+
+@test "text with no event line at all is refused, exit 3, not folded to nothing" {
+	printf '# Overhead  Command  Shared Object  Symbol\n    45.00%%  app  app  [.] main\n    55.00%%  app  libc.so.6  [.] memcpy\n' >"$BATS_TEST_TMPDIR/report"
+	fold "$BATS_TEST_TMPDIR/report"
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
+	[ "${stderr_lines[2]}" = "pf-fold: no sample stream in the input: none of its 2 unrecognized lines is an event line of perf script text (perf report output? run perf script)" ]
+	# Samples all filtered out are no such case: exit 0, nothing written.
+	fold --filter-comm nobody "$F/basic.perf"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ -z "$stderr" ]
 }

@@ -136,7 +136,7 @@ mount_tmpfs() {
 	[ "$output" -eq 2 ] || fail "worker threads sampled: $output, want 2"
 	# Every thread's sample carries the process id, so folding by pid
 	# keeps all of them under the one process.
-	run -0 sh -c "pf-fold --pid '$BATS_TEST_TMPDIR/p.txt' | cut -d';' -f1 | sort -u"
+	run -0 sh -c "pf-fold --pid '$BATS_TEST_TMPDIR/p.txt' | grep -v '^#' | cut -d';' -f1 | sort -u"
 	assert_output "rec-split-$BGPID"
 }
 

@@ -9,6 +9,10 @@ setup() {
 	cd "$BATS_TEST_TMPDIR" || return
 }
 
+teardown() {
+	if [ -n "${BGPID:-}" ]; then kill "$BGPID" 2>/dev/null || true; fi
+}
+
 # geom NAME FILE: "x y width height" of the frame whose tooltip starts "NAME (".
 geom() {
 	grep -F "<title>$1 (" "$2" | sed -n 's/.*<rect x="\([^"]*\)" y="\([^"]*\)" width="\([^"]*\)" height="\([^"]*\)".*/\1 \2 \3 \4/p'
@@ -693,4 +697,129 @@ fails_with_svg() {
 	head -c 4000 "$PF_ROOT/lib/common/flame.js" >cut.js
 	run node --check cut.js
 	[ "$status" -ne 0 ] || fail "node --check accepted a truncated script"
+}
+
+# --- provenance ----------------------------------------------------------
+
+# heading ID FILE: the text of the <text id="ID"> element (title, subtitle).
+heading() {
+	sed -n "s/.*<text id=\"$1\"[^>]*>\([^<]*\)<.*/\1/p" "$2"
+}
+
+@test "the mission pipeline's SVG names the host and the target outside the tooltips" {
+	"${FAVOURED[@]}" "$WORKLOADS/cls-spin" 1 30 & BGPID=$!
+	wait_exec "$BGPID" cls-spin
+	run -0 bash -c "'$PF_BIN_DIR/pf-record' -p $BGPID -d 2 --no-progress 2>/dev/null |
+		'$PF_BIN_DIR/pf-fold' | '$PF_BIN_DIR/pf-svg' > cpu.svg"
+	xml_ok cpu.svg
+	# Outside <title> tooltips: the heading and the subtitle.
+	sed 's/<title>[^<]*<\/title>//g' cpu.svg > visible.svg
+	run heading title visible.svg
+	assert_output "CPU: cls-spin (pid $BGPID) on $(uname -n)"
+	run heading subtitle visible.svg
+	assert_output --regexp '^start [0-9T:-]+Z, window 2s, 99 Hz, [0-9]+ samples, call graph fp$'
+}
+
+@test "a target that renames itself cannot split the provenance line or the title" {
+	# shellcheck disable=SC2016 # the inner sh expands $$
+	sh -c 'printf "my app;x=1 9" > /proc/$$/comm; while :; do :; done' & BGPID=$!
+	wait_exec "$BGPID" "my app;x=1 9"
+	run -0 bash -c "'$PF_BIN_DIR/pf-record' -p $BGPID -d 2 --no-progress 2>/dev/null | tee rec.txt |
+		'$PF_BIN_DIR/pf-fold' > out.folded"
+	grep -qx "# pf-record: target pid=$BGPID comm=my_app_x=1_9" rec.txt ||
+		fail "target line: $(grep target rec.txt)"
+	run head -n 1 out.folded
+	assert_output --regexp "^# pf-provenance tool=pf-record host=[^ ]+ target=my_app_x=1_9 pid=$BGPID .* unit=samples\$"
+	pf-svg out.folded > r.svg
+	xml_ok r.svg
+	run heading title r.svg
+	assert_output "CPU: my_app_x=1_9 (pid $BGPID) on $(uname -n)"
+}
+
+@test "the provenance title and subtitle yield to --title and --subtitle" {
+	pf-fold "$FIXTURES/fold/prov-record.perf" > in.folded
+	pf-svg in.folded > a.svg
+	run heading title a.svg
+	assert_output "CPU: nginx (pid 4242) on web1"
+	run heading subtitle a.svg
+	assert_output "start 2026-12-02T11:00:00Z, window 15s, 99 Hz, 2 samples, call graph dwarf"
+	pf-svg --title T --subtitle S in.folded > b.svg
+	run heading title b.svg
+	assert_output T
+	run heading subtitle b.svg
+	assert_output S
+	# Without provenance, the default title as before and no subtitle.
+	grep -v '^#' in.folded | pf-svg > c.svg
+	run heading title c.svg
+	assert_output "Flame Graph"
+	run heading subtitle c.svg
+	assert_output ""
+}
+
+@test "merged folded files from two hosts name both in the title" {
+	pf-fold "$FIXTURES/fold/prov-record.perf" > web1.folded
+	sed 's/host=web1/host=web2/' "$FIXTURES/fold/prov-record.perf" | pf-fold > web2.folded
+	pf-fold --folded web1.folded web2.folded | pf-svg > m.svg
+	run heading title m.svg
+	assert_output "CPU: nginx (pid 4242) on web1; nginx (pid 4242) on web2"
+	# A fleet: three named, the rest counted.
+	for h in 3 4 5; do
+		sed "s/host=web1/host=web$h/" "$FIXTURES/fold/prov-record.perf" | pf-fold > "web$h.folded"
+	done
+	pf-fold --folded web1.folded web2.folded web3.folded web4.folded web5.folded | pf-svg > f.svg
+	run heading title f.svg
+	assert_output "CPU: nginx (pid 4242) on web1; nginx (pid 4242) on web2; nginx (pid 4242) on web3; and 2 more"
+	run heading subtitle f.svg
+	assert_output --regexp '^(start [^|]* \| ){2}start [^|]* \| \.\.\.$'
+}
+
+@test "an off-CPU graph gets the io palette and time units in its tooltips by itself" {
+	pf-fold "$FIXTURES/fold/prov-offcpu.perf" > off.folded
+	pf-svg off.folded > off.svg
+	run tip read_table off.svg
+	assert_output "read_table (2.50 s, 98.81%)"
+	run tip write_archive off.svg
+	assert_output "write_archive (30.00 ms, 1.19%)"
+	! grep -q ' samples, ' off.svg || fail "a tooltip counts samples"
+	run heading title off.svg
+	assert_output "Off-CPU time: pg_dump on db1"
+	# The same stacks drawn with --colors io: the same fills.
+	grep -v '^#' off.folded | pf-svg --colors io > io.svg
+	[ "$(fill read_table off.svg)" = "$(fill read_table io.svg)" ]
+	[ "$(fill read_table off.svg)" != "$(grep -v '^#' off.folded | pf-svg > hot.svg; fill read_table hot.svg)" ]
+	# --colors and --countname still decide when given.
+	pf-svg --colors hot --countname ns off.folded > own.svg
+	run tip read_table own.svg
+	assert_output "read_table (2,500,000,000 ns, 98.81%)"
+	[ "$(fill read_table own.svg)" = "$(fill read_table hot.svg)" ]
+}
+
+@test "the off-CPU pipeline's SVG has the io palette and time units" {
+	"$WORKLOADS/off-split" 30 & BGPID=$!
+	wait_exec "$BGPID" off-split
+	run -0 bash -c "'$PF_BIN_DIR/pf-offcpu' -p $BGPID -d 1 --no-progress 2>/dev/null |
+		'$PF_BIN_DIR/pf-fold' | '$PF_BIN_DIR/pf-svg' > off.svg"
+	xml_ok off.svg
+	run heading title off.svg
+	assert_output "Off-CPU time: off-split (pid $BGPID) on $(uname -n)"
+	run tip off_alpha off.svg
+	assert_output --regexp '^off_alpha \([0-9.]+ (ms|s), [0-9.]+%\)$'
+	# Colours are a function of the name: the io palette's off_alpha.
+	printf 'x;off_alpha 1\n' | pf-svg --colors io > io.svg
+	[ "$(fill off_alpha off.svg)" = "$(fill off_alpha io.svg)" ]
+}
+
+@test "frames with a blank name are drawn, as flamegraph.pl draws them" {
+	printf 'a;;b 3\n;x 2\n' | pf-svg > blank.svg
+	xml_ok blank.svg
+	# The blank frame sits between a and b, and is the root of x.
+	[ "$(grep -c '<title> (' blank.svg)" -eq 2 ]
+	read -r _ ya _ _ <<<"$(geom a blank.svg)"
+	read -r _ yb _ _ <<<"$(geom b blank.svg)"
+	read -r _ yx _ _ <<<"$(geom x blank.svg)"
+	run tip "" blank.svg
+	assert_line " (3 samples, 60.00%)"
+	assert_line " (2 samples, 40.00%)"
+	awk -v a="$ya" -v b="$yb" -v x="$yx" 'BEGIN { exit !(a - b == 32 && a - x == 16) }' ||
+		fail "depths: a at y=$ya, b at $yb, x at $yx"
 }

@@ -36,6 +36,7 @@
 #include "pprof.h"
 #include "privs.h"
 #include "procstat.h"
+#include "provenance.h"
 #include "stackmap.h"
 #include "symbolize.h"
 #include "sysctl.h"
@@ -1219,6 +1220,80 @@ test_pprof(void)
 	pf_buf_free(&tmp);
 }
 
+/* Header and trailer in, one provenance line out, and back again. */
+static void
+test_provenance(void)
+{
+	static const char *const rec[] = {
+		"# pf-record 1 host=web1 kernel=6.1.0 target=pid:4242 freq=99 "
+		    "callgraph=dwarf stack=16384 kernel-stacks=yes start=2026-12-02T11:00:00Z",
+		"# pf-record: target pid=4242 comm=nginx",
+		"# pf-record: caps duration=15s max-size=67108864 min-free=0 rings=2x128 pages fds=2",
+		"# pf-record: confined seccomp=yes landlock=abi7 paths=10",
+		"# pf-offcpu: samples=7 lost=9 throttled=0 stop=duration bytes=1",
+		"# pf-record: samples=2970 lost=0 throttled=0 truncated=3 stop=duration bytes=812345",
+	};
+	static const char want[] = "# pf-provenance tool=pf-record host=web1 target=nginx "
+	    "pid=4242 start=2026-12-02T11:00:00Z window=15s freq=99 samples=2970 lost=0 "
+	    "truncated=3 stop=duration kernel-stacks=yes callgraph=dwarf unit=samples\n";
+	struct pf_prov p, q;
+	struct pf_buf b = { 0 }, t = { 0 }, st = { 0 };
+	char big[200];
+	size_t i;
+
+	CHECK(pf_prov_header(&p, rec[1], strlen(rec[1])) == 0, "a note is not a header");
+	CHECK(pf_prov_header(&p, rec[0], strlen(rec[0])) == 1, "header");
+	CHECK(pf_prov_note(&p, rec[0], strlen(rec[0])) == 0, "the header is not a note");
+	for (i = 1; i < sizeof(rec) / sizeof(rec[0]); i++)
+		(void)pf_prov_note(&p, rec[i], strlen(rec[i]));
+	CHECK(pf_prov_format(&p, &b) == 0 && strcmp(b.data, want) == 0, "line: %s", b.data);
+	/* flamegraph.pl's rule: a line ending in a number is a stack. */
+	CHECK(b.len > 2 && !(b.data[b.len - 2] >= '0' && b.data[b.len - 2] <= '9'),
+	    "ends in a digit: %s", b.data);
+	CHECK(pf_prov_parse(&q, rec[0], strlen(rec[0])) == 0, "a header is not a provenance line");
+	CHECK(pf_prov_parse(&q, b.data, b.len - 1) == 1 && memcmp(&p.val, &q.val, sizeof(p.val)) == 0 &&
+	    q.unit_ns == 0, "round trip");
+	CHECK(pf_prov_describe(&q, &t, &st) == 0 && strcmp(t.data, "CPU: nginx (pid 4242) on web1") == 0,
+	    "title: %s", t.data);
+	CHECK(strcmp(st.data, "start 2026-12-02T11:00:00Z, window 15s, 99 Hz, 2970 samples, "
+	    "3 truncated, call graph dwarf") == 0, "subtitle: %s", st.data);
+
+	/* pf-offcpu, -a; unknown keys skipped; values cleaned and capped. */
+	pf_buf_reset(&b);
+	snprintf(big, sizeof(big), "# pf-offcpu 1 host=a;b\x01 target=all event=offcpu-time "
+	    "unit=ns start=%0100d", 7);
+	CHECK(pf_prov_header(&p, big, strlen(big)) == 1 && p.unit_ns == 1, "offcpu header");
+	CHECK(pf_prov_format(&p, &b) == 0, "offcpu format");
+	CHECK(strncmp(b.data, "# pf-provenance tool=pf-offcpu host=a_b_ target=all event=offcpu-time "
+	    "start=0000", 70) == 0 && strlen(pf_prov_get(&p, PF_PROV_START)) == PF_PROV_VALMAX &&
+	    strcmp(b.data + b.len - 9, " unit=ns\n") == 0, "offcpu line: %s", b.data);
+	CHECK(pf_prov_parse(&q, "# pf-provenance x=1 bare host=h unit=ns", strlen("# pf-provenance x=1 bare host=h unit=ns")) == 1 &&
+	    strcmp(pf_prov_get(&q, PF_PROV_HOST), "h") == 0 && q.unit_ns &&
+	    pf_prov_get(&q, PF_PROV_TOOL) == NULL, "unknown keys skipped");
+	pf_buf_reset(&t);
+	CHECK(pf_prov_describe(&p, &t, NULL) == 0 && strcmp(t.data, "Off-CPU time: all processes "
+	    "on a_b_") == 0, "offcpu title: %s", t.data);
+
+	/* Several pids: their distinct comms, joined; a -- CMD target is its base name. */
+	CHECK(pf_prov_header(&p, "# pf-record 1 target=pid:1,2,3", strlen("# pf-record 1 target=pid:1,2,3")) == 1, "pids");
+	(void)pf_prov_note(&p, "# pf-record: target pid=1 comm=a_b", strlen("# pf-record: target pid=1 comm=a_b"));
+	(void)pf_prov_note(&p, "# pf-record: target pid=2 comm=c", strlen("# pf-record: target pid=2 comm=c"));
+	(void)pf_prov_note(&p, "# pf-record: target pid=3 comm=a_b", strlen("# pf-record: target pid=3 comm=a_b"));
+	CHECK(strcmp(p.val[PF_PROV_TARGET], "a_b,c") == 0 && strcmp(p.val[PF_PROV_PID], "1,2,3") == 0,
+	    "comms: %s pids %s", p.val[PF_PROV_TARGET], p.val[PF_PROV_PID]);
+	CHECK(pf_prov_header(&p, "# pf-record 1 target=cmd:make", strlen("# pf-record 1 target=cmd:make")) == 1 &&
+	    strcmp(p.val[PF_PROV_TARGET], "make") == 0 && p.val[PF_PROV_PID][0] == '\0', "cmd");
+	CHECK(pf_prov_header(&p, "# pf-record 2 target=cmd:make", strlen("# pf-record 2 target=cmd:make")) == 0, "another version");
+	/* A key given twice: the same recording as the line with the last value only. */
+	CHECK(pf_prov_parse(&p, "# pf-provenance host=longname host=a unit=ns",
+	    strlen("# pf-provenance host=longname host=a unit=ns")) == 1 &&
+	    pf_prov_parse(&q, "# pf-provenance host=a unit=ns", strlen("# pf-provenance host=a unit=ns")) == 1 &&
+	    memcmp(&p, &q, sizeof(p)) == 0, "a repeated key leaves no trace");
+	pf_buf_free(&b);
+	pf_buf_free(&t);
+	pf_buf_free(&st);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1232,6 +1307,7 @@ main(int argc, char **argv)
 		{ "comms", test_comms }, { "symfile", test_symfile },
 		{ "kallsyms", test_kallsyms }, { "procstat", test_procstat },
 		{ "pprof", test_pprof },
+		{ "provenance", test_provenance },
 	};
 	size_t k;
 
