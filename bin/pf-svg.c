@@ -192,7 +192,8 @@ usage(void)
 	    "      --fonttype FONT    font family (default Verdana)\n"
 	    "      --fontsize N       text size in px (default 12)\n"
 	    "      --fontwidth F      character width, a fraction of the size (default 0.59)\n"
-	    "      --countname NAME   the unit in tooltips (default samples; ms or s off CPU)\n"
+	    "      --countname NAME   the unit in tooltips (default samples; ms or s for a\n"
+	    "                         pf-record or pf-offcpu recording)\n"
 	    "      --nametype TEXT    the prefix of the details line (default Function:)\n"
 	    "      --colors PALETTE   hot mem io wakeup chain java js perl red green blue\n"
 	    "                         aqua yellow purple orange (default hot; io off CPU)\n"
@@ -597,28 +598,29 @@ add_prov(struct reader *rd, const char *line, size_t len)
 
 /*
  * What the provenance lines tell the graph, where no option said it: the
- * title names the target and the host, the subtitle the recording; time
- * off CPU (every recording in nanoseconds) gets the I/O palette and time
- * in its tooltips.
+ * title names the target and the host, the subtitle the recording; counts
+ * in nanoseconds (both recorders) show as time in the tooltips, and time
+ * off the CPU (pf-offcpu) gets the I/O palette.
  */
 static void
 apply_prov(const struct reader *rd, struct pf_buf *title, struct pf_buf *subtitle)
 {
-	size_t i, ns = 0;
+	size_t i, ns = 0, off = 0;
 
 	if (rd->nprov == 0)
 		return;
-	for (i = 0; i < rd->nprov; i++)
+	for (i = 0; i < rd->nprov; i++) {
 		ns += rd->prov[i].unit_ns != 0;
-	if (ns > 0 && ns < rd->nprov)
-		pf_warnx("the input mixes samples and nanoseconds off CPU: "
-		    "its counts do not add up");
-	if (ns == rd->nprov) {
-		if (!opt.colors_set)
-			opt.fo.palette = FLAME_IO;
-		if (!opt.countname_set)
-			opt.fo.time_ns = 1;
+		off += pf_prov_offcpu(&rd->prov[i]) != 0;
 	}
+	if (ns > 0 && ns < rd->nprov)
+		pf_warnx("the input mixes samples and nanoseconds: its counts do not add up");
+	if (off > 0 && off < rd->nprov)
+		pf_warnx("the input mixes time on and off the CPU: its counts do not add up");
+	if (ns == rd->nprov && !opt.countname_set)
+		opt.fo.time_ns = 1;
+	if (off == rd->nprov && !opt.colors_set)
+		opt.fo.palette = FLAME_IO;
 	/* A fleet's graph names a few recordings and counts the rest. */
 	for (i = 0; i < rd->nprov && i < MAX_NAMED_RECORDINGS; i++) {
 		if (i == 0 ? pf_prov_describe(&rd->prov[0], title, NULL) == -1 :

@@ -125,6 +125,13 @@ pf_prov_header(struct pf_prov *p, const char *line, size_t len)
 		return 0;
 	memset(p, 0, sizeof(*p));
 	set(p, PF_PROV_TOOL, tools[i], strlen(tools[i]));
+	/*
+	 * pf-fold weighs each sample by its period, and both recorders'
+	 * periods are nanoseconds: cpu-clock's of CPU time, pf-offcpu's of
+	 * time blocked.  pf-offcpu's header says so; pf-record's cannot say
+	 * otherwise.
+	 */
+	p->unit_ns = 1;
 	s = line + 2 + tl + 3;
 	while (next_tok(&s, end, &t)) {
 		if (tok_is(&t, "host"))
@@ -223,6 +230,15 @@ pf_prov_parse(struct pf_prov *p, const char *line, size_t len)
 }
 
 int
+pf_prov_offcpu(const struct pf_prov *p)
+{
+	const char *tool = pf_prov_get(p, PF_PROV_TOOL), *ev = pf_prov_get(p, PF_PROV_EVENT);
+
+	return (tool != NULL && strcmp(tool, "pf-offcpu") == 0) ||
+	    (ev != NULL && strcmp(ev, "offcpu-time") == 0);
+}
+
+int
 pf_prov_format(const struct pf_prov *p, struct pf_buf *out)
 {
 	size_t k;
@@ -280,7 +296,7 @@ pf_prov_describe(const struct pf_prov *p, struct pf_buf *title, struct pf_buf *s
 	size_t i, start;
 
 	if (title != NULL) {
-		if (pf_buf_puts(title, p->unit_ns ? "Off-CPU time: " : "CPU: ") == -1 ||
+		if (pf_buf_puts(title, pf_prov_offcpu(p) ? "Off-CPU time: " : "CPU: ") == -1 ||
 		    pf_prov_who(p, title) == -1)
 			return -1;
 	}
@@ -298,7 +314,7 @@ pf_prov_describe(const struct pf_prov *p, struct pf_buf *title, struct pf_buf *s
 		if (subtitle->len > start && pf_buf_puts(subtitle, ", ") == -1)
 			return -1;
 		if (pf_buf_printf(subtitle, "%s%s%s", parts[i].before, v, parts[i].after ?
-		    parts[i].after : p->unit_ns ? " blocked intervals" : " samples") == -1)
+		    parts[i].after : pf_prov_offcpu(p) ? " blocked intervals" : " samples") == -1)
 			return -1;
 	}
 	return pf_buf_reserve(subtitle, 0);

@@ -3,7 +3,7 @@
  * samples...), carried from a recorder's header and trailer comments
  * through the folded stacks to the flame graph as one comment line,
  *
- *   # pf-provenance tool=pf-record host=web1 target=nginx pid=4242 ... unit=samples
+ *   # pf-provenance tool=pf-record host=web1 target=nginx pid=4242 ... unit=ns
  *
  * (man/pf-formats.5).  Values hold no white space, control byte or ';'
  * (each becomes '_') and at most PF_PROV_VALMAX bytes; the last token is
@@ -30,7 +30,7 @@ enum pf_prov_key {
 
 struct pf_prov {
 	char val[PF_PROV_NKEYS][PF_PROV_VALMAX + 1];	/* "" when unknown */
-	int unit_ns;		/* counts are nanoseconds (pf-offcpu) */
+	int unit_ns;		/* counts are nanoseconds (both recorders' periods) */
 	int targets_pids;	/* the header named pids: the comm lines name the target */
 };
 
@@ -58,6 +58,9 @@ int pf_prov_parse(struct pf_prov *p, const char *line, size_t len);
 /* Append p as one provenance line, with its newline.  0, or -1 (ENOMEM). */
 int pf_prov_format(const struct pf_prov *p, struct pf_buf *out);
 
+/* Whether p is time off the CPU (pf-offcpu, event offcpu-time): 1 or 0. */
+int pf_prov_offcpu(const struct pf_prov *p);
+
 /* The value of key, or NULL when p has none. */
 const char *pf_prov_get(const struct pf_prov *p, enum pf_prov_key key);
 
@@ -70,7 +73,7 @@ int pf_prov_who(const struct pf_prov *p, struct pf_buf *b);
 /*
  * A flame graph's title and subtitle from p, each appended to its buffer
  * (nothing to a NULL one): "CPU: nginx (pid 4242) on web1" ("Off-CPU
- * time: ..." for nanoseconds), and "start 2026-12-02T11:00:00Z, window
+ * time: ..." for pf-offcpu), and "start 2026-12-02T11:00:00Z, window
  * 15s, 99 Hz, 2970 samples, call graph dwarf", with the losses and an
  * early stop when there were any.  0, or -1 (ENOMEM).
  */

@@ -540,7 +540,7 @@ a;c 2"
 	assert_line "shop-api;main;serve_forever;handle_request;write_response;__send;entry_SYSCALL_64_after_hwframe_[k];__sys_sendto_[k];tcp_sendmsg_[k];copy_user_enhanced_fast_string_[k] 10101010"
 	assert_line "shop-api;main;serve_forever;handle_request;lookup_cart;std::map<std::string, Item>::find 10101010"
 	# The recording's provenance first, then the six stacks.
-	[[ "${lines[0]}" == "# pf-provenance tool=pf-record host=demo pid=4242 "*" unit=samples" ]]
+	[[ "${lines[0]}" == "# pf-provenance tool=pf-record host=demo pid=4242 "*" unit=ns" ]]
 	[ "${#lines[@]}" -eq 7 ]
 }
 
@@ -628,7 +628,7 @@ flamegraph_counted() {
 	fold "$F/prov-record.perf"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
-	assert_output "# pf-provenance tool=pf-record host=web1 target=nginx pid=4242 start=2026-12-02T11:00:00Z window=15s freq=99 samples=2 lost=0 truncated=0 stop=duration kernel-stacks=yes callgraph=dwarf unit=samples
+	assert_output "# pf-provenance tool=pf-record host=web1 target=nginx pid=4242 start=2026-12-02T11:00:00Z window=15s freq=99 samples=2 lost=0 truncated=0 stop=duration kernel-stacks=yes callgraph=dwarf unit=ns
 nginx;main;ngx_process_events 20202020"
 	fold "$F/prov-offcpu.perf"
 	[ "$status" -eq 0 ]
@@ -648,7 +648,7 @@ pg_dump;write_archive;schedule 30000000"
 	flamegraph_counted "$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/counted"
 	cmp "$BATS_TEST_TMPDIR/counted" "$BATS_TEST_TMPDIR/stacks"
 	run head -n 1 "$BATS_TEST_TMPDIR/out"
-	assert_output "# pf-provenance tool=pf-record host=a_b_c$(printf '%059d' 0) target=x start=1 freq=99 unit=samples"
+	assert_output "# pf-provenance tool=pf-record host=a_b_c$(printf '%059d' 0) target=x start=1 freq=99 unit=ns"
 	# And pf-fold's own reader of folded stacks skips it too.
 	run --separate-stderr pf-fold --folded "$BATS_TEST_TMPDIR/out"
 	[ "$status" -eq 0 ]
@@ -672,13 +672,13 @@ pg_dump;write_archive;schedule 30000000"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	[ "${#lines[@]}" -eq 3 ]
-	[[ "${lines[0]}" == "# pf-provenance tool=pf-record host=web1 target=nginx "*" unit=samples" ]]
-	[[ "${lines[1]}" == "# pf-provenance tool=pf-record host=web2 target=nginx "*" unit=samples" ]]
+	[[ "${lines[0]}" == "# pf-provenance tool=pf-record host=web1 target=nginx "*" unit=ns" ]]
+	[[ "${lines[1]}" == "# pf-provenance tool=pf-record host=web2 target=nginx "*" unit=ns" ]]
 	[ "${lines[2]}" = "nginx;main;ngx_process_events 60606060" ]
 	# Two recordings in one stream: one line each.
 	cat "$F/prov-record.perf" "$F/prov-offcpu.perf" >"$BATS_TEST_TMPDIR/both"
 	fold "$BATS_TEST_TMPDIR/both"
-	[[ "${lines[0]}" == *" tool=pf-record "*" unit=samples" ]]
+	[[ "${lines[0]}" == *" tool=pf-record "*" unit=ns" ]]
 	[[ "${lines[1]}" == *" tool=pf-offcpu "*" unit=ns" ]]
 }
 

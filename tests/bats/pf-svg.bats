@@ -729,7 +729,7 @@ heading() {
 	grep -qx "# pf-record: target pid=$BGPID comm=my_app_x=1_9" rec.txt ||
 		fail "target line: $(grep target rec.txt)"
 	run head -n 1 out.folded
-	assert_output --regexp "^# pf-provenance tool=pf-record host=[^ ]+ target=my_app_x=1_9 pid=$BGPID .* unit=samples\$"
+	assert_output --regexp "^# pf-provenance tool=pf-record host=[^ ]+ target=my_app_x=1_9 pid=$BGPID .* unit=ns\$"
 	pf-svg out.folded > r.svg
 	xml_ok r.svg
 	run heading title r.svg

@@ -1235,7 +1235,7 @@ test_provenance(void)
 	};
 	static const char want[] = "# pf-provenance tool=pf-record host=web1 target=nginx "
 	    "pid=4242 start=2026-12-02T11:00:00Z window=15s freq=99 samples=2970 lost=0 "
-	    "truncated=3 stop=duration kernel-stacks=yes callgraph=dwarf unit=samples\n";
+	    "truncated=3 stop=duration kernel-stacks=yes callgraph=dwarf unit=ns\n";
 	struct pf_prov p, q;
 	struct pf_buf b = { 0 }, t = { 0 }, st = { 0 };
 	char big[200];
@@ -1251,8 +1251,9 @@ test_provenance(void)
 	CHECK(b.len > 2 && !(b.data[b.len - 2] >= '0' && b.data[b.len - 2] <= '9'),
 	    "ends in a digit: %s", b.data);
 	CHECK(pf_prov_parse(&q, rec[0], strlen(rec[0])) == 0, "a header is not a provenance line");
+	/* cpu-clock's period is CPU time in nanoseconds: not samples, not off CPU. */
 	CHECK(pf_prov_parse(&q, b.data, b.len - 1) == 1 && memcmp(&p.val, &q.val, sizeof(p.val)) == 0 &&
-	    q.unit_ns == 0, "round trip");
+	    q.unit_ns == 1 && !pf_prov_offcpu(&q), "round trip");
 	CHECK(pf_prov_describe(&q, &t, &st) == 0 && strcmp(t.data, "CPU: nginx (pid 4242) on web1") == 0,
 	    "title: %s", t.data);
 	CHECK(strcmp(st.data, "start 2026-12-02T11:00:00Z, window 15s, 99 Hz, 2970 samples, "
@@ -1262,7 +1263,8 @@ test_provenance(void)
 	pf_buf_reset(&b);
 	snprintf(big, sizeof(big), "# pf-offcpu 1 host=a;b\x01 target=all event=offcpu-time "
 	    "unit=ns start=%0100d", 7);
-	CHECK(pf_prov_header(&p, big, strlen(big)) == 1 && p.unit_ns == 1, "offcpu header");
+	CHECK(pf_prov_header(&p, big, strlen(big)) == 1 && p.unit_ns == 1 && pf_prov_offcpu(&p),
+	    "offcpu header");
 	CHECK(pf_prov_format(&p, &b) == 0, "offcpu format");
 	CHECK(strncmp(b.data, "# pf-provenance tool=pf-offcpu host=a_b_ target=all event=offcpu-time "
 	    "start=0000", 70) == 0 && strlen(pf_prov_get(&p, PF_PROV_START)) == PF_PROV_VALMAX &&
