@@ -14,11 +14,8 @@
  * output directory.  It writes nothing anywhere.
  */
 #define _GNU_SOURCE
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <getopt.h>
 #include <limits.h>
 #include <linux/perf_event.h>
@@ -35,6 +32,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "fpcheck.h"
 #include "fsfree.h"
 #include "msg.h"
 #include "parse.h"
@@ -692,79 +690,6 @@ check_symbols(struct env *e)
 }
 
 /*
- * Whether a file's code keeps frame pointers, judged from its .eh_frame:
- * at UNWIND_PROBES addresses spread evenly over .text, the CFA rule of
- * the function there.  Code that keeps frame pointers computes the CFA
- * from rbp in its body; code built without them computes it from rsp
- * everywhere, but for the odd function that realigns its stack or uses
- * alloca.  Cheap (a binary search of .eh_frame_hdr and a short CFI
- * program per probe) and blind to code without call-frame information.
- */
-#define UNWIND_PROBES	256
-
-struct fpinfo {
-	unsigned probed;	/* addresses with a CFA rule */
-	unsigned rbp;		/* of them, the CFA from rbp */
-};
-
-/* 0 with *fi filled, or -1: not ELF, no .text, or no .eh_frame. */
-static int
-frame_pointers(int fd, struct fpinfo *fi)
-{
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	Dwarf_CFI *cfi;
-	GElf_Shdr sh, text = { 0 };
-	size_t shstr, i;
-	int rc = -1;
-
-	memset(fi, 0, sizeof(*fi));
-	(void)elf_version(EV_CURRENT);
-	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL)
-		return -1;
-	if (elf_getshdrstrndx(elf, &shstr) == 0)
-		while ((scn = elf_nextscn(elf, scn)) != NULL) {
-			const char *name;
-
-			if (gelf_getshdr(scn, &sh) != NULL &&
-			    (name = elf_strptr(elf, shstr, sh.sh_name)) != NULL &&
-			    strcmp(name, ".text") == 0) {
-				text = sh;
-				break;
-			}
-		}
-	if (text.sh_size > 0 && (cfi = dwarf_getcfi_elf(elf)) != NULL) {
-		for (i = 0; i < UNWIND_PROBES; i++) {
-			Dwarf_Addr a = text.sh_addr + (2 * i + 1) * text.sh_size / (2 * UNWIND_PROBES);
-			Dwarf_Frame *fr;
-			Dwarf_Op *ops;
-			size_t nops;
-
-			if (dwarf_cfi_addrframe(cfi, a, &fr) != 0)
-				continue;	/* padding between functions, or no FDE */
-			if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops > 0) {
-				fi->probed++;
-				if (ops[0].atom == DW_OP_breg6 ||
-				    (ops[0].atom == DW_OP_bregx && ops[0].number == 6))
-					fi->rbp++;
-			}
-			free(fr);
-		}
-		dwarf_cfi_end(cfi);
-		rc = fi->probed > 0 ? 0 : -1;
-	}
-	elf_end(elf);
-	return rc;
-}
-
-/* More than half the probed code with rbp frames: frame pointers kept. */
-static bool
-keeps_fp(const struct fpinfo *fi)
-{
-	return 2 * fi->rbp > fi->probed;
-}
-
-/*
  * The C runtime: its functions are mostly called as leaves, so a frame-
  * pointer walk from inside one skips only its caller (rbp still holds
  * the caller's frame).  The rest of the target's code loses the stack.
@@ -821,7 +746,7 @@ check_unwind(struct env *e)
 	struct unwind_files u = { .n = 0 };
 	char path[PATH_MAX], exe[PATH_MAX], lacking[256] = "", fix[256];
 	const char *libc = NULL, *libc_state = "not mapped";
-	struct fpinfo fi, libc_fi = { 0, 0 };
+	struct pf_fpinfo fi, libc_fi = { 0 };
 	size_t i, nlacking = 0, nlibs = 0;
 	int fd;
 
@@ -845,7 +770,7 @@ check_unwind(struct env *e)
 		snprintf(path, sizeof(path), "%s/%d/root%s", opt.proc_root, opt.pid, u.path[i]);
 		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 			continue;
-		rc = frame_pointers(fd, &fi);
+		rc = pf_fp_probe(fd, &fi);
 		close(fd);
 		if (rc == -1) {
 			if (first)
@@ -856,7 +781,7 @@ check_unwind(struct env *e)
 				    u.path[i]);
 			continue;
 		}
-		fp = keeps_fp(&fi);
+		fp = pf_fp_kept(&fi);
 		if (first) {
 			if (fp)
 				report(e, "ok", "unwind", NULL, "%s: keeps frame pointers (%u of %u probed "
