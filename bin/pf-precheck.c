@@ -51,7 +51,7 @@ enum mode { MODE_ONCPU, MODE_OFFCPU, MODE_SYSTEM };
 static const char *const mode_names[] = { "oncpu", "offcpu", "system" };
 
 static const char synopsis[] =
-    "usage: pf-precheck [-p PID] [-o DIR] [-g fp|dwarf] [--min-free SIZE|N%]\n"
+    "usage: pf-precheck [-p PID] [-o DIR] [-g auto|fp|dwarf] [--min-free SIZE|N%]\n"
     "                   [--mode oncpu|offcpu|system]\n"
     "                   [--no-probe] [--proc-root DIR] [--sys-root DIR]\n";
 
@@ -61,7 +61,9 @@ static struct {
 	uint64_t min_free_bytes;
 	double min_free_pct;
 	enum mode mode;
-	bool dwarf;		/* the recording is planned with -g dwarf */
+	bool dwarf;		/* the recording is planned with -g dwarf (or auto chose it) */
+	bool cg_auto;		/* -g auto: the recorder's choice, made in check_callgraph */
+	bool cg_given;		/* -g given; else the planned tool's default */
 	bool probe;
 	const char *proc_root;
 	const char *sys_root;
@@ -98,7 +100,10 @@ usage(void)
 	fputs("\n"
 	    "  -p, --pid PID          the process to be sampled (default: a command pf-record starts)\n"
 	    "  -o, --output DIR       where the recording will be written (default .)\n"
-	    "  -g, --call-graph fp    the recording follows frame pointers (the default)\n"
+	    "  -g, --call-graph auto  the recorder chooses fp or dwarf from the target's files\n"
+	    "                         (the default for oncpu and system)\n"
+	    "  -g, --call-graph fp    the recording follows frame pointers (the default for\n"
+	    "                         offcpu)\n"
 	    "  -g, --call-graph dwarf the recording unwinds copied user stacks (-g dwarf)\n"
 	    "      --min-free SIZE|N% free-space floor, as pf-record (default max(1G, 5%); 0: none)\n"
 	    "      --mode MODE        oncpu (pf-record), offcpu (pf-offcpu) or system (pf-record -a)\n"
@@ -791,8 +796,8 @@ check_unwind(struct env *e)
 				    "addresses have rbp frames); -g dwarf unwinds it from .eh_frame",
 				    u.path[i], fi.rbp, fi.probed);
 			else {
-				snprintf(fix, sizeof(fix), "use %s -g dwarf (or rebuild with "
-				    "-fno-omit-frame-pointer)", opt.mode == MODE_OFFCPU ?
+				snprintf(fix, sizeof(fix), "use %s -g auto or -g dwarf (or rebuild "
+				    "with -fno-omit-frame-pointer)", opt.mode == MODE_OFFCPU ?
 				    "pf-offcpu" : "pf-record");
 				report(e, "warn", "unwind", fix, "%s: no frame pointers (.eh_frame CFA "
 				    "rules never use rbp: %u of %u probed addresses): -g fp stacks lose "
@@ -819,7 +824,7 @@ check_unwind(struct env *e)
 		}
 	}
 	if (nlacking > 0 && !opt.dwarf) {
-		snprintf(fix, sizeof(fix), "use %s -g dwarf", opt.mode == MODE_OFFCPU ?
+		snprintf(fix, sizeof(fix), "use %s -g auto or -g dwarf", opt.mode == MODE_OFFCPU ?
 		    "pf-offcpu" : "pf-record");
 		report(e, "warn", "unwind", fix, "%zu of %zu libraries without frame pointers (%s%s): "
 		    "-g fp stacks through them lose callers", nlacking, nlibs, lacking,
@@ -833,7 +838,7 @@ check_unwind(struct env *e)
 	 */
 	if (libc != NULL && strcmp(libc_state, "no frame pointers") == 0 && !opt.dwarf &&
 	    opt.mode == MODE_OFFCPU)
-		report(e, "warn", "unwind", "use pf-offcpu -g dwarf",
+		report(e, "warn", "unwind", "use pf-offcpu -g auto or -g dwarf",
 		    "%s: no frame pointers (%u of %u probed addresses have rbp frames): each "
 		    "blocked stack loses the caller of its system call wrapper with -g fp", libc,
 		    libc_fi.rbp, libc_fi.probed);
@@ -847,6 +852,47 @@ check_unwind(struct env *e)
 		    UNWIND_FILES);
 	for (i = 0; i < u.n; i++)
 		free(u.path[i]);
+}
+
+/*
+ * -g auto, as the recorder will decide it (fpcheck.h), so the probe and
+ * the memlock check size what it will use.  pf-record's default is auto,
+ * pf-offcpu's fp; under -a (system) auto means fp.  With no -p the
+ * command is not known: it is judged as a dynamically linked one, by the
+ * C library.
+ */
+static void
+check_callgraph(struct env *e)
+{
+	const char *tool = opt.mode == MODE_OFFCPU ? "pf-offcpu" : "pf-record";
+	char file[56];
+	int rc;
+
+	if (!opt.cg_given)
+		opt.cg_auto = opt.mode != MODE_OFFCPU;
+	if (!opt.cg_auto)
+		return;
+	if (opt.mode == MODE_SYSTEM) {
+		report(e, "ok", "unwind", NULL, "-g auto: %s -a records with -g fp "
+		    "(-g dwarf on every CPU is for you to choose)", tool);
+		return;
+	}
+	if (opt.pid == 0)
+		rc = pf_fp_lacking_libc(file, sizeof(file));
+	else if (e->target_ok)
+		rc = pf_fp_lacking_proc(opt.proc_root, opt.pid, file, sizeof(file));
+	else
+		return;
+	opt.dwarf = rc == 1;
+	if (rc == 1)
+		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g dwarf "
+		    "(%s has no frame pointers)", tool, file);
+	else if (rc == 0)
+		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g fp "
+		    "(the files judged keep frame pointers)", tool);
+	else
+		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g fp "
+		    "(the target's mappings cannot be read)", tool);
 }
 
 static void
@@ -965,12 +1011,15 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'g':
+			opt.cg_given = true;
+			opt.cg_auto = strcmp(optarg, "auto") == 0;
 			if (strcmp(optarg, "dwarf") == 0)
 				opt.dwarf = true;
-			else if (strcmp(optarg, "fp") == 0)
+			else if (strcmp(optarg, "fp") == 0 || opt.cg_auto)
 				opt.dwarf = false;
 			else
-				pf_usage_error(synopsis, "-g: unknown call graph '%s' (fp, dwarf)", optarg);
+				pf_usage_error(synopsis, "-g: unknown call graph '%s' (fp, dwarf, auto)",
+				    optarg);
 			break;
 		case 'h':
 			usage();
@@ -1031,6 +1080,7 @@ main(int argc, char **argv)
 	check_kptr(&e);
 	check_caps(&e);
 	check_target(&e);
+	check_callgraph(&e);
 	check_probe(&e);
 	check_disk(&e);
 	check_load(&e);		/* also counts the CPUs for memlock */

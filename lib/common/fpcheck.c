@@ -245,6 +245,19 @@ find_cmd(const char *cmd, char *path, size_t len)
 }
 
 int
+pf_fp_lacking_libc(char *why, size_t whylen)
+{
+	char path[PATH_MAX];
+	struct pf_fpinfo fi;
+
+	if (own_libc(path, sizeof(path)) == 0 && lacks(path, &fi)) {
+		name_of(path, why, whylen);
+		return 1;
+	}
+	return 0;
+}
+
+int
 pf_fp_lacking_cmd(const char *cmd, char *why, size_t whylen)
 {
 	char path[PATH_MAX];
@@ -263,9 +276,5 @@ pf_fp_lacking_cmd(const char *cmd, char *why, size_t whylen)
 		}
 		static_elf = rc == 0 && !fi.dynamic;
 	}
-	if (!static_elf && own_libc(path, sizeof(path)) == 0 && lacks(path, &fi)) {
-		name_of(path, why, whylen);
-		return 1;
-	}
-	return 0;
+	return static_elf ? 0 : pf_fp_lacking_libc(why, whylen);
 }

@@ -50,4 +50,11 @@ int pf_fp_lacking_proc(const char *proc_root, pid_t pid, char *why, size_t whyle
  */
 int pf_fp_lacking_cmd(const char *cmd, char *why, size_t whylen);
 
+/*
+ * -g auto for a dynamically linked command not named yet: 1 with the
+ * base name in why when the C library this process maps lacks frame
+ * pointers, else 0.
+ */
+int pf_fp_lacking_libc(char *why, size_t whylen);
+
 #endif

@@ -145,12 +145,12 @@ level() {
 		read -r kb lvl st <<<"$c"
 		mkproc "$FXD/m$kb" 1 0 "$kb"
 		run prlimit --memlock=0:0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
-			pf-precheck --proc-root "$FXD/m$kb" -o /tmp --min-free 0
+			pf-precheck -g fp --proc-root "$FXD/m$kb" -o /tmp --min-free 0
 		[ "$status" -eq "$st" ] || fail "mlock_kb $kb: status $status: $output"
 		[ "$(level memlock)" = "$lvl" ] || fail "mlock_kb $kb: $(level memlock), want $lvl: $output"
 	done
 	# Root has CAP_IPC_LOCK.
-	run -0 prlimit --memlock=0:0 pf-precheck --proc-root "$FXD/m0" -o /tmp --min-free 0
+	run -0 prlimit --memlock=0:0 pf-precheck -g fp --proc-root "$FXD/m0" -o /tmp --min-free 0
 	assert_line --partial "ok memlock"
 }
 
@@ -160,6 +160,10 @@ level() {
 	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -eq 2 ] || skip "expects perf_event_paranoid 2 here"
 	run -0 as_nobody pf-precheck -o /tmp --min-free 0
 	assert_line --regexp '^ok caps none \(uid 65534\)$'
+	# -g auto, the default, judges a command by the C library (Debian's has no frame pointers).
+	assert_line --regexp '^ok unwind -g auto: pf-record will record with -g dwarf \(libc\.so\.6 has no frame pointers\)$'
+	assert_line --partial "ok probe perf_event_open cpu-clock on a command (user stacks, user stack copies) succeeded"
+	run -0 as_nobody pf-precheck -g fp -o /tmp --min-free 0
 	assert_line --partial "ok probe perf_event_open cpu-clock on a command (user stacks) succeeded"
 	run -1 as_nobody pf-precheck --mode offcpu -o /tmp --min-free 0
 	assert_line --regexp '^fail probe perf_event_open context-switches'
@@ -174,9 +178,12 @@ level() {
 	sleep 30 &
 	KIDS=$!
 	run -0 pf-precheck -p "$KIDS" -o /tmp --min-free 0
+	assert_line --partial "ok probe perf_event_open cpu-clock on the target (user and kernel stacks, user stack copies) succeeded"
+	run -0 pf-precheck -g fp -p "$KIDS" -o /tmp --min-free 0
 	assert_line --partial "ok probe perf_event_open cpu-clock on the target (user and kernel stacks) succeeded"
 	run -0 pf-precheck --mode offcpu -p "$KIDS" -o /tmp --min-free 0
 	run -0 pf-precheck --mode system -o /tmp --min-free 0
+	assert_line "ok unwind -g auto: pf-record -a records with -g fp (-g dwarf on every CPU is for you to choose)"
 }
 
 @test "a target that exited fails with what to do" {
@@ -243,17 +250,23 @@ level() {
 	"$WORKLOADS/nofp-split" 10 &
 	KIDS="$KIDS $!"
 	sleep 0.2
-	run -0 pf-precheck -p "${KIDS%% *}" -o /tmp --min-free 0 --no-probe
+	run -0 pf-precheck -g fp -p "${KIDS%% *}" -o /tmp --min-free 0 --no-probe
 	assert_line --regexp "^ok unwind $WORKLOADS/rec-split: keeps frame pointers \([0-9]+ of [0-9]+ probed addresses have rbp frames\)$"
 	refute_line --regexp '^warn unwind '
 	# libc is judged too (Debian builds it without frame pointers).
 	assert_line --regexp '^ok unwind /.*/libc\.so\.6: (no frame pointers|keeps frame pointers) '
 
-	run -0 pf-precheck -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
+	run -0 pf-precheck -g fp -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
 	assert_line --regexp "^warn unwind $WORKLOADS/nofp-split: no frame pointers \(.eh_frame CFA rules never use rbp: [0-9]+ of [0-9]+ probed addresses\): -g fp stacks lose callers$"
-	assert_line "  fix: use pf-record -g dwarf (or rebuild with -fno-omit-frame-pointer)"
+	assert_line "  fix: use pf-record -g auto or -g dwarf (or rebuild with -fno-omit-frame-pointer)"
+	# pf-offcpu's default is -g fp.
 	run -0 pf-precheck --mode offcpu -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
-	assert_line "  fix: use pf-offcpu -g dwarf (or rebuild with -fno-omit-frame-pointer)"
+	assert_line "  fix: use pf-offcpu -g auto or -g dwarf (or rebuild with -fno-omit-frame-pointer)"
+	# pf-record's default, -g auto, will unwind it: no warning.
+	run -0 pf-precheck -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
+	assert_line "ok unwind -g auto: pf-record will record with -g dwarf (nofp-split has no frame pointers)"
+	assert_line --regexp "^ok unwind $WORKLOADS/nofp-split: no frame pointers \([0-9]+ of [0-9]+ probed addresses have rbp frames\); -g dwarf unwinds it from .eh_frame$"
+	refute_line --regexp '^warn unwind '
 	# Planned with -g dwarf, the same file is fine.
 	run -0 pf-precheck -g dwarf -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
 	assert_line --regexp "^ok unwind $WORKLOADS/nofp-split: no frame pointers \([0-9]+ of [0-9]+ probed addresses have rbp frames\); -g dwarf unwinds it from .eh_frame$"
@@ -299,7 +312,7 @@ level() {
 		pf-precheck -g dwarf --proc-root "$FXD/m16" -o /tmp --min-free 0
 	assert_line --regexp '^fail memlock even the smallest rings that hold one -g dwarf sample \(72\.0K for 2 CPUs\) exceed 32\.0K$'
 	run -0 prlimit --memlock=0:0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		pf-precheck --proc-root "$FXD/m16" -o /tmp --min-free 0
+		pf-precheck -g fp --proc-root "$FXD/m16" -o /tmp --min-free 0
 	assert_line --regexp '^warn memlock .* will use rings of 2 pages and may lose samples$'
 }
 
