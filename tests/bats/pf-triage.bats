@@ -21,13 +21,28 @@ teardown() {
 	assert_line "flamegraph ev/cpu.svg"
 	assert_line "bundle ev.tar.gz"
 	[ "$(wc -l < ev/commands.log)" -eq 5 ]
-	grep -q '^pf-record -p '"$WPID"' -d 2 -o ev/cpu.perf$' ev/commands.log
+	grep -q '^pf-record -g auto -p '"$WPID"' -d 2 -o ev/cpu.perf$' ev/commands.log
 	grep -qE '^# pf-record: samples=[1-9][0-9]* .*stop=duration' ev/cpu.perf
 	grep -q 'rec_alpha' ev/cpu.folded
 	xmllint --noout ev/cpu.svg
 	[ "$(stat -c %a ev/cpu.folded)" = 600 ]
 	mkdir x && tar -C x -xzf ev.tar.gz
 	(cd x/pf-bundle-* && sha256sum -c --quiet SHA256SUMS)
+}
+
+@test "a target without frame pointers is recorded with -g auto, which chose dwarf: its stacks reach main" {
+	require_root
+	require_perf_events
+	"$WORKLOADS/nofp-split" 30 &
+	WPID=$!
+	wait_exec "$WPID" nofp-split
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 2 -i 1 -o ev
+	grep -q '^pf-record -g auto -p '"$WPID"' -d 2 -o ev/cpu.perf$' ev/commands.log
+	head -n 1 ev/cpu.perf | grep -q ' callgraph=dwarf stack=16384 auto=no-frame-pointers:nofp-split ' ||
+		fail "header: $(head -n 1 ev/cpu.perf)"
+	# Unwound, the leaves sit under main (work is inlined into it).
+	grep -Eq '(^|;)main;work;nofp_(sixty|forty) ' ev/cpu.folded || fail "$(sort -k2 -n ev/cpu.folded | tail -n 3)"
 }
 
 @test "a target that is gone is not recorded and the run says why" {
