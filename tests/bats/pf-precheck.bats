@@ -356,6 +356,31 @@ level() {
 	[ "$(level target)" = ok ]
 }
 
+@test "-g auto decides from the target's mapped files, read through its root: fp when all keep frame pointers" {
+	local w
+	for w in keep:rec-split lack:nofp-split none:; do
+		mkproc "$FXD/$w" 1 0
+		mkdir -p "$FXD/$w/4242/root/opt"
+		echo '4242 (app) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 500 1000 100 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0' >"$FXD/$w/4242/stat"
+		printf 'Name:\tapp\nUid:\t0\t0\t0\t0\n' >"$FXD/$w/4242/status"
+		[ -z "${w#*:}" ] && continue	# no maps file
+		# The path in maps is the target's view: only its root has the file.
+		cp "$WORKLOADS/${w#*:}" "$FXD/$w/4242/root/opt/app"
+		printf '%s\n' '00400000-00401000 r--p 00000000 08:01 17 /opt/app' \
+			'00401000-00480000 r-xp 00001000 08:01 17 /opt/app' \
+			'7f0000000000-7f0000001000 r-xp 00000000 00:00 0 ' >"$FXD/$w/4242/maps"
+	done
+	run -0 pf-precheck -p 4242 --proc-root "$FXD/keep:rec-split" -o /tmp --min-free 0
+	assert_line "ok unwind -g auto: pf-record will record with -g fp (the files judged keep frame pointers)"
+	run -0 pf-precheck -p 4242 --proc-root "$FXD/lack:nofp-split" -o /tmp --min-free 0
+	assert_line "ok unwind -g auto: pf-record will record with -g dwarf (app has no frame pointers)"
+	run -0 pf-precheck -p 4242 --proc-root "$FXD/none:" -o /tmp --min-free 0
+	assert_line "ok unwind -g auto: pf-record will record with -g fp (the target's mappings cannot be read)"
+	# pf-offcpu's default is fp: no choice to report.
+	run -0 pf-precheck --mode offcpu -p 4242 --proc-root "$FXD/lack:nofp-split" -o /tmp --min-free 0
+	refute_line --partial "-g auto:"
+}
+
 @test "a zombie in a fixture tree fails the target check" {
 	mkproc "$FXD/z" 1 0
 	mkdir -p "$FXD/z/99"
