@@ -224,7 +224,8 @@ parse_pids(struct pf_recorder *r, struct pf_result *st)
 /*
  * -g auto for a -p or -- CMD target, before anything is opened: dwarf as
  * soon as one of its executable files has no frame pointers (on Debian,
- * libc alone is enough: an fp walk from inside it loses every caller).
+ * libc alone is enough: an fp walk from inside it loses callers, or
+ * reads data as frames where it keeps data in rbp).
  * A target whose mappings cannot be read is left to frame pointers:
  * the unwinder would need those mappings too.
  */
