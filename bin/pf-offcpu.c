@@ -30,7 +30,7 @@
 #include "recorder.h"
 
 static const char synopsis[] =
-    "usage: pf-offcpu [-d seconds] [-g fp|dwarf] [-o file [--force]] [--include-preempted]\n"
+    "usage: pf-offcpu [-d seconds] [-g fp|dwarf|auto] [-o file [--force]] [--include-preempted]\n"
     "                 [--min-block us] [--max-block us] [--rate-cap n]\n"
     "                 [--max-size size] [--min-free size|N%] [--no-progress] [--stats]\n"
     "                 -p pid[,pid...] | -a | -- command [arg...]\n";
@@ -60,6 +60,8 @@ static const char help[] =
     "  -g, --call-graph fp     user stacks from frame pointers (the default)\n"
     "  -g, --call-graph dwarf  user stacks unwound from a copy of the user stack with\n"
     "                          the files' unwind tables, for code without frame pointers\n"
+    "  -g, --call-graph auto   dwarf if a file the target maps has no frame pointers,\n"
+    "                          else fp; fp with -a\n"
     "      --include-preempted count time spent preempted (runnable) too\n"
     "      --min-block US      ignore blocks shorter than US microseconds (default 1)\n"
     "      --max-block US      ignore blocks longer than US microseconds\n"
@@ -173,11 +175,8 @@ header(struct pf_recorder *r, struct pf_buf *h, const char *when)
 		snprintf(maxb, sizeof(maxb), "none");
 	else
 		snprintf(maxb, sizeof(maxb), "%lluus", (unsigned long long)(max_block_ns / 1000));
-	pf_buf_puts(h, " event=offcpu-time unit=ns callgraph=");
-	if (r->dwarf)
-		pf_buf_printf(h, "dwarf stack=%d", PF_REC_DWARF_STACK);
-	else
-		pf_buf_puts(h, "fp");
+	pf_buf_puts(h, " event=offcpu-time unit=ns ");
+	pf_recorder_callgraph(r, h);
 	pf_buf_printf(h, " preempted=%s min-block=%lluus max-block=%s kernel-symbols=%s "
 	    "above-rate-cap=sum start=%s\n", include_preempted ? "included" : "excluded",
 	    (unsigned long long)(min_block_ns / 1000), maxb, ksyms_visible ? "yes" : "no", when);

@@ -14,11 +14,8 @@
  * output directory.  It writes nothing anywhere.
  */
 #define _GNU_SOURCE
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <getopt.h>
 #include <limits.h>
 #include <linux/perf_event.h>
@@ -35,6 +32,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "fpcheck.h"
 #include "fsfree.h"
 #include "msg.h"
 #include "parse.h"
@@ -53,7 +51,7 @@ enum mode { MODE_ONCPU, MODE_OFFCPU, MODE_SYSTEM };
 static const char *const mode_names[] = { "oncpu", "offcpu", "system" };
 
 static const char synopsis[] =
-    "usage: pf-precheck [-p PID] [-o DIR] [-g fp|dwarf] [--min-free SIZE|N%]\n"
+    "usage: pf-precheck [-p PID] [-o DIR] [-g auto|fp|dwarf] [--min-free SIZE|N%]\n"
     "                   [--mode oncpu|offcpu|system]\n"
     "                   [--no-probe] [--proc-root DIR] [--sys-root DIR]\n";
 
@@ -63,7 +61,9 @@ static struct {
 	uint64_t min_free_bytes;
 	double min_free_pct;
 	enum mode mode;
-	bool dwarf;		/* the recording is planned with -g dwarf */
+	bool dwarf;		/* the recording is planned with -g dwarf (or auto chose it) */
+	bool cg_auto;		/* -g auto: the recorder's choice, made in check_callgraph */
+	bool cg_given;		/* -g given; else the planned tool's default */
 	bool probe;
 	const char *proc_root;
 	const char *sys_root;
@@ -100,7 +100,10 @@ usage(void)
 	fputs("\n"
 	    "  -p, --pid PID          the process to be sampled (default: a command pf-record starts)\n"
 	    "  -o, --output DIR       where the recording will be written (default .)\n"
-	    "  -g, --call-graph fp    the recording follows frame pointers (the default)\n"
+	    "  -g, --call-graph auto  the recorder chooses fp or dwarf from the target's files\n"
+	    "                         (the default for oncpu and system)\n"
+	    "  -g, --call-graph fp    the recording follows frame pointers (the default for\n"
+	    "                         offcpu)\n"
 	    "  -g, --call-graph dwarf the recording unwinds copied user stacks (-g dwarf)\n"
 	    "      --min-free SIZE|N% free-space floor, as pf-record (default max(1G, 5%); 0: none)\n"
 	    "      --mode MODE        oncpu (pf-record), offcpu (pf-offcpu) or system (pf-record -a)\n"
@@ -692,79 +695,6 @@ check_symbols(struct env *e)
 }
 
 /*
- * Whether a file's code keeps frame pointers, judged from its .eh_frame:
- * at UNWIND_PROBES addresses spread evenly over .text, the CFA rule of
- * the function there.  Code that keeps frame pointers computes the CFA
- * from rbp in its body; code built without them computes it from rsp
- * everywhere, but for the odd function that realigns its stack or uses
- * alloca.  Cheap (a binary search of .eh_frame_hdr and a short CFI
- * program per probe) and blind to code without call-frame information.
- */
-#define UNWIND_PROBES	256
-
-struct fpinfo {
-	unsigned probed;	/* addresses with a CFA rule */
-	unsigned rbp;		/* of them, the CFA from rbp */
-};
-
-/* 0 with *fi filled, or -1: not ELF, no .text, or no .eh_frame. */
-static int
-frame_pointers(int fd, struct fpinfo *fi)
-{
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	Dwarf_CFI *cfi;
-	GElf_Shdr sh, text = { 0 };
-	size_t shstr, i;
-	int rc = -1;
-
-	memset(fi, 0, sizeof(*fi));
-	(void)elf_version(EV_CURRENT);
-	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL)
-		return -1;
-	if (elf_getshdrstrndx(elf, &shstr) == 0)
-		while ((scn = elf_nextscn(elf, scn)) != NULL) {
-			const char *name;
-
-			if (gelf_getshdr(scn, &sh) != NULL &&
-			    (name = elf_strptr(elf, shstr, sh.sh_name)) != NULL &&
-			    strcmp(name, ".text") == 0) {
-				text = sh;
-				break;
-			}
-		}
-	if (text.sh_size > 0 && (cfi = dwarf_getcfi_elf(elf)) != NULL) {
-		for (i = 0; i < UNWIND_PROBES; i++) {
-			Dwarf_Addr a = text.sh_addr + (2 * i + 1) * text.sh_size / (2 * UNWIND_PROBES);
-			Dwarf_Frame *fr;
-			Dwarf_Op *ops;
-			size_t nops;
-
-			if (dwarf_cfi_addrframe(cfi, a, &fr) != 0)
-				continue;	/* padding between functions, or no FDE */
-			if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops > 0) {
-				fi->probed++;
-				if (ops[0].atom == DW_OP_breg6 ||
-				    (ops[0].atom == DW_OP_bregx && ops[0].number == 6))
-					fi->rbp++;
-			}
-			free(fr);
-		}
-		dwarf_cfi_end(cfi);
-		rc = fi->probed > 0 ? 0 : -1;
-	}
-	elf_end(elf);
-	return rc;
-}
-
-/* More than half the probed code with rbp frames: frame pointers kept. */
-static bool
-keeps_fp(const struct fpinfo *fi)
-{
-	return 2 * fi->rbp > fi->probed;
-}
-
-/*
  * The C runtime: its functions are mostly called as leaves, so a frame-
  * pointer walk from inside one skips only its caller (rbp still holds
  * the caller's frame).  The rest of the target's code loses the stack.
@@ -821,7 +751,7 @@ check_unwind(struct env *e)
 	struct unwind_files u = { .n = 0 };
 	char path[PATH_MAX], exe[PATH_MAX], lacking[256] = "", fix[256];
 	const char *libc = NULL, *libc_state = "not mapped";
-	struct fpinfo fi, libc_fi = { 0, 0 };
+	struct pf_fpinfo fi, libc_fi = { 0 };
 	size_t i, nlacking = 0, nlibs = 0;
 	int fd;
 
@@ -845,7 +775,7 @@ check_unwind(struct env *e)
 		snprintf(path, sizeof(path), "%s/%d/root%s", opt.proc_root, opt.pid, u.path[i]);
 		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 			continue;
-		rc = frame_pointers(fd, &fi);
+		rc = pf_fp_probe(fd, &fi);
 		close(fd);
 		if (rc == -1) {
 			if (first)
@@ -856,7 +786,7 @@ check_unwind(struct env *e)
 				    u.path[i]);
 			continue;
 		}
-		fp = keeps_fp(&fi);
+		fp = pf_fp_kept(&fi);
 		if (first) {
 			if (fp)
 				report(e, "ok", "unwind", NULL, "%s: keeps frame pointers (%u of %u probed "
@@ -866,8 +796,8 @@ check_unwind(struct env *e)
 				    "addresses have rbp frames); -g dwarf unwinds it from .eh_frame",
 				    u.path[i], fi.rbp, fi.probed);
 			else {
-				snprintf(fix, sizeof(fix), "use %s -g dwarf (or rebuild with "
-				    "-fno-omit-frame-pointer)", opt.mode == MODE_OFFCPU ?
+				snprintf(fix, sizeof(fix), "use %s -g auto or -g dwarf (or rebuild "
+				    "with -fno-omit-frame-pointer)", opt.mode == MODE_OFFCPU ?
 				    "pf-offcpu" : "pf-record");
 				report(e, "warn", "unwind", fix, "%s: no frame pointers (.eh_frame CFA "
 				    "rules never use rbp: %u of %u probed addresses): -g fp stacks lose "
@@ -894,7 +824,7 @@ check_unwind(struct env *e)
 		}
 	}
 	if (nlacking > 0 && !opt.dwarf) {
-		snprintf(fix, sizeof(fix), "use %s -g dwarf", opt.mode == MODE_OFFCPU ?
+		snprintf(fix, sizeof(fix), "use %s -g auto or -g dwarf", opt.mode == MODE_OFFCPU ?
 		    "pf-offcpu" : "pf-record");
 		report(e, "warn", "unwind", fix, "%zu of %zu libraries without frame pointers (%s%s): "
 		    "-g fp stacks through them lose callers", nlacking, nlibs, lacking,
@@ -908,7 +838,7 @@ check_unwind(struct env *e)
 	 */
 	if (libc != NULL && strcmp(libc_state, "no frame pointers") == 0 && !opt.dwarf &&
 	    opt.mode == MODE_OFFCPU)
-		report(e, "warn", "unwind", "use pf-offcpu -g dwarf",
+		report(e, "warn", "unwind", "use pf-offcpu -g auto or -g dwarf",
 		    "%s: no frame pointers (%u of %u probed addresses have rbp frames): each "
 		    "blocked stack loses the caller of its system call wrapper with -g fp", libc,
 		    libc_fi.rbp, libc_fi.probed);
@@ -922,6 +852,47 @@ check_unwind(struct env *e)
 		    UNWIND_FILES);
 	for (i = 0; i < u.n; i++)
 		free(u.path[i]);
+}
+
+/*
+ * -g auto, as the recorder will decide it (fpcheck.h), so the probe and
+ * the memlock check size what it will use.  pf-record's default is auto,
+ * pf-offcpu's fp; under -a (system) auto means fp.  With no -p the
+ * command is not known: it is judged as a dynamically linked one, by the
+ * C library.
+ */
+static void
+check_callgraph(struct env *e)
+{
+	const char *tool = opt.mode == MODE_OFFCPU ? "pf-offcpu" : "pf-record";
+	char file[56];
+	int rc;
+
+	if (!opt.cg_given)
+		opt.cg_auto = opt.mode != MODE_OFFCPU;
+	if (!opt.cg_auto)
+		return;
+	if (opt.mode == MODE_SYSTEM) {
+		report(e, "ok", "unwind", NULL, "-g auto: %s -a records with -g fp "
+		    "(-g dwarf on every CPU is for you to choose)", tool);
+		return;
+	}
+	if (opt.pid == 0)
+		rc = pf_fp_lacking_libc(file, sizeof(file));
+	else if (e->target_ok)
+		rc = pf_fp_lacking_proc(opt.proc_root, opt.pid, file, sizeof(file));
+	else
+		return;
+	opt.dwarf = rc == 1;
+	if (rc == 1)
+		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g dwarf "
+		    "(%s has no frame pointers)", tool, file);
+	else if (rc == 0)
+		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g fp "
+		    "(the files judged keep frame pointers)", tool);
+	else
+		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g fp "
+		    "(the target's mappings cannot be read)", tool);
 }
 
 static void
@@ -1040,12 +1011,15 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'g':
+			opt.cg_given = true;
+			opt.cg_auto = strcmp(optarg, "auto") == 0;
 			if (strcmp(optarg, "dwarf") == 0)
 				opt.dwarf = true;
-			else if (strcmp(optarg, "fp") == 0)
+			else if (strcmp(optarg, "fp") == 0 || opt.cg_auto)
 				opt.dwarf = false;
 			else
-				pf_usage_error(synopsis, "-g: unknown call graph '%s' (fp, dwarf)", optarg);
+				pf_usage_error(synopsis, "-g: unknown call graph '%s' (fp, dwarf, auto)",
+				    optarg);
 			break;
 		case 'h':
 			usage();
@@ -1106,6 +1080,7 @@ main(int argc, char **argv)
 	check_kptr(&e);
 	check_caps(&e);
 	check_target(&e);
+	check_callgraph(&e);
 	check_probe(&e);
 	check_disk(&e);
 	check_load(&e);		/* also counts the CPUs for memlock */

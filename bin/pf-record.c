@@ -24,7 +24,7 @@
 #include "recorder.h"
 
 static const char synopsis[] =
-    "usage: pf-record [-F hz] [-d seconds] [-g fp|dwarf] [-o file [--force]]\n"
+    "usage: pf-record [-F hz] [-d seconds] [-g auto|fp|dwarf] [-o file [--force]]\n"
     "                 [--max-size size] [--min-free size|N%] [--no-progress] [--stats]\n"
     "                 -p pid[,pid...] | -a | -- command [arg...]\n";
 
@@ -39,7 +39,9 @@ static const char help[] =
     "  -- COMMAND [ARG...]     run COMMAND and sample it from its exec\n"
     "  -F, --freq HZ           sampling rate (default 99, ceiling 999)\n"
     "  -d, --duration SECONDS  window (default 15, -a 10; ceiling 120, -a 30)\n"
-    "  -g, --call-graph fp     stacks from frame pointers (the default)\n"
+    "  -g, --call-graph auto   dwarf if a file the target maps has no frame pointers,\n"
+    "                          else fp; fp with -a (the default)\n"
+    "  -g, --call-graph fp     stacks from frame pointers\n"
     "  -g, --call-graph dwarf  stacks unwound from a copy of the user stack with the\n"
     "                          files' unwind tables, for code without frame pointers\n"
     "                          (ceiling 99 Hz with -a)\n"
@@ -152,11 +154,8 @@ denied(struct pf_recorder *r, pid_t pid, struct pf_result *st)
 static void
 header(struct pf_recorder *r, struct pf_buf *h, const char *when)
 {
-	pf_buf_printf(h, " freq=%llu callgraph=", (unsigned long long)freq);
-	if (r->dwarf)
-		pf_buf_printf(h, "dwarf stack=%d", PF_REC_DWARF_STACK);
-	else
-		pf_buf_puts(h, "fp");
+	pf_buf_printf(h, " freq=%llu ", (unsigned long long)freq);
+	pf_recorder_callgraph(r, h);
 	pf_buf_printf(h, " kernel-stacks=%s start=%s\n", kernel ? "yes" : "no", when);
 	if (!kernel)
 		pf_buf_printf(h, "# pf-record: kernel frames excluded: %s\n", excluded);

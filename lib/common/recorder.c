@@ -24,6 +24,7 @@
 #include "buf.h"
 #include "confine.h"
 #include "fileio.h"
+#include "fpcheck.h"
 #include "msg.h"
 #include "outfile.h"
 #include "parse.h"
@@ -43,6 +44,7 @@ const struct pf_rec_tool pf_rec_record = {
 	.ring_pages = PF_RECORD_RING_PAGES,
 	.dur_default = PF_RECORD_DUR_DEFAULT, .dur_default_all = PF_RECORD_DUR_DEFAULT_ALL,
 	.dur_ceiling = PF_RECORD_DUR_CEILING, .dur_ceiling_all = PF_RECORD_DUR_CEILING_ALL,
+	.callgraph = PF_CG_AUTO,
 };
 
 const struct pf_rec_tool pf_rec_offcpu = {
@@ -51,6 +53,8 @@ const struct pf_rec_tool pf_rec_offcpu = {
 	.dur_default = PF_OFFCPU_DUR_DEFAULT, .dur_default_all = PF_OFFCPU_DUR_DEFAULT,
 	.dur_ceiling = PF_OFFCPU_DUR_CEILING, .dur_ceiling_all = PF_OFFCPU_DUR_CEILING,
 	.rate_cap = PF_OFFCPU_RATE_CEILING, .rate_what = "context switches",
+	/* A sample at every switch: a stack copy each only when asked for. */
+	.callgraph = PF_CG_FP,
 };
 
 static volatile sig_atomic_t got_signal;
@@ -128,12 +132,15 @@ common_option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *
 		 * the user registers and stack it copies are those saved on entry.
 		 */
 		if (strcmp(arg, "dwarf") == 0)
-			r->dwarf = true;
+			r->callgraph = PF_CG_DWARF;
 		else if (strcmp(arg, "fp") == 0)
-			r->dwarf = false;
+			r->callgraph = PF_CG_FP;
+		else if (strcmp(arg, "auto") == 0)
+			r->callgraph = PF_CG_AUTO;
 		else
 			return pf_result_set(st, PF_EXIT_USAGE, 0,
-			    "-g: unknown call graph '%s' (fp, dwarf)", arg);
+			    "-g: unknown call graph '%s' (fp, dwarf, auto)", arg);
+		r->dwarf = r->callgraph == PF_CG_DWARF;
 		return 0;
 	case PF_REC_OPT_NO_INLINE:
 		o->inlines = false;
@@ -175,6 +182,9 @@ parse_options(struct pf_recorder *r, int argc, char **argv, struct pf_result *st
 	if ((o->pids != NULL) + o->all + (o->cmd != NULL) != 1)
 		return pf_result_set(st, PF_EXIT_USAGE, 0,
 		    "give exactly one target: -p PID, -a or -- COMMAND");
+	/* -a decides here, before the tool checks its rate against -g dwarf -a. */
+	if (r->callgraph == PF_CG_AUTO && o->all)
+		snprintf(r->auto_why, sizeof(r->auto_why), "all-cpus");
 	if (ops->check_options && ops->check_options(r, st) == -1)
 		return -1;
 	ceiling = o->all ? tool->dur_ceiling_all : tool->dur_ceiling;
@@ -210,6 +220,52 @@ parse_pids(struct pf_recorder *r, struct pf_result *st)
 	if (*bad == '\0')
 		return pf_result_set(st, PF_EXIT_USAGE, 0, "-p: empty field in '%s'", s);
 	return pf_result_set(st, PF_EXIT_USAGE, 0, "-p: invalid pid '%s'", bad);
+}
+
+/*
+ * -g auto for a -p or -- CMD target, before anything is opened: dwarf as
+ * soon as one of its executable files has no frame pointers (on Debian,
+ * libc alone is enough: an fp walk from inside it loses callers, or
+ * reads data as frames where it keeps data in rbp).
+ * A target whose mappings cannot be read is left to frame pointers:
+ * the unwinder would need those mappings too.
+ */
+static void
+choose_callgraph(struct pf_recorder *r)
+{
+	char file[56];
+	size_t i;
+	int rc = 0;
+
+	if (r->callgraph != PF_CG_AUTO || r->opt.all)
+		return;
+	if (r->opt.cmd)
+		rc = pf_fp_lacking_cmd(r->opt.cmd[0], file, sizeof(file));
+	for (i = 0; rc != 1 && i < r->t.npids; i++) {
+		int k = pf_fp_lacking_proc("/proc", r->t.pids[i], file, sizeof(file));
+
+		if (k == 1 || (k == -1 && rc == 0))
+			rc = k;
+	}
+	r->dwarf = rc == 1;
+	if (rc == 1)
+		snprintf(r->auto_why, sizeof(r->auto_why), "no-frame-pointers:%s", file);
+	else if (rc == -1)
+		snprintf(r->auto_why, sizeof(r->auto_why), "maps-unreadable");
+	else
+		snprintf(r->auto_why, sizeof(r->auto_why), "frame-pointers");
+}
+
+void
+pf_recorder_callgraph(const struct pf_recorder *r, struct pf_buf *h)
+{
+	pf_buf_puts(h, "callgraph=");
+	if (r->dwarf)
+		pf_buf_printf(h, "dwarf stack=%d", PF_REC_DWARF_STACK);
+	else
+		pf_buf_puts(h, "fp");
+	if (r->auto_why[0] != '\0')
+		pf_buf_printf(h, " auto=%s", r->auto_why);
 }
 
 /* The kernel's settings and the caller's capabilities. */
@@ -698,7 +754,7 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 	const char *name = r->opt.output ? r->opt.output : "stdout";
 	struct pf_buf b = { 0 };
 	struct pf_rawref *refs;
-	uint64_t ntrunc = 0;
+	uint64_t ntrunc = 0, nchains = 0;
 	size_t n, i;
 
 	if ((refs = r->ops->samples(r, &n)) == NULL)
@@ -709,16 +765,18 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 	}
 	for (i = 0; hst == PF_STOP_NONE && i < n; i++) {
 		const struct pf_rawsample *s = pf_rawrec_sample(&r->rec, refs[i].off);
+		bool cut;
 
 		pf_rawrec_replay_to(&r->rec, r->sym, &r->comms, s->time);
 		pf_buf_reset(&b);
-		pf_rawrec_format(r->sym, &r->comms, s, refs[i].period, r->evname, &b);
+		cut = pf_rawrec_format(r->sym, &r->comms, s, refs[i].period, r->evname, &b);
 		hst = pf_script_sample(w, b.data, b.len);
+		nchains += hst == PF_STOP_NONE && cut;
 		if (hst == PF_STOP_NONE && s->nr > 0) {
 			uint64_t last;
 
 			memcpy(&last, (const char *)(s + 1) + (s->nr - 1) * 8, sizeof(last));
-			ntrunc += last == PF_RAWREC_TRUNCATED;
+			ntrunc += last == PF_RAWREC_TRUNCATED && !cut;
 		}
 	}
 	free(refs);
@@ -727,6 +785,7 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 		pf_script_trailer_truncated(w, ntrunc);
 	if (r->aggregated)
 		pf_script_trailer_aggregated(w, r->naggregated);
+	pf_script_trailer_chains(w, nchains);
 	*fin = pf_script_finish(w, r->ops->tool->name, r->rec.lost, r->rec.throttled, r->stop);
 	if (*fin == PF_STOP_IO)
 		return pf_result_set(st, PF_EXIT_FAIL, pf_script_errno(w), "%s", name);
@@ -782,6 +841,7 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	if (read_settings(r, st) == -1 || (r->opt.pids && parse_pids(r, st) == -1) ||
 	    r->ops->check_privileges(r, st) == -1 || open_output(r, st) == -1)
 		return -1;
+	choose_callgraph(r);
 
 	r->ops->kernel(r);
 	if (r->opt.cmd && pf_target_spawn(&r->t, r->opt.cmd) == -1)
@@ -854,6 +914,7 @@ pf_recorder_main(const struct pf_recorder_ops *ops, int argc, char **argv,
 	r->out.fd = -1;
 	r->evname = ops->tool->evname;
 	r->rate_cap = ops->tool->rate_cap;
+	r->callgraph = ops->tool->callgraph;
 	(void)run(r, argc, argv, st);
 	/* A failed run: no orphaned child, no temporary file left behind. */
 	pf_target_kill(&r->t);

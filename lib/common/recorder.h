@@ -97,6 +97,14 @@ enum {
 	{ "stats", no_argument, NULL, PF_REC_OPT_STATS },		\
 	{ "version", no_argument, NULL, PF_REC_OPT_VERSION }
 
+/*
+ * -g: what the user stack is unwound by.  auto chooses fp or dwarf at the
+ * start from the target's executable files (fpcheck.h): dwarf as soon as
+ * one lacks frame pointers; fp under -a, where a stack copy per sample on
+ * every CPU is -g dwarf's explicit choice.
+ */
+enum pf_rec_callgraph { PF_CG_FP, PF_CG_DWARF, PF_CG_AUTO };
+
 /* The common options, as parsed. */
 struct pf_rec_opts {
 	const char *pids;
@@ -129,6 +137,7 @@ struct pf_rec_tool {
 	unsigned dur_ceiling, dur_ceiling_all;
 	uint64_t rate_cap;		/* the default of r->rate_cap; 0: none */
 	const char *rate_what;		/* "context switches", for the rate-cap warning */
+	enum pf_rec_callgraph callgraph;	/* without -g */
 };
 
 extern const struct pf_rec_tool pf_rec_record, pf_rec_offcpu;
@@ -195,7 +204,9 @@ struct pf_recorder {
 	struct pf_kallsyms *ksyms;
 	struct pf_comms comms;
 	struct pf_rawrec rec;
-	bool dwarf;			/* -g dwarf: the tool sets it from its options */
+	enum pf_rec_callgraph callgraph;	/* as asked (-g, else the tool's default) */
+	bool dwarf;			/* what the samples carry: -g dwarf, or auto's choice */
+	char auto_why[80];		/* -g auto: why it chose, for the header ("" otherwise) */
 	struct pf_outfile out;		/* -o: under a temporary name until published */
 	int out_fd;			/* out.fd, or stdout */
 	uint64_t min_free;
@@ -228,6 +239,12 @@ const struct pf_result *pf_recorder_main(const struct pf_recorder_ops *ops, int 
  * again), -1 with errno when it cannot be opened.
  */
 int pf_recorder_open_kallsyms(struct pf_recorder *r);
+
+/*
+ * The header's call-graph words: "callgraph=fp", or "callgraph=dwarf
+ * stack=N", then " auto=WHY" when -g auto chose.
+ */
+void pf_recorder_callgraph(const struct pf_recorder *r, struct pf_buf *h);
 
 /*
  * -a without the permission for it: -1 with st saying what would allow

@@ -69,7 +69,7 @@ pf_rawrec_replay_to(struct pf_rawrec *c, struct pf_symbolizer *sym,
 	}
 }
 
-void
+bool
 pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
     const struct pf_rawsample *s, uint64_t period, const char *evname,
     struct pf_buf *b)
@@ -77,7 +77,7 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 	const char *ips = (const char *)(s + 1);
 	char cbuf[32], tbuf[32];
 	const char *comm = pf_comms_get(comms, s->pid, s->tid, cbuf, sizeof(cbuf));
-	bool kernel = false, first_in_ctx = true;
+	bool kernel = false, first_in_ctx = true, user_mapped = false, cut = false;
 	uint32_t i;
 
 	snprintf(tbuf, sizeof(tbuf), "%llu.%06llu",
@@ -116,6 +116,21 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 		first_in_ctx = false;
 		pf_sym_frame(sym, (pid_t)s->pid, &in, &out);
 		/*
+		 * A user return address outside every executable mapping (and
+		 * no JIT symbol) is not one: a frame-pointer walk went through
+		 * code that uses rbp as a general register, and all it reads
+		 * from there on is data.  The rest of the chain is dropped for
+		 * one marker.  Only where the interrupted address itself was
+		 * mapped: a process whose mappings are unknown is left alone.
+		 */
+		if (!kernel && !in.retaddr)
+			user_mapped = out.dso != NULL;
+		else if (!kernel && user_mapped && out.dso == NULL && out.sym == NULL) {
+			pf_buf_printf(b, "\t%16x [unknown-chain] ([unknown])\n", 0);
+			cut = true;
+			break;
+		}
+		/*
 		 * Each function inlined here is a frame of its own above the
 		 * one it was inlined into, as perf prints them: the same
 		 * address and offset, "(inlined)" where the DSO goes.
@@ -131,4 +146,5 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 			    out.dso ? out.dso : "[unknown]");
 	}
 	pf_buf_putc(b, '\n');
+	return cut;
 }

@@ -6,6 +6,7 @@
 #ifndef PF_REPLAY_H
 #define PF_REPLAY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "buf.h"
@@ -23,9 +24,12 @@ void pf_rawrec_replay_to(struct pf_rawrec *r, struct pf_symbolizer *sym,
 /*
  * Append sample s as perf-script text to b: the event line with period
  * and evname, one line per frame (symbolized through sym) preceded by one
- * "(inlined)" line per function inlined there, a blank line.
+ * "(inlined)" line per function inlined there, a blank line.  A user
+ * chain that reaches a return address outside every executable mapping
+ * of a process whose mappings are known ends there in one
+ * "[unknown-chain]" frame: true when s's was cut so.
  */
-void pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
+bool pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
     const struct pf_rawsample *s, uint64_t period, const char *evname,
     struct pf_buf *b);
 

@@ -29,6 +29,8 @@ struct pf_script {
 	bool has_truncated;
 	uint64_t aggregated;	/* for the trailer, when has_aggregated */
 	bool has_aggregated;
+	uint64_t chains;	/* for the trailer, when has_chains */
+	bool has_chains;
 	enum pf_stop stop;
 	int err;
 	struct pf_buf b;	/* whole samples not yet written */
@@ -244,6 +246,13 @@ pf_script_trailer_aggregated(struct pf_script *w, uint64_t n)
 	w->aggregated = n;
 }
 
+void
+pf_script_trailer_chains(struct pf_script *w, uint64_t n)
+{
+	w->has_chains = true;
+	w->chains = n;
+}
+
 enum pf_stop
 pf_script_finish(struct pf_script *w, const char *tool, uint64_t lost, uint64_t throttled, enum pf_stop reason)
 {
@@ -269,6 +278,9 @@ pf_script_finish(struct pf_script *w, const char *tool, uint64_t lost, uint64_t 
 	if (w->has_aggregated)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "aggregated=%llu ",
 		    (unsigned long long)w->aggregated);
+	if (w->has_chains)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "unknown-chain=%llu ",
+		    (unsigned long long)w->chains);
 	n += snprintf(line + n, sizeof(line) - (size_t)n, "stop=%s bytes=", pf_stop_name(r));
 	total = w->committed + (uint64_t)n + 1;
 	while (digits(total + (uint64_t)prev) != prev)

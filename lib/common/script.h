@@ -60,8 +60,9 @@ enum pf_stop pf_script_sample(struct pf_script *w, const char *text, size_t len)
  * Flush and write the trailer
  *   # pf-record: samples=N lost=N throttled=N stop=REASON bytes=N
  * where samples counts the samples in the output and bytes is the stream's total size including the trailer itself.
- * With pf_script_trailer_truncated, " truncated=N" follows throttled, and
- * with pf_script_trailer_aggregated " aggregated=N" comes next.
+ * With pf_script_trailer_truncated, " truncated=N" follows throttled, then
+ * with pf_script_trailer_aggregated " aggregated=N", then with
+ * pf_script_trailer_chains " unknown-chain=N".
  * tool is e.g. "pf-record".  The stop reason the writer hit itself (size
  * cap, disk) overrides reason.  Returns the final reason; PF_STOP_PIPE or
  * PF_STOP_IO when even the trailer could not be written.
@@ -77,6 +78,9 @@ void pf_script_trailer_truncated(struct pf_script *w, uint64_t n);
  * intervals were summed into the samples written.
  */
 void pf_script_trailer_aggregated(struct pf_script *w, uint64_t n);
+
+/* The trailer says how many written stacks ended in [unknown-chain]. */
+void pf_script_trailer_chains(struct pf_script *w, uint64_t n);
 
 /* Samples accepted, and bytes written so far. */
 uint64_t pf_script_samples(const struct pf_script *w);

@@ -27,7 +27,7 @@ valid_stream() {
 	local size
 	size=$(stat -c %s "$1")
 	awk -v size="$size" '
-	NR == 1 { if ($0 !~ /^# pf-offcpu 1 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ event=offcpu-time unit=ns callgraph=fp preempted=(included|excluded) min-block=[0-9]+us max-block=[0-9a-z]+ kernel-symbols=(yes|no) above-rate-cap=sum start=[0-9T:-]+Z$/) bad("header: " $0); next }
+	NR == 1 { if ($0 !~ /^# pf-offcpu 1 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ event=offcpu-time unit=ns callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|maps-unreadable|no-frame-pointers:[^ ]+))? preempted=(included|excluded) min-block=[0-9]+us max-block=[0-9a-z]+ kernel-symbols=(yes|no) above-rate-cap=sum start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
 	/^# pf-offcpu: samples=/ { trailer = $0; tline = NR; next }
 	/^# pf-offcpu/ { if (insample || nsamples) bad("comment inside the stream: " $0); next }
 	/^$/ { if (!insample) bad("blank line outside a sample"); insample = 0; next }
@@ -38,7 +38,8 @@ valid_stream() {
 		if (err) exit 1
 		if (insample) { print "last sample not ended"; exit 1 }
 		if (tline != NR) { print "trailer not last"; exit 1 }
-		if (trailer !~ / samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ (truncated=[0-9]+ )?(aggregated=[0-9]+ )?stop=[a-z-]+ bytes=[0-9]+$/) { print "trailer: " trailer; exit 1 }
+		if (trailer !~ / samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ (truncated=[0-9]+ )?(aggregated=[0-9]+ )?unknown-chain=[0-9]+ stop=[a-z-]+ bytes=[0-9]+$/) { print "trailer: " trailer; exit 1 }
+		if ((header ~ / callgraph=dwarf /) != (trailer ~ / truncated=/)) { print "truncated= without -g dwarf, or missing with it: " trailer; exit 1 }
 		split(trailer, t, "bytes="); if (t[2] + 0 != size) { print "bytes=" t[2] " but size " size; exit 1 }
 		split(trailer, s, "samples="); if (s[2] + 0 != nsamples) { print "samples " nsamples " but trailer " trailer; exit 1 }
 		split(trailer, r, "stop="); sub(/ .*/, "", r[2]); print r[2]
@@ -92,7 +93,7 @@ assert_split() {
 	run -0 --separate-stderr pf-offcpu -g dwarf -d 4 --no-progress -o "$d/d.txt" -- "$WORKLOADS/nofp-sleeper"
 	head -n 1 "$d/d.txt" | grep -q " unit=ns callgraph=dwarf stack=16384 preempted=" ||
 		fail "header: $(head -n 1 "$d/d.txt")"
-	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=0 throttled=0 truncated=0 stop=target-exit bytes=' "$d/d.txt" ||
+	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=0 throttled=0 truncated=0 unknown-chain=0 stop=target-exit bytes=' "$d/d.txt" ||
 		fail "trailer: $(tail -n 1 "$d/d.txt")"
 	pf-fold "$d/d.txt" > "$d/d.folded"
 	# 200 sleeps of 10 ms through nanosleep: 2.0 s, within 5%, under
@@ -109,6 +110,22 @@ assert_split() {
 	[ "$ns" -gt 1000000000 ] || fail "-g fp: only $ns ns blocked in all"
 	ns=$(awk '/;sleeper_loop;/ { s += $NF } END { printf "%.0f\n", s }' "$d/f.folded")
 	within "$ns" 0 100000000 || fail "-g fp: $ns ns under sleeper_loop; the workload has frame pointers?"
+}
+
+@test "-g auto: dwarf for a target without frame pointers, the header says why; the default stays fp" {
+	local d="$BATS_TEST_TMPDIR" ns
+	run -0 --separate-stderr pf-offcpu -g auto -d 4 --no-progress -o "$d/a.txt" -- "$WORKLOADS/nofp-sleeper"
+	head -n 1 "$d/a.txt" | grep -q " unit=ns callgraph=dwarf stack=16384 auto=no-frame-pointers:nofp-sleeper preempted=" ||
+		fail "header: $(head -n 1 "$d/a.txt")"
+	run -0 valid_stream "$d/a.txt"
+	pf-fold "$d/a.txt" > "$d/a.folded"
+	# Unwound through libc: nearly all the blocked time sits under main.
+	ns=$(awk '{ t += $NF } /;main;sleeper_loop;/ { s += $NF } END { printf "%.0f\n", t ? 100 * s / t : 0 }' "$d/a.folded")
+	[ "$ns" -ge 90 ] || fail "-g auto: $ns% of the blocked time under main;sleeper_loop: $(cat "$d/a.folded")"
+
+	# Without -g: frame pointers, and no auto= word.
+	run -0 --separate-stderr pf-offcpu -d 1 --no-progress -o "$d/n.txt" -- "$WORKLOADS/nofp-sleeper"
+	head -n 1 "$d/n.txt" | grep -q " unit=ns callgraph=fp preempted=" || fail "header: $(head -n 1 "$d/n.txt")"
 }
 
 @test "threads started after attaching show the designed split and about window x threads (-p)" {
@@ -388,7 +405,7 @@ alpha_share() {
 		[ -z "$output" ] || fail "$args: wrote to stdout"
 	done <<-'EOF'
 	-d 0 -- true|-d: invalid duration '0'
-	-g lbr -- true|-g: unknown call graph 'lbr' (fp, dwarf)
+	-g lbr -- true|-g: unknown call graph 'lbr' (fp, dwarf, auto)
 	-g -- true|-g: unknown call graph '--'
 	--min-block x -- true|--min-block: invalid microseconds 'x'
 	--max-block 0 -- true|--max-block: invalid microseconds '0'

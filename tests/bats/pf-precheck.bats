@@ -145,12 +145,12 @@ level() {
 		read -r kb lvl st <<<"$c"
 		mkproc "$FXD/m$kb" 1 0 "$kb"
 		run prlimit --memlock=0:0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
-			pf-precheck --proc-root "$FXD/m$kb" -o /tmp --min-free 0
+			pf-precheck -g fp --proc-root "$FXD/m$kb" -o /tmp --min-free 0
 		[ "$status" -eq "$st" ] || fail "mlock_kb $kb: status $status: $output"
 		[ "$(level memlock)" = "$lvl" ] || fail "mlock_kb $kb: $(level memlock), want $lvl: $output"
 	done
 	# Root has CAP_IPC_LOCK.
-	run -0 prlimit --memlock=0:0 pf-precheck --proc-root "$FXD/m0" -o /tmp --min-free 0
+	run -0 prlimit --memlock=0:0 pf-precheck -g fp --proc-root "$FXD/m0" -o /tmp --min-free 0
 	assert_line --partial "ok memlock"
 }
 
@@ -160,6 +160,10 @@ level() {
 	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -eq 2 ] || skip "expects perf_event_paranoid 2 here"
 	run -0 as_nobody pf-precheck -o /tmp --min-free 0
 	assert_line --regexp '^ok caps none \(uid 65534\)$'
+	# -g auto, the default, judges a command by the C library (Debian's has no frame pointers).
+	assert_line --regexp '^ok unwind -g auto: pf-record will record with -g dwarf \(libc\.so\.6 has no frame pointers\)$'
+	assert_line --partial "ok probe perf_event_open cpu-clock on a command (user stacks, user stack copies) succeeded"
+	run -0 as_nobody pf-precheck -g fp -o /tmp --min-free 0
 	assert_line --partial "ok probe perf_event_open cpu-clock on a command (user stacks) succeeded"
 	run -1 as_nobody pf-precheck --mode offcpu -o /tmp --min-free 0
 	assert_line --regexp '^fail probe perf_event_open context-switches'
@@ -174,9 +178,12 @@ level() {
 	sleep 30 &
 	KIDS=$!
 	run -0 pf-precheck -p "$KIDS" -o /tmp --min-free 0
+	assert_line --partial "ok probe perf_event_open cpu-clock on the target (user and kernel stacks, user stack copies) succeeded"
+	run -0 pf-precheck -g fp -p "$KIDS" -o /tmp --min-free 0
 	assert_line --partial "ok probe perf_event_open cpu-clock on the target (user and kernel stacks) succeeded"
 	run -0 pf-precheck --mode offcpu -p "$KIDS" -o /tmp --min-free 0
 	run -0 pf-precheck --mode system -o /tmp --min-free 0
+	assert_line "ok unwind -g auto: pf-record -a records with -g fp (-g dwarf on every CPU is for you to choose)"
 }
 
 @test "a target that exited fails with what to do" {
@@ -243,17 +250,23 @@ level() {
 	"$WORKLOADS/nofp-split" 10 &
 	KIDS="$KIDS $!"
 	sleep 0.2
-	run -0 pf-precheck -p "${KIDS%% *}" -o /tmp --min-free 0 --no-probe
+	run -0 pf-precheck -g fp -p "${KIDS%% *}" -o /tmp --min-free 0 --no-probe
 	assert_line --regexp "^ok unwind $WORKLOADS/rec-split: keeps frame pointers \([0-9]+ of [0-9]+ probed addresses have rbp frames\)$"
 	refute_line --regexp '^warn unwind '
 	# libc is judged too (Debian builds it without frame pointers).
 	assert_line --regexp '^ok unwind /.*/libc\.so\.6: (no frame pointers|keeps frame pointers) '
 
-	run -0 pf-precheck -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
+	run -0 pf-precheck -g fp -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
 	assert_line --regexp "^warn unwind $WORKLOADS/nofp-split: no frame pointers \(.eh_frame CFA rules never use rbp: [0-9]+ of [0-9]+ probed addresses\): -g fp stacks lose callers$"
-	assert_line "  fix: use pf-record -g dwarf (or rebuild with -fno-omit-frame-pointer)"
+	assert_line "  fix: use pf-record -g auto or -g dwarf (or rebuild with -fno-omit-frame-pointer)"
+	# pf-offcpu's default is -g fp.
 	run -0 pf-precheck --mode offcpu -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
-	assert_line "  fix: use pf-offcpu -g dwarf (or rebuild with -fno-omit-frame-pointer)"
+	assert_line "  fix: use pf-offcpu -g auto or -g dwarf (or rebuild with -fno-omit-frame-pointer)"
+	# pf-record's default, -g auto, will unwind it: no warning.
+	run -0 pf-precheck -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
+	assert_line "ok unwind -g auto: pf-record will record with -g dwarf (nofp-split has no frame pointers)"
+	assert_line --regexp "^ok unwind $WORKLOADS/nofp-split: no frame pointers \([0-9]+ of [0-9]+ probed addresses have rbp frames\); -g dwarf unwinds it from .eh_frame$"
+	refute_line --regexp '^warn unwind '
 	# Planned with -g dwarf, the same file is fine.
 	run -0 pf-precheck -g dwarf -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
 	assert_line --regexp "^ok unwind $WORKLOADS/nofp-split: no frame pointers \([0-9]+ of [0-9]+ probed addresses have rbp frames\); -g dwarf unwinds it from .eh_frame$"
@@ -299,7 +312,7 @@ level() {
 		pf-precheck -g dwarf --proc-root "$FXD/m16" -o /tmp --min-free 0
 	assert_line --regexp '^fail memlock even the smallest rings that hold one -g dwarf sample \(72\.0K for 2 CPUs\) exceed 32\.0K$'
 	run -0 prlimit --memlock=0:0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		pf-precheck --proc-root "$FXD/m16" -o /tmp --min-free 0
+		pf-precheck -g fp --proc-root "$FXD/m16" -o /tmp --min-free 0
 	assert_line --regexp '^warn memlock .* will use rings of 2 pages and may lose samples$'
 }
 
@@ -341,6 +354,31 @@ level() {
 	assert_line "warn container pid 4242: cgroup /docker/abc123, pid namespace (pid 7 inside)"
 	assert_line --partial "  fix: binaries and JIT maps are read through /proc/PID/root"
 	[ "$(level target)" = ok ]
+}
+
+@test "-g auto decides from the target's mapped files, read through its root: fp when all keep frame pointers" {
+	local w
+	for w in keep:rec-split lack:nofp-split none:; do
+		mkproc "$FXD/$w" 1 0
+		mkdir -p "$FXD/$w/4242/root/opt"
+		echo '4242 (app) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 500 1000 100 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0' >"$FXD/$w/4242/stat"
+		printf 'Name:\tapp\nUid:\t0\t0\t0\t0\n' >"$FXD/$w/4242/status"
+		[ -z "${w#*:}" ] && continue	# no maps file
+		# The path in maps is the target's view: only its root has the file.
+		cp "$WORKLOADS/${w#*:}" "$FXD/$w/4242/root/opt/app"
+		printf '%s\n' '00400000-00401000 r--p 00000000 08:01 17 /opt/app' \
+			'00401000-00480000 r-xp 00001000 08:01 17 /opt/app' \
+			'7f0000000000-7f0000001000 r-xp 00000000 00:00 0 ' >"$FXD/$w/4242/maps"
+	done
+	run -0 pf-precheck -p 4242 --proc-root "$FXD/keep:rec-split" -o /tmp --min-free 0
+	assert_line "ok unwind -g auto: pf-record will record with -g fp (the files judged keep frame pointers)"
+	run -0 pf-precheck -p 4242 --proc-root "$FXD/lack:nofp-split" -o /tmp --min-free 0
+	assert_line "ok unwind -g auto: pf-record will record with -g dwarf (app has no frame pointers)"
+	run -0 pf-precheck -p 4242 --proc-root "$FXD/none:" -o /tmp --min-free 0
+	assert_line "ok unwind -g auto: pf-record will record with -g fp (the target's mappings cannot be read)"
+	# pf-offcpu's default is fp: no choice to report.
+	run -0 pf-precheck --mode offcpu -p 4242 --proc-root "$FXD/lack:nofp-split" -o /tmp --min-free 0
+	refute_line --partial "-g auto:"
 }
 
 @test "a zombie in a fixture tree fails the target check" {

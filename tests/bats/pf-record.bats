@@ -74,7 +74,7 @@ valid_stream() {
 	local size
 	size=$(stat -c %s "$1")
 	awk -v size="$size" '
-	NR == 1 { if ($0 !~ /^# pf-record 1 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ freq=[0-9]+ callgraph=fp kernel-stacks=(yes|no) start=[0-9T:-]+Z$/) bad("header: " $0); next }
+	NR == 1 { if ($0 !~ /^# pf-record 1 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ freq=[0-9]+ callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|maps-unreadable|no-frame-pointers:[^ ]+))? kernel-stacks=(yes|no) start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
 	/^# pf-record: samples=/ { trailer = $0; tline = NR; next }
 	/^# pf-record/ { if (insample || nsamples) bad("comment inside the stream: " $0); next }
 	/^$/ { if (!insample) bad("blank line outside a sample"); insample = 0; next }
@@ -85,7 +85,8 @@ valid_stream() {
 		if (err) exit 1
 		if (insample) { print "last sample not ended"; exit 1 }
 		if (tline != NR) { print "trailer not last"; exit 1 }
-		if (trailer !~ / samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ stop=[a-z-]+ bytes=[0-9]+$/) { print "trailer: " trailer; exit 1 }
+		if (trailer !~ / samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ (truncated=[0-9]+ )?unknown-chain=[0-9]+ stop=[a-z-]+ bytes=[0-9]+$/) { print "trailer: " trailer; exit 1 }
+		if ((header ~ / callgraph=dwarf /) != (trailer ~ / truncated=/)) { print "truncated= without -g dwarf, or missing with it: " trailer; exit 1 }
 		split(trailer, t, "bytes="); if (t[2] + 0 != size) { print "bytes=" t[2] " but size " size; exit 1 }
 		split(trailer, s, "samples="); if (s[2] + 0 != nsamples) { print "samples " nsamples " but trailer " trailer; exit 1 }
 		split(trailer, r, "stop="); sub(/ .*/, "", r[2]); print r[2]
@@ -157,7 +158,7 @@ entry_share() {
 	local d="$BATS_TEST_TMPDIR" f got
 	run -0 pf-record -g dwarf -F 499 --no-progress -o "$d/d.txt" -- "$WORKLOADS/nofp-split" 3
 	grep -q " callgraph=dwarf stack=16384 " "$d/d.txt" || fail "header: $(head -1 "$d/d.txt")"
-	grep -Eq '^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ truncated=0 stop=' "$d/d.txt" ||
+	grep -Eq '^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ truncated=0 unknown-chain=0 stop=' "$d/d.txt" ||
 		fail "trailer: $(tail -1 "$d/d.txt")"
 	for f in nofp_sixty:60 nofp_forty:40; do
 		got=$(share "$d/d.txt" "${f%:*}")
@@ -242,12 +243,82 @@ user_leaves() {
 	run -1 grep -c "pf-stack-marker" "$d/t.txt"
 	n=$(grep -c $'^\t *0 \\[truncated\\] (\\[unknown\\])$' "$d/t.txt")
 	[ "$n" -gt 0 ] || fail "no [truncated] frame"
-	grep -Eq "^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ truncated=$n stop=" "$d/t.txt" ||
+	grep -Eq "^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ truncated=$n unknown-chain=0 stop=" "$d/t.txt" ||
 		fail "trailer does not count the $n cut stacks: $(tail -1 "$d/t.txt")"
 	# pf-fold gathers them under one root frame.
 	pf-fold "$d/t.txt" > "$d/t.folded"
 	# shellcheck disable=SC2016 # an awk program, not shell
 	run -0 awk '$0 ~ /;nofp_(sixty|forty)/ && $0 !~ /^nofp-split;\[truncated\];nofp_deep;/ { bad++ } END { exit bad > 0 }' "$d/t.folded"
+}
+
+@test "-g auto, the default: -g dwarf for a target without frame pointers (-- CMD and -p), the header says why; fp under -a" {
+	local d="$BATS_TEST_TMPDIR" got
+	run -0 pf-record -F 499 --no-progress -o "$d/c.txt" -- "$WORKLOADS/nofp-split" 3
+	head -n 1 "$d/c.txt" | grep -q " callgraph=dwarf stack=16384 auto=no-frame-pointers:nofp-split kernel-stacks=" ||
+		fail "header: $(head -n 1 "$d/c.txt")"
+	run -0 valid_stream "$d/c.txt"
+	pf-fold "$d/c.txt" > "$d/c.folded"
+	got=$(under_main "$d/c.folded")
+	within "$got" 100 5 || fail "-g auto: only $got% of the leaves under main"
+
+	"$WORKLOADS/nofp-split" 8 & BGPID=$!
+	wait_exec "$BGPID" nofp-split
+	run -0 pf-record --call-graph auto -d 1 --no-progress -o "$d/p.txt" -p "$BGPID"
+	head -n 1 "$d/p.txt" | grep -q " callgraph=dwarf stack=16384 auto=no-frame-pointers:nofp-split kernel-stacks=" ||
+		fail "-p header: $(head -n 1 "$d/p.txt")"
+	run -0 valid_stream "$d/p.txt"
+
+	# A stack copy per sample on every CPU is -g dwarf's explicit choice.
+	require_root
+	run -0 pf-record -a -d 0.5 --no-progress -o "$d/a.txt"
+	head -n 1 "$d/a.txt" | grep -q " callgraph=fp auto=all-cpus kernel-stacks=" ||
+		fail "-a header: $(head -n 1 "$d/a.txt")"
+	run -0 valid_stream "$d/a.txt"
+}
+
+@test "-g auto: a program whose only code keeps frame pointers (static, no C library) is recorded with -g fp" {
+	local d="$BATS_TEST_TMPDIR"
+	cat > "$d/fpstatic.c" <<-'EOF'
+	static volatile unsigned long sink;
+	__attribute__((noinline)) static void fp_spin(unsigned long n) { for (unsigned long i = 0; i < n; i++) sink += i; }
+	__attribute__((noinline)) static void fp_outer(void) { for (int r = 0; r < 40; r++) fp_spin(50000000UL); }
+	void _start(void) { fp_outer(); __asm__ volatile("mov $60, %%eax\n\txor %%edi, %%edi\n\tsyscall" : : : "memory"); for (;;); }
+	EOF
+	cc -O0 -fno-omit-frame-pointer -fno-stack-protector -static -nostdlib -o "$d/fpstatic" "$d/fpstatic.c" ||
+		skip "cannot build a static program without the C library"
+	run -0 pf-record -d 1 --no-progress -o "$d/s.txt" -- "$d/fpstatic"
+	head -n 1 "$d/s.txt" | grep -q " callgraph=fp auto=frame-pointers kernel-stacks=" ||
+		fail "header: $(head -n 1 "$d/s.txt")"
+	run -0 valid_stream "$d/s.txt"
+	# Frame pointers hold there: the spin is found under its callers.  The
+	# kernel enters _start with no return address, so the walk past it
+	# reads argc: cut there.
+	pf-fold "$d/s.txt" > "$d/s.folded"
+	grep -Eq '^fpstatic;(\[unknown-chain\];)?_start;fp_outer;fp_spin ' "$d/s.folded" ||
+		fail "$(sort -k2 -n "$d/s.folded" | tail -n 3)"
+}
+
+# max_unknown_run FOLDED: the most consecutive [unknown] frames in any stack.
+max_unknown_run() {
+	awk '{ sub(/ [0-9]+$/, ""); n = split($0, f, ";"); r = 0
+		for (i = 1; i <= n; i++) { if (f[i] == "[unknown]") { if (++r > m) m = r } else r = 0 } }
+		END { print m + 0 }' "$1"
+}
+
+@test "-g fp through code that keeps data in rbp: the chain is cut at the first return address outside every mapping, as [unknown-chain]" {
+	local d="$BATS_TEST_TMPDIR" n
+	run -0 pf-record -g fp -F 499 --no-progress -o "$d/g.txt" -- "$WORKLOADS/nofp-chain" 2
+	run -0 valid_stream "$d/g.txt"
+	n=$(grep -c $'^\t *0 \\[unknown-chain\\] (\\[unknown\\])$' "$d/g.txt")
+	[ "$n" -gt 0 ] || fail "no [unknown-chain] frame"
+	grep -Eq "^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ unknown-chain=$n stop=" "$d/g.txt" ||
+		fail "trailer does not count the $n cut chains: $(tail -n 1 "$d/g.txt")"
+	pf-fold "$d/g.txt" > "$d/g.folded"
+	n=$(max_unknown_run "$d/g.folded")
+	[ "$n" -le 2 ] || fail "a stack with $n [unknown] frames in a row: $(sort -k2 -n "$d/g.folded" | tail -n 1 | cut -c1-300)"
+	# Every stack through the loop is the loop under the marker, nothing else.
+	# shellcheck disable=SC2016 # an awk program, not shell
+	run -0 awk '/;nofp_chase/ && $0 !~ /^nofp-chain;\[unknown-chain\];nofp_chase[; ]/ { print; bad++ } END { exit bad > 0 }' "$d/g.folded"
 }
 
 @test "leaf shares agree with perf record + perf script within 5 points" {

@@ -33,13 +33,28 @@ teardown() {
 	# Its steps, in order (a loaded host may add a system-wide profile after them).
 	head -n 6 ev/commands.log | cut -d' ' -f1 | tr '\n' ' ' |
 	    grep -qx 'pf-precheck pf-classify pf-record pf-fold pf-svg pf-report '
-	grep -q '^pf-record -p '"$WPID"' -d 2 -o ev/cpu.perf$' ev/commands.log
+	grep -q '^pf-record -g auto -p '"$WPID"' -d 2 -o ev/cpu.perf$' ev/commands.log
 	grep -qE '^# pf-record: samples=[1-9][0-9]* .*stop=duration' ev/cpu.perf
 	grep -q 'rec_alpha' ev/cpu.folded
 	xmllint --noout ev/cpu.svg
 	[ "$(stat -c %a ev/cpu.folded)" = 600 ]
 	mkdir x && tar -C x -xzf ev.tar.gz
 	(cd x/pf-bundle-* && sha256sum -c --quiet SHA256SUMS)
+}
+
+@test "a target without frame pointers is recorded with -g auto, which chose dwarf: its stacks reach main" {
+	require_root
+	require_perf_events
+	"$WORKLOADS/nofp-split" 30 &
+	WPID=$!
+	wait_exec "$WPID" nofp-split
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 2 -i 1 -o ev
+	grep -q '^pf-record -g auto -p '"$WPID"' -d 2 -o ev/cpu.perf$' ev/commands.log
+	head -n 1 ev/cpu.perf | grep -q ' callgraph=dwarf stack=16384 auto=no-frame-pointers:nofp-split ' ||
+		fail "header: $(head -n 1 ev/cpu.perf)"
+	# Unwound, the leaves sit under main (work is inlined into it).
+	grep -Eq '(^|;)main;work;nofp_(sixty|forty) ' ev/cpu.folded || fail "$(sort -k2 -n ev/cpu.folded | tail -n 3)"
 }
 
 @test "a target that is gone is not recorded and the run says why" {
@@ -84,7 +99,7 @@ teardown() {
 	assert_line --regexp '^hot-offcpu [0-9.]+% '
 	assert_line "offcpu-flamegraph ev/offcpu.svg"
 	grep -q '^pf-precheck -p '"$WPID"' -o ev --mode offcpu$' ev/commands.log
-	grep -q '^pf-offcpu -p '"$WPID"' -d 1 -o ev/offcpu.perf$' ev/commands.log
+	grep -q '^pf-offcpu -g auto -p '"$WPID"' -d 1 -o ev/offcpu.perf$' ev/commands.log
 	grep -qE '^# pf-offcpu: samples=[1-9][0-9]* .*stop=duration' ev/offcpu.perf
 	grep -q 'clock_nanosleep\|nanosleep' ev/offcpu.folded
 	xmllint --noout ev/offcpu.svg
@@ -327,8 +342,8 @@ fake_classify() {
 	# Each profile had its own precheck, the system-wide one for every process.
 	grep -qx "pf-precheck -o ev --mode system" ev/commands.log
 	grep -qx "pf-precheck -p $WPID -o ev --mode offcpu" ev/commands.log
-	grep -qx "pf-record -a -d 1 -o ev/cpu-system.perf" ev/commands.log
-	grep -qx "pf-offcpu -p $WPID -d 1 -o ev/offcpu.perf" ev/commands.log
+	grep -qx "pf-record -g auto -a -d 1 -o ev/cpu-system.perf" ev/commands.log
+	grep -qx "pf-offcpu -g auto -p $WPID -d 1 -o ev/offcpu.perf" ev/commands.log
 	grep -qE '^# pf-record 1 .*target=all' ev/cpu-system.perf
 }
 
@@ -377,7 +392,7 @@ fake_classify() {
 	grep -q "classify: 1s of 2s" tty.out
 	grep -q "record cpu: 1s of 2s" tty.out
 	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 1 -i 1 -n -o ev2
-	assert_line "== record cpu (1s): pf-record -p $WPID -d 1 -o ev2/cpu.perf"
+	assert_line "== record cpu (1s): pf-record -g auto -p $WPID -d 1 -o ev2/cpu.perf"
 	refute_output --partial "of 1s"
 	[[ "$output" != *$'\r'* ]]
 }

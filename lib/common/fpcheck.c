@@ -1,0 +1,280 @@
+/*
+ * fpcheck: frame pointers judged from .eh_frame.  Code that keeps frame
+ * pointers computes the CFA from rbp in its body; code built without them
+ * computes it from rsp everywhere, but for the odd function that realigns
+ * its stack or uses alloca.  Cheap (a binary search of .eh_frame_hdr and
+ * a short CFI program per probe) and blind to code without call-frame
+ * information.
+ */
+#define _GNU_SOURCE
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fpcheck.h"
+#include "procmaps.h"
+
+static bool
+has_interp(Elf *elf)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return false;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) != NULL && ph.p_type == PT_INTERP)
+			return true;
+	return false;
+}
+
+int
+pf_fp_probe(int fd, struct pf_fpinfo *fi)
+{
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	Dwarf_CFI *cfi;
+	GElf_Shdr sh, text = { 0 };
+	size_t shstr, i;
+	int rc = -1;
+
+	memset(fi, 0, sizeof(*fi));
+	(void)elf_version(EV_CURRENT);
+	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	fi->dynamic = has_interp(elf);
+	if (elf_getshdrstrndx(elf, &shstr) == 0)
+		while ((scn = elf_nextscn(elf, scn)) != NULL) {
+			const char *name;
+
+			if (gelf_getshdr(scn, &sh) != NULL &&
+			    (name = elf_strptr(elf, shstr, sh.sh_name)) != NULL &&
+			    strcmp(name, ".text") == 0) {
+				text = sh;
+				break;
+			}
+		}
+	if (text.sh_size > 0 && (cfi = dwarf_getcfi_elf(elf)) != NULL) {
+		for (i = 0; i < PF_FP_PROBES; i++) {
+			Dwarf_Addr a = text.sh_addr + (2 * i + 1) * text.sh_size / (2 * PF_FP_PROBES);
+			Dwarf_Frame *fr;
+			Dwarf_Op *ops;
+			size_t nops;
+
+			if (dwarf_cfi_addrframe(cfi, a, &fr) != 0)
+				continue;	/* padding between functions, or no FDE */
+			if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops > 0) {
+				fi->probed++;
+				if (ops[0].atom == DW_OP_breg6 ||
+				    (ops[0].atom == DW_OP_bregx && ops[0].number == 6))
+					fi->rbp++;
+			}
+			free(fr);
+		}
+		dwarf_cfi_end(cfi);
+		rc = fi->probed > 0 ? 0 : -1;
+	}
+	elf_end(elf);
+	if (rc == -1)
+		errno = EINVAL;
+	return rc;
+}
+
+/* More than half the probed code with rbp frames: frame pointers kept. */
+bool
+pf_fp_kept(const struct pf_fpinfo *fi)
+{
+	return 2 * fi->rbp > fi->probed;
+}
+
+/*
+ * The base name for a header word: no blank or control byte may split
+ * the header's key=value list.
+ */
+static void
+name_of(const char *path, char *why, size_t whylen)
+{
+	const char *b = strrchr(path, '/');
+	size_t i;
+
+	snprintf(why, whylen, "%s", b ? b + 1 : path);
+	for (i = 0; why[i] != '\0'; i++)
+		if ((unsigned char)why[i] <= ' ' || why[i] == 0x7f)
+			why[i] = '?';
+}
+
+/* 1: the file at path lacks frame pointers; 0: keeps them or cannot be judged. */
+static int
+lacks(const char *path, struct pf_fpinfo *fi)
+{
+	int fd, rc;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	rc = pf_fp_probe(fd, fi);
+	close(fd);
+	return rc == 0 && !pf_fp_kept(fi);
+}
+
+#define SEEN_MAX	64
+
+struct walk {
+	const char *proc_root;
+	pid_t pid;
+	char *seen[SEEN_MAX];
+	size_t nseen;
+	char *why;
+	size_t whylen;
+	int found;
+	bool full;
+};
+
+static int
+walk_map(const struct pf_maps_entry *m, void *arg)
+{
+	struct walk *w = arg;
+	char path[PATH_MAX];
+	struct pf_fpinfo fi;
+	size_t i;
+
+	if (!m->exec || m->path[0] != '/' || m->deleted)
+		return 0;
+	for (i = 0; i < w->nseen; i++)
+		if (strcmp(w->seen[i], m->path) == 0)
+			return 0;
+	/* A process mapping more files than this is judged by its first ones. */
+	if (w->nseen == SEEN_MAX) {
+		w->full = true;
+		return -1;
+	}
+	if ((w->seen[w->nseen] = strdup(m->path)) != NULL)
+		w->nseen++;
+	/* Through the target's root: the path is the target's view. */
+	snprintf(path, sizeof(path), "%s/%d/root%s", w->proc_root, (int)w->pid, m->path);
+	if (!lacks(path, &fi))
+		return 0;
+	name_of(m->path, w->why, w->whylen);
+	w->found = 1;
+	return -1;
+}
+
+int
+pf_fp_lacking_proc(const char *proc_root, pid_t pid, char *why, size_t whylen)
+{
+	struct walk w = { .proc_root = proc_root, .pid = pid, .why = why, .whylen = whylen };
+	char path[PATH_MAX];
+	size_t i;
+	int fd, rc, e;
+
+	snprintf(path, sizeof(path), "%s/%d/maps", proc_root, (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	rc = pf_maps_read(fd, walk_map, &w);
+	e = errno;
+	close(fd);
+	for (i = 0; i < w.nseen; i++)
+		free(w.seen[i]);
+	if (w.found)
+		return 1;
+	if (rc == -1 && !w.full) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* The C library this process maps: a command on the same system maps the same one. */
+static int
+own_libc(char *path, size_t len)
+{
+	char line[PATH_MAX + 128];
+	FILE *f;
+	int found = -1;
+
+	if ((f = fopen("/proc/self/maps", "re")) == NULL)
+		return -1;
+	while (found == -1 && fgets(line, sizeof(line), f) != NULL) {
+		struct pf_maps_entry e;
+		const char *b;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (pf_maps_parse_line(line, &e) == -1 || !e.exec || e.path[0] != '/')
+			continue;
+		b = strrchr(e.path, '/') + 1;
+		if (strncmp(b, "libc.so", 7) == 0 || strncmp(b, "libc-", 5) == 0) {
+			snprintf(path, len, "%s", e.path);
+			found = 0;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* cmd as execvp finds it: a name with a slash as it is, else along PATH. */
+static int
+find_cmd(const char *cmd, char *path, size_t len)
+{
+	const char *p = getenv("PATH"), *q;
+
+	if (strchr(cmd, '/') != NULL) {
+		snprintf(path, len, "%s", cmd);
+		return 0;
+	}
+	if (p == NULL)
+		p = "/usr/local/bin:/usr/bin:/bin";
+	for (; *p != '\0'; p = *q ? q + 1 : q) {
+		int n;
+
+		q = strchrnul(p, ':');
+		n = snprintf(path, len, "%.*s/%s", (int)(q - p), q == p ? "." : p, cmd);
+		if (n > 0 && (size_t)n < len && access(path, X_OK) == 0)
+			return 0;
+		if (*q == '\0')
+			break;
+	}
+	return -1;
+}
+
+int
+pf_fp_lacking_libc(char *why, size_t whylen)
+{
+	char path[PATH_MAX];
+	struct pf_fpinfo fi;
+
+	if (own_libc(path, sizeof(path)) == 0 && lacks(path, &fi)) {
+		name_of(path, why, whylen);
+		return 1;
+	}
+	return 0;
+}
+
+int
+pf_fp_lacking_cmd(const char *cmd, char *why, size_t whylen)
+{
+	char path[PATH_MAX];
+	struct pf_fpinfo fi = { 0 };
+	bool static_elf = false;
+	int fd;
+
+	if (find_cmd(cmd, path, sizeof(path)) == 0 &&
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
+		int rc = pf_fp_probe(fd, &fi);
+
+		close(fd);
+		if (rc == 0 && !pf_fp_kept(&fi)) {
+			name_of(path, why, whylen);
+			return 1;
+		}
+		static_elf = rc == 0 && !fi.dynamic;
+	}
+	return static_elf ? 0 : pf_fp_lacking_libc(why, whylen);
+}

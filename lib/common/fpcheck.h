@@ -1,0 +1,60 @@
+/*
+ * fpcheck: whether code keeps frame pointers, judged from its call-frame
+ * information, and what -g auto makes of a target's executable mappings.
+ * pf-precheck reports it file by file; the recorders choose -g fp or
+ * -g dwarf by it.
+ */
+#ifndef PF_FPCHECK_H
+#define PF_FPCHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Addresses probed per file, spread evenly over .text. */
+#define PF_FP_PROBES	256
+
+struct pf_fpinfo {
+	unsigned probed;	/* addresses with a CFA rule */
+	unsigned rbp;		/* of them, the CFA from rbp */
+	bool dynamic;		/* the file has a PT_INTERP: it maps a C library */
+};
+
+/*
+ * Judge the ELF file open on fd (the caller keeps fd) from its .eh_frame:
+ * at PF_FP_PROBES addresses over .text, whether the CFA rule of the
+ * function there uses rbp.  0 with *fi filled, or -1 (EINVAL): not ELF,
+ * no .text, or no call-frame information to judge by.
+ */
+int pf_fp_probe(int fd, struct pf_fpinfo *fi);
+
+/* Whether a file judged by pf_fp_probe keeps frame pointers. */
+bool pf_fp_kept(const struct pf_fpinfo *fi);
+
+/*
+ * -g auto for a running process: its executable mappings, read from
+ * <proc_root>/PID/maps, each file opened through <proc_root>/PID/root, in
+ * the order mapped.  1 when some file lacks frame pointers (its base name
+ * in why), 0 when every file judged keeps them, -1 with errno when the
+ * maps cannot be read.  Files that cannot be opened or judged are passed
+ * over: -g dwarf cannot unwind them either.
+ */
+int pf_fp_lacking_proc(const char *proc_root, pid_t pid, char *why, size_t whylen);
+
+/*
+ * -g auto for a command not yet run: its executable (found through PATH
+ * as execvp would) and, unless it is a static ELF file, the C library
+ * this process maps, which a dynamically linked command on the same
+ * system maps too.  1 with the base name of a file lacking frame pointers
+ * in why, 0 when those judged keep them.
+ */
+int pf_fp_lacking_cmd(const char *cmd, char *why, size_t whylen);
+
+/*
+ * -g auto for a dynamically linked command not named yet: 1 with the
+ * base name in why when the C library this process maps lacks frame
+ * pointers, else 0.
+ */
+int pf_fp_lacking_libc(char *why, size_t whylen);
+
+#endif
