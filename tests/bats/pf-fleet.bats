@@ -94,7 +94,7 @@ fleet() {
 	    t && /^changed: \[h[12]\]/ { n++ } END { print n + 0 }' <<< "$output")" -eq 2 ]
 	for h in h1 h2; do
 		(cd "out/$h"/pf-bundle-*/ && sha256sum -c --quiet SHA256SUMS)
-		grep -q "^pf-record -p $WPID " "out/$h"/pf-bundle-*/"$h"/commands.log
+		grep -q "^pf-record -g auto -p $WPID " "out/$h"/pf-bundle-*/"$h"/commands.log
 	done
 	grep -q 'rec_alpha' out/fleet.svg
 	[ -z "$(ls -A remote)" ]

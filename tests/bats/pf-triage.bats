@@ -283,7 +283,7 @@ wait_for() {
 	cd "$BATS_TEST_TMPDIR"
 	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -c pfnamed -d 1 -i 1 -n -o ev
 	assert_line "target $busy pfnamed (the busiest of 2 processes of that name)"
-	grep -q "^pf-record -p $busy " ev/commands.log
+	grep -q "^pf-record -g auto -p $busy " ev/commands.log
 	kill "$idle"
 	# One match: no "busiest".
 	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -c pfnamed -d 1 -i 1 -n -o ev2
