@@ -37,6 +37,8 @@ teardown() {
 	grep -qE '^# pf-record: samples=[1-9][0-9]* .*stop=duration' ev/cpu.perf
 	grep -q 'rec_alpha' ev/cpu.folded
 	xmllint --noout ev/cpu.svg
+	# The graph says what it shows: the target and the host, from the recording.
+	grep -qF "CPU: rec-split (pid $WPID) on $(uname -n)" ev/cpu.svg
 	[ "$(stat -c %a ev/cpu.folded)" = 600 ]
 	mkdir x && tar -C x -xzf ev.tar.gz
 	(cd x/pf-bundle-* && sha256sum -c --quiet SHA256SUMS)
@@ -103,6 +105,7 @@ teardown() {
 	grep -qE '^# pf-offcpu: samples=[1-9][0-9]* .*stop=duration' ev/offcpu.perf
 	grep -q 'clock_nanosleep\|nanosleep' ev/offcpu.folded
 	xmllint --noout ev/offcpu.svg
+	grep -qF "Off-CPU time: cls-sleeper (pid $WPID)" ev/offcpu.svg
 }
 
 # check_bundle TARBALL: tar lists it and its SHA256SUMS verify.
