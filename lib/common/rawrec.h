@@ -100,6 +100,8 @@ struct pf_rawrec {
 	struct pf_unwinder *unwind;
 	uint64_t truncated;	/* stacks cut short (the [truncated] frame) */
 	uint64_t fp_fallback;	/* dwarf samples left with their frame-pointer chain */
+	uint64_t unwound;	/* dwarf samples given to the unwinder */
+	uint64_t unwind_ns;	/* the time they took there (monotonic clock) */
 	/* replay state (replay.h) */
 	const struct pf_rawevent **ev;
 	size_t nev, evi;
