@@ -593,10 +593,10 @@ stats_line(struct pf_recorder *r, double tail)
 	r->ops->stats(r, &b);
 	if (r->dwarf)
 		pf_buf_printf(&b, " unwound %llu unwind-ns-per-sample %.0f fp-fallbacks %llu "
-		    "truncated %llu maps-rereads %llu", (unsigned long long)r->rec.unwound,
+		    "truncated %llu deferred %llu", (unsigned long long)r->rec.unwound,
 		    r->rec.unwound ? (double)r->rec.unwind_ns / (double)r->rec.unwound : 0.0,
 		    (unsigned long long)r->rec.fp_fallback, (unsigned long long)r->rec.truncated,
-		    r->rec.unwind ? (unsigned long long)pf_unwind_reloads(r->rec.unwind) : 0ULL);
+		    (unsigned long long)r->rec.deferred);
 	pf_buf_printf(&b, " raw-bytes %zu files %llu files-failed %llu lookups %llu "
 	    "cache-hits %llu inline-lookups %llu inline-frames %llu",
 	    r->rec.samples.len + r->rec.events.len + r->rec.switches.len,
@@ -769,6 +769,10 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 		goto fail;
 	t_end = pf_now_ns();
 	pf_target_kill(&r->t);
+	if (pf_rawrec_flush(&r->rec) == -1) {
+		pf_result_set(st, PF_EXIT_FAIL, ENOMEM, "samples");
+		goto fail;
+	}
 	/* The files the unwinder read, as they were: one may be replaced on disk by now. */
 	if (r->rec.unwind != NULL)
 		pf_unwind_foreach_file(r->rec.unwind, pf_sym_offer_file, r->sym);

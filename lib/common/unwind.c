@@ -41,12 +41,6 @@
  */
 #define FILES_MAX	512
 
-/*
- * A process's unwinds between two re-reads of its maps after a miss (a
- * pc in no known mapping: JIT code misses every time).
- */
-#define RELOAD_EVERY	256
-
 struct map {
 	uint64_t start, end, pgoff, time;
 	uint64_t ino;		/* the mapped file's inode, 0 when unknown */
@@ -70,8 +64,6 @@ struct proc {
 	Dwfl *dwfl;
 	bool attached;
 	uint64_t used;		/* tick of the last unwind */
-	uint64_t unwinds;	/* samples of this process unwound */
-	uint64_t reloaded;	/* unwinds at the last re-read of its maps, +1 (0: never) */
 };
 
 struct pf_unwinder {
@@ -84,13 +76,13 @@ struct pf_unwinder {
 	struct ufile *files;
 	size_t nfiles;
 	int vdso_fd;		/* a copy of our own vDSO, the same as the targets' */
-	uint64_t reloads;
 	/* The sample being unwound. */
 	pid_t tid;
 	const uint64_t *regs;
 	const char *stack;
 	uint64_t sp, len;
 	bool beyond;		/* a read above the copy */
+	bool miss;		/* the walk stopped at a pc in no file it knows */
 	uint64_t *pcs;
 	size_t npcs, max;
 };
@@ -577,13 +569,24 @@ frame(Dwfl_Frame *state, void *arg)
 	struct pf_unwinder *u = arg;
 	Dwarf_Addr pc;
 
-	if (!dwfl_frame_pc(state, &pc, NULL))
+	bool act;
+
+	if (!dwfl_frame_pc(state, &pc, &act))
 		return DWARF_CB_ABORT;
 	if (u->npcs == u->max) {
 		u->beyond = true;	/* the frame limit: cut like the copy */
 		return DWARF_CB_ABORT;
 	}
 	u->pcs[u->npcs++] = pc;
+	/*
+	 * Code in no module has no unwind tables: what libdw would guess
+	 * beyond it is not a stack.  A caller's pc is a return address: the
+	 * call is the byte before.
+	 */
+	if (dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(state)), act ? pc : pc - 1) == NULL) {
+		u->miss = true;
+		return DWARF_CB_ABORT;
+	}
 	return DWARF_CB_OK;
 }
 
@@ -621,42 +624,6 @@ ready(struct pf_unwinder *u, struct proc *p)
 	return p->attached;
 }
 
-/* Whether pc lies in one of p's mappings. */
-static bool
-covered(const struct proc *p, uint64_t pc)
-{
-	size_t i;
-
-	for (i = 0; i < p->nmaps; i++)
-		if (pc >= p->maps[i].start && pc < p->maps[i].end)
-			return true;
-	return false;
-}
-
-/*
- * A walk that stopped at a pc in no known mapping: the mapping's record
- * may sit in another CPU's ring, not drained yet, so the process's maps
- * are read again, at most once per RELOAD_EVERY of its unwinds.  True
- * when new mappings came.
- */
-static bool
-reload(struct pf_unwinder *u, pid_t pid, uint64_t pc)
-{
-	struct proc *p = find(u, pid);
-	size_t n;
-
-	if (p != NULL && (covered(p, pc) ||
-	    (p->reloaded != 0 && p->unwinds + 1 - p->reloaded < RELOAD_EVERY)))
-		return false;
-	n = p ? p->nmaps : 0;
-	if (pf_unwind_load_proc(u, pid) == -1 && (p = find(u, pid)) == NULL)
-		return false;
-	p = find(u, pid);
-	p->reloaded = p->unwinds + 1;
-	u->reloads++;
-	return p->nmaps > n;
-}
-
 static size_t
 walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 {
@@ -664,12 +631,15 @@ walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 
 	*end = PF_UNWIND_BROKEN;
 	u->beyond = false;
+	u->miss = false;
 	u->npcs = 0;
 	if (p->nmaps == 0 || !ready(u, p))
 		return 0;
 	rc = dwfl_getthread_frames(p->dwfl, tid, frame, u);
 	if (u->beyond)
 		*end = PF_UNWIND_TRUNCATED;
+	else if (u->miss)
+		*end = PF_UNWIND_UNMAPPED;
 	else if (rc == 0)
 		*end = PF_UNWIND_COMPLETE;
 	return u->npcs;
@@ -682,9 +652,8 @@ pf_unwind_sample(struct pf_unwinder *u, pid_t pid, pid_t tid, const uint64_t *re
 	struct proc *p = find(u, pid);
 	size_t k;
 
-	*end = PF_UNWIND_BROKEN;
-	if ((p == NULL || p->nmaps == 0) &&
-	    (!reload(u, pid, regs[R_IP]) || (p = find(u, pid)) == NULL))
+	*end = PF_UNWIND_UNMAPPED;
+	if (p == NULL || p->nmaps == 0)
 		return 0;
 	p->used = ++u->tick;
 	u->tid = tid;
@@ -695,17 +664,8 @@ pf_unwind_sample(struct pf_unwinder *u, pid_t pid, pid_t tid, const uint64_t *re
 	u->pcs = pcs;
 	u->max = max;
 	k = walk(u, p, tid, end);
-	if (*end == PF_UNWIND_BROKEN && reload(u, pid, k ? pcs[k - 1] : regs[R_IP]))
-		k = walk(u, find(u, pid), tid, end);
-	find(u, pid)->unwinds++;
 	u->stack = NULL;
 	return k;
-}
-
-uint64_t
-pf_unwind_reloads(const struct pf_unwinder *u)
-{
-	return u->reloads;
 }
 
 void

@@ -45,6 +45,7 @@ enum pf_unwind_end {
 	PF_UNWIND_COMPLETE,	/* at the outermost frame */
 	PF_UNWIND_TRUNCATED,	/* the stack went on beyond the copy (or the frame limit) */
 	PF_UNWIND_BROKEN,	/* no unwind information, or bad data, on the way */
+	PF_UNWIND_UNMAPPED,	/* at a pc in no file known (yet) to be mapped there */
 };
 
 struct pf_unwinder;
@@ -66,11 +67,7 @@ int pf_unwind_map(struct pf_unwinder *u, pid_t pid, uint64_t start, uint64_t len
     uint64_t pgoff, const char *path, uint32_t maj, uint32_t min, uint64_t ino,
     uint64_t time);
 
-/*
- * The executable mappings of a live process, from /proc/PID/maps.  Also
- * read again during the window when a walk stops at a pc in no known
- * mapping (its record not drained yet).  0, or -1 with errno.
- */
+/* The executable mappings of a live process, from /proc/PID/maps.  0, or -1 with errno. */
 int pf_unwind_load_proc(struct pf_unwinder *u, pid_t pid);
 
 /* Process child forked from parent: it starts with the parent's mappings. */
@@ -93,9 +90,6 @@ void pf_unwind_exec(struct pf_unwinder *u, pid_t pid, uint64_t time);
  */
 size_t pf_unwind_sample(struct pf_unwinder *u, pid_t pid, pid_t tid, const uint64_t *regs,
     const char *stack, size_t len, uint64_t *pcs, size_t max, enum pf_unwind_end *end);
-
-/* How often a process's maps were read again after a miss. */
-uint64_t pf_unwind_reloads(const struct pf_unwinder *u);
 
 /*
  * Call fn with every file the unwinder opened, with the identity the
