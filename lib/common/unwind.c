@@ -209,11 +209,11 @@ pf_unwind_new(void)
 
 	if ((u = calloc(1, sizeof(*u))) == NULL)
 		return NULL;
-	u->vdso_fd = vdso_fd();
 	if (pf_htab_init(&u->idx, 64) == -1) {
 		free(u);
 		return NULL;
 	}
+	u->vdso_fd = vdso_fd();
 	/* The CFI in the files themselves: .eh_frame, or .debug_frame. */
 	u->cb.find_elf = dwfl_build_id_find_elf;
 	u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
