@@ -6,7 +6,7 @@
 #   unwind time per sample (pf-record --stats), output bytes per sample,
 #   peak RSS, lost samples, own CPU time (user + system).
 # Bars: no lost samples; peak RSS <= 64 MB; pf-record's CPU <= half of
-# perf record + perf script (per sample: see the end).  Each run is the best of RUNS (1) with the
+# perf record + perf script.  Each run is the best of RUNS (1) with the
 # spread beside it.  The machine may be shared: perf is measured at the
 # same moment on the same kind of run, so the ratio is what to read.
 set -eu
@@ -105,11 +105,11 @@ bar() {	# ok label
 }
 bar "$([ "$lost" -eq 0 ] && echo 1)" "no lost samples (lost $lost)"
 bar "$([ "$rss" -le 65536 ] && echo 1)" "peak RSS <= 64 MB ($((rss / 1024)) MB)"
-# On a loaded machine the program gets less CPU in one run than in the
-# other, so fewer samples: the bar compares the CPU per sample, and the
-# totals are given beside it.
+# The bar compares the totals of the same time on the same program.  On
+# a loaded machine the program may get less CPU in one run than in the
+# other, so fewer samples: the CPU per sample is given beside it.
 if [ -n "$pc" ]; then
-	ratio=$(echo "$pfcpu $pfn $pc $pcn" | awk '{ printf "%.2f", ($3 > 0 && $1 > 0) ? ($1 / $2) / ($3 / $4) : 99 }')
 	tot=$(echo "$pfcpu $pc" | awk '{ printf "%.2f", ($2 > 0) ? $1 / $2 : 99 }')
-	bar "$(echo "$ratio" | awk '{ if ($1 <= 0.5) print 1 }')" "pf-record CPU <= half of perf's: per sample $(echo "$pfcpu $pfn" | awk '{ printf "%.0f", 1e6 * $1 / $2 }') us against $(echo "$pc $pcn" | awk '{ printf "%.0f", 1e6 * $1 / $2 }') us, ratio $ratio (totals $pfcpu s for $pfn samples, $pc s for $pcn: $tot)"
+	per=$(echo "$pfcpu $pfn $pc $pcn" | awk '{ printf "%.0f us against %.0f us", 1e6 * $1 / ($2 ? $2 : 1), 1e6 * $3 / ($4 ? $4 : 1) }')
+	bar "$(echo "$tot" | awk '{ if ($1 <= 0.5) print 1 }')" "pf-record CPU <= half of perf's: $pfcpu s against $pc s, ratio $tot (per sample $per; $pfn and $pcn samples)"
 fi
