@@ -20,12 +20,14 @@ teardown() {
 }
 
 # user_shares FILE COMM ADJ: "key percent" for every user frame of COMM's
-# samples in perf-script text FILE, each frame counted once per sample
-# (its inclusive share).  key is the function, or for a frame without a
+# complete samples (a user frame is an entry frame) in perf-script text
+# FILE, each frame counted once per sample (its inclusive share): a stack
+# one tool could not finish is left to the entry-frame check, not counted
+# against the other.  key is the function, or for a frame without a
 # symbol its file and address.  perf prints the callers' return addresses
-# less one, pf-record as they are: ADJ 1 adds the one back to perf's
-# (all user frames but the first).  Inlined lines are left out: the two
-# name an inlined function's frame differently.
+# less one, pf-record as they are: ADJ 1 adds the one back to perf's (all
+# user frames but the first).  Inlined lines are left out: the two name
+# an inlined function's frame differently.
 user_shares() {
 	# shellcheck disable=SC2016 # an awk program
 	awk -v comm="$2" -v adj="$3" '
@@ -35,8 +37,15 @@ user_shares() {
 			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return v
 	}
+	function done(  k) {
+		if (!keep || !entry)
+			return
+		tot++
+		for (k in seen)
+			n[k]++
+	}
 	/^#/ || NF == 0 { next }
-	/^[^\t]/ { keep = $1 == comm; if (keep) { tot++; split("", seen); nu = 0 } next }
+	/^[^\t]/ { done(); keep = $1 == comm; entry = 0; split("", seen); nu = 0; next }
 	!keep || /\[kernel\.kallsyms\]\)$/ || / \(inlined\)$/ { next }
 	{
 		addr = $1; sym = $2; dso = $NF; gsub(/^\(|\)$/, "", dso)
@@ -45,10 +54,12 @@ user_shares() {
 		else {
 			key = sym; sub(/\+0x[0-9a-f]+$/, "", key)
 		}
+		if (key ~ /^(_start|main|__libc_start_call_main|__libc_start_main|start_thread|clone|clone3)$/)
+			entry = 1
 		nu++
-		if (!(key in seen)) { seen[key] = 1; n[key]++ }
+		seen[key] = 1
 	}
-	END { for (k in n) printf "%s %.2f\n", k, 100 * n[k] / tot }' "$1"
+	END { done(); for (k in n) printf "%s %.2f\n", k, 100 * n[k] / tot }' "$1"
 }
 
 # entry_share FILE COMM: the percent of COMM's samples with a user frame
@@ -98,8 +109,8 @@ record_both() {
 }
 
 # agree COMM MIN FUNC...: each FUNC, and every other user frame perf
-# finds in 10% to 99% of COMM's samples (at least MIN of them in all),
-# has pf-record's inclusive share within 5 points of perf's.
+# finds in 10% to 99% of COMM's complete samples (at least MIN of them in
+# all), has pf-record's inclusive share within 5 points of perf's.
 agree() {
 	local comm=$1 min=$2 out rc=0
 	shift 2
