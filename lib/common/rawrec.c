@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rawrec.h"
 #include "unwind.h"
@@ -79,14 +80,16 @@ check_cap(struct pf_rawrec *r)
  * {abi, regs[]}, stack_user {size, data[size], dyn_size}).  The
  * frame-pointer chain stays when unwinding did worse (code without
  * unwind information, JIT).  n: the sampled chain's length; the new one
- * goes to out, its length returned.
+ * goes to out, its length returned.  Unless final, a walk that reached
+ * code in no known mapping sets *later and returns 0: the sample waits.
  */
 static size_t
 unwind_chain(struct pf_rawrec *r, const struct pf_rawsample *s, const char *ips, size_t n,
-    const char *q, const char *end, uint64_t *out)
+    const char *q, const char *end, uint64_t *out, bool final, bool *later)
 {
 	uint64_t regs[PF_UNWIND_NREGS], abi, size, dyn, pcs[PF_UNWIND_MAX_FRAMES];
 	enum pf_unwind_end how;
+	struct timespec t0, t1;
 	size_t user = n, k, m, i;
 
 	for (i = 0; i < n; i++)
@@ -113,11 +116,20 @@ unwind_chain(struct pf_rawrec *r, const struct pf_rawsample *s, const char *ips,
 			user = i;
 			break;
 		}
+	/* What unwinding costs is a figure of --stats and of the bench: the vDSO clock is cheap. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	k = pf_unwind_sample(r->unwind, (pid_t)s->pid, (pid_t)s->tid, regs, q, dyn, pcs,
 	    PF_UNWIND_MAX_FRAMES, &how);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	r->unwind_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ULL +
+	    (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
 	/* The frame-pointer chain's user frames, after the marker. */
 	m = user < n ? n - user - 1 : 0;
-	if (k == 0 || (how == PF_UNWIND_BROKEN && k < m)) {
+	if (how == PF_UNWIND_UNMAPPED && !final) {
+		*later = true;
+		return 0;
+	}
+	if (k == 0 || ((how == PF_UNWIND_BROKEN || how == PF_UNWIND_UNMAPPED) && k < m)) {
 		r->fp_fallback++;
 		return n;
 	}
@@ -131,13 +143,35 @@ unwind_chain(struct pf_rawrec *r, const struct pf_rawsample *s, const char *ips,
 	return n;
 }
 
+/* Hold back a sample's ring bytes [p, end) until its mapping's record; -1 when full or ENOMEM. */
 static int
-add_sample(struct pf_rawrec *r, const char *p, const char *end)
+defer(struct pf_rawrec *r, const char *p, const char *end)
+{
+	size_t len = (size_t)(end - p);
+	char *c;
+
+	if (r->npending == PF_RAWREC_PENDING || (c = malloc(len + sizeof(len))) == NULL)
+		return -1;
+	memcpy(c, &len, sizeof(len));
+	memcpy(c + sizeof(len), p, len);
+	r->pending[r->npending++] = c;
+	r->deferred++;
+	return 0;
+}
+
+/*
+ * One sample from its ring bytes.  final: a -g dwarf sample is kept
+ * however its walk ended; else one that reached unknown code is held
+ * back (*held set) while there is room.
+ */
+static int
+add_sample(struct pf_rawrec *r, const char *p, const char *end, bool final, bool *held)
 {
 	/* The kernel's part (max_stack and its markers), the user part, the cut. */
 	uint64_t chain[2 * PF_UNWIND_MAX_FRAMES + 8];
 	struct pf_rawsample s;
 	uint64_t nr;
+	bool later = false;
 
 	if ((size_t)(end - p) < S_IPS)
 		return 0;
@@ -152,7 +186,15 @@ add_sample(struct pf_rawrec *r, const char *p, const char *end)
 	s.nr = (uint32_t)nr;
 	if (r->unwind != NULL && nr <= PF_UNWIND_MAX_FRAMES + 4) {
 		s.nr = (uint32_t)unwind_chain(r, &s, p + S_IPS, (size_t)nr, p + S_IPS + nr * 8,
-		    end, chain);
+		    end, chain, final || r->npending == PF_RAWREC_PENDING, &later);
+		if (later && defer(r, p, end) == 0) {
+			*held = true;
+			return 0;
+		}
+		if (later)	/* no room after all */
+			s.nr = (uint32_t)unwind_chain(r, &s, p + S_IPS, (size_t)nr,
+			    p + S_IPS + nr * 8, end, chain, true, &later);
+		r->unwound++;
 		if (pf_buf_append(&r->samples, &s, sizeof(s)) == -1 ||
 		    pf_buf_append(&r->samples, chain, (size_t)s.nr * 8) == -1)
 			return -1;
@@ -218,6 +260,43 @@ add_named(struct pf_rawrec *r, struct pf_rawevent *ev, const char *p, const char
 	return add_event(r, ev, p + stroff);
 }
 
+/*
+ * The held-back samples of process pid (all with pid 0), once more; with
+ * final they are all kept.  -1 with ENOMEM.
+ */
+static int
+retry_pending(struct pf_rawrec *r, uint32_t pid, bool final)
+{
+	char *batch[PF_RAWREC_PENDING];
+	size_t i, n = 0, keep = 0, len;
+	int rc = 0;
+
+	/* Out of the queue first: add_sample may hold one back again. */
+	for (i = 0; i < r->npending; i++) {
+		if (pid == 0 || u32_at(r->pending[i] + sizeof(len) + S_TID) == pid)
+			batch[n++] = r->pending[i];
+		else
+			r->pending[keep++] = r->pending[i];
+	}
+	r->npending = keep;
+	for (i = 0; i < n; i++) {
+		bool held = false;
+
+		memcpy(&len, batch[i], sizeof(len));
+		if (rc == 0)
+			rc = add_sample(r, batch[i] + sizeof(len), batch[i] + sizeof(len) + len,
+			    final, &held);
+		free(batch[i]);
+	}
+	return rc;
+}
+
+int
+pf_rawrec_flush(struct pf_rawrec *r)
+{
+	return retry_pending(r, 0, true);
+}
+
 /* An executable mapping (MMAP2) as an event; other mappings are dropped. */
 static int
 add_mmap2(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
@@ -242,7 +321,10 @@ add_mmap2(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 	/* The unwinder places the file too (a path without its NUL is not one). */
 	if (r->unwind != NULL && strnlen(p + 64, (size_t)(end - p) - 64) < (size_t)(end - p) - 64 &&
 	    pf_unwind_map(r->unwind, (pid_t)u32_at(p), ev.addr, ev.len, ev.pgoff, p + 64,
-	    u64_at(end - ID_SIZE + ID_TIME)) == -1)
+	    ev.maj, ev.min, ev.ino, u64_at(end - ID_SIZE + ID_TIME)) == -1)
+		return -1;
+	/* The mapping samples held back were waiting for, maybe. */
+	if (r->npending > 0 && retry_pending(r, u32_at(p), false) == -1)
 		return -1;
 	return add_named(r, &ev, p, end, 64, UINT32_MAX);
 }
@@ -292,8 +374,11 @@ pf_rawrec_on_record(const struct perf_event_header *h, const char *rec, void *ar
 	const char *end = rec + h->size;
 
 	switch (h->type) {
-	case PERF_RECORD_SAMPLE:
-		return add_sample(r, p, end);
+	case PERF_RECORD_SAMPLE: {
+		bool held = false;
+
+		return add_sample(r, p, end, false, &held);
+	}
 	case PERF_RECORD_MMAP2:
 		return add_mmap2(r, h, p, end);
 	case PERF_RECORD_COMM:
@@ -370,4 +455,6 @@ pf_rawrec_free(struct pf_rawrec *r)
 	free(r->ev);
 	r->ev = NULL;
 	r->nev = r->evi = 0;
+	while (r->npending > 0)
+		free(r->pending[--r->npending]);
 }

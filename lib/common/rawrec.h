@@ -74,6 +74,16 @@ struct pf_rawswitch {
 	uint16_t preempt;	/* switch-out while still runnable */
 };
 
+/*
+ * -g dwarf samples held back because they ran in code no mapping record
+ * had named yet: the record may come through another CPU's ring, drained
+ * after this one.  Each is retried when its process's next mapping
+ * arrives and unwound as it is at pf_rawrec_flush or when the queue is
+ * full.  At most this many (a sample copies up to 16 KiB of stack; a
+ * ring drained every 100 ms holds some 100 samples at 999 Hz).
+ */
+#define PF_RAWREC_PENDING 256
+
 /* A sample to write: its offset in samples and the period to write. */
 struct pf_rawref {
 	uint64_t off, period;
@@ -100,6 +110,11 @@ struct pf_rawrec {
 	struct pf_unwinder *unwind;
 	uint64_t truncated;	/* stacks cut short (the [truncated] frame) */
 	uint64_t fp_fallback;	/* dwarf samples left with their frame-pointer chain */
+	uint64_t unwound;	/* dwarf samples kept */
+	uint64_t unwind_ns;	/* the time unwinding took (monotonic clock) */
+	uint64_t deferred;	/* dwarf samples held back for a mapping record */
+	char *pending[PF_RAWREC_PENDING];	/* their ring records, copied */
+	size_t npending;
 	/* replay state (replay.h) */
 	const struct pf_rawevent **ev;
 	size_t nev, evi;
@@ -118,6 +133,13 @@ int pf_rawrec_on_record(const struct perf_event_header *h, const char *rec, void
  * errno; the caller frees.
  */
 struct pf_rawref *pf_rawrec_sample_order(const struct pf_rawrec *r, size_t *n);
+
+/*
+ * Unwind and keep the -g dwarf samples still held back (see
+ * PF_RAWREC_PENDING): call once the rings are drained for the last time.
+ * 0, or -1 with ENOMEM.
+ */
+int pf_rawrec_flush(struct pf_rawrec *r);
 
 /* Sort n refs into r's samples by the samples' time (then offset). */
 void pf_rawrec_sort(const struct pf_rawrec *r, struct pf_rawref *v, size_t n);

@@ -669,6 +669,12 @@ stats_line(struct pf_recorder *r, double tail)
 	pf_sym_stats(r->sym, &ss);
 	pf_buf_printf(&b, "stats: window-end-to-last-byte %.3fs ", tail);
 	r->ops->stats(r, &b);
+	if (r->dwarf)
+		pf_buf_printf(&b, " unwound %llu unwind-ns-per-sample %.0f fp-fallbacks %llu "
+		    "truncated %llu deferred %llu", (unsigned long long)r->rec.unwound,
+		    r->rec.unwound ? (double)r->rec.unwind_ns / (double)r->rec.unwound : 0.0,
+		    (unsigned long long)r->rec.fp_fallback, (unsigned long long)r->rec.truncated,
+		    (unsigned long long)r->rec.deferred);
 	pf_buf_printf(&b, " raw-bytes %zu files %llu files-failed %llu lookups %llu "
 	    "cache-hits %llu inline-lookups %llu inline-frames %llu",
 	    r->rec.samples.len + r->rec.events.len + r->rec.switches.len,
@@ -867,6 +873,13 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 		goto fail;
 	t_end = pf_now_ns();
 	pf_target_kill(&r->t);
+	if (pf_rawrec_flush(&r->rec) == -1) {
+		pf_result_set(st, PF_EXIT_FAIL, ENOMEM, "samples");
+		goto fail;
+	}
+	/* The files the unwinder read, as they were: one may be replaced on disk by now. */
+	if (r->rec.unwind != NULL)
+		pf_unwind_foreach_file(r->rec.unwind, pf_sym_offer_file, r->sym);
 
 	/* Symbolize after the window: nothing heavy ran while sampling. */
 	if (r->kallsyms_fd != -1) {

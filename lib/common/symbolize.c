@@ -441,6 +441,19 @@ pf_sym_foreach_file(const struct pf_symbolizer *s,
 	}
 }
 
+void
+pf_sym_offer_file(const char *path, uint32_t maj, uint32_t min, uint64_t ino, int fd, void *arg)
+{
+	struct pf_symbolizer *s = arg;
+	struct symfile *f;
+
+	if (ino == 0 || !is_file_path(path) || (f = get_file(s, path, maj, min, ino)) == NULL)
+		return;
+	/* Only a file of that very inode: the one on disk now may be another. */
+	if (f->fd == -1 && !f->tried && f->ino == ino)
+		f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
 int
 pf_sym_fork(struct pf_symbolizer *s, pid_t parent, pid_t child)
 {

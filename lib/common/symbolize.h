@@ -95,6 +95,16 @@ int pf_sym_load_proc(struct pf_symbolizer *s, const char *proc_root, pid_t pid,
 int pf_sym_load_all(struct pf_symbolizer *s, const char *proc_root);
 
 /*
+ * A descriptor of path, the file of device maj:min and inode ino (a
+ * pf_unwind_foreach_file callback, arg the symbolizer): the symbol
+ * lookups of mappings naming that file read it through a duplicate of fd
+ * rather than opening path, which may since name another file.  Unknown
+ * identities (ino 0) are ignored.
+ */
+void pf_sym_offer_file(const char *path, uint32_t maj, uint32_t min, uint64_t ino, int fd,
+    void *arg);
+
+/*
  * Call fn with every file s knows from a mapping (not [vdso] nor other
  * named non-file mappings), in no set order, each path with the device
  * and inode the mapping named (0 when unknown): what a caller about to

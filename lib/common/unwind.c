@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <elfutils/libdwfl.h>
@@ -31,9 +34,26 @@
 /* How far above the copy a read still counts as "the stack went on". */
 #define STACK_REACH	(8ULL << 20)
 
+/*
+ * Files held open from their first use to the end: a file replaced on
+ * disk during the window (an upgrade) is still read as the process
+ * mapped it, and is handed on to the symbolizer at the end.
+ */
+#define FILES_MAX	512
+
 struct map {
 	uint64_t start, end, pgoff, time;
+	uint64_t ino;		/* the mapped file's inode, 0 when unknown */
+	uint32_t maj, min;
 	char *path;
+};
+
+/* A file opened for its call-frame information, and which one it is. */
+struct ufile {
+	char *path;
+	uint32_t maj, min;
+	uint64_t ino;
+	int fd;
 };
 
 struct proc {
@@ -53,12 +73,16 @@ struct pf_unwinder {
 	size_t nlive;
 	uint64_t tick;
 	Dwfl_Callbacks cb;
+	struct ufile *files;
+	size_t nfiles;
+	int vdso_fd;		/* a copy of our own vDSO, the same as the targets' */
 	/* The sample being unwound. */
 	pid_t tid;
 	const uint64_t *regs;
 	const char *stack;
 	uint64_t sp, len;
 	bool beyond;		/* a read above the copy */
+	bool miss;		/* the walk stopped at a pc in no file it knows */
 	uint64_t *pcs;
 	size_t npcs, max;
 };
@@ -143,6 +167,40 @@ clear_maps(struct proc *p)
 	p->reported = 0;
 }
 
+/*
+ * Our vDSO as a file libdw can read: the kernel gives every process the
+ * same image, and the one a sample stopped in has call-frame information
+ * too.  Made before the recorder confines itself.  -1 when there is none.
+ */
+static int
+vdso_fd(void)
+{
+	const char *base = (const char *)getauxval(AT_SYSINFO_EHDR);
+	Elf64_Ehdr eh;
+	size_t size, done = 0;
+	ssize_t n;
+	int fd;
+
+	if (base == NULL)
+		return -1;
+	memcpy(&eh, base, sizeof(eh));
+	/* The image ends with its section headers. */
+	size = (size_t)eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || size < sizeof(eh) || size > (1 << 20) ||
+	    (fd = memfd_create("pf-unwind-vdso", MFD_CLOEXEC)) == -1)
+		return -1;
+	while (done < size) {
+		if ((n = write(fd, base + done, size - done)) <= 0) {
+			if (n == -1 && errno == EINTR)
+				continue;
+			close(fd);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return fd;
+}
+
 struct pf_unwinder *
 pf_unwind_new(void)
 {
@@ -155,6 +213,7 @@ pf_unwind_new(void)
 		free(u);
 		return NULL;
 	}
+	u->vdso_fd = vdso_fd();
 	/* The CFI in the files themselves: .eh_frame, or .debug_frame. */
 	u->cb.find_elf = dwfl_build_id_find_elf;
 	u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
@@ -176,18 +235,24 @@ pf_unwind_free(struct pf_unwinder *u)
 	}
 	free(u->procs);
 	pf_htab_free(&u->idx);
+	for (i = 0; i < u->nfiles; i++) {
+		close(u->files[i].fd);
+		free(u->files[i].path);
+	}
+	free(u->files);
+	if (u->vdso_fd != -1)
+		close(u->vdso_fd);
 	free(u);
 }
 
 static int
-add_map(struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff, const char *path,
-    uint64_t time)
+add_map(struct proc *p, const struct map *nm)
 {
 	size_t i;
 
 	for (i = 0; i < p->nmaps; i++)
-		if (p->maps[i].start == start && p->maps[i].end == end &&
-		    strcmp(p->maps[i].path, path) == 0)
+		if (p->maps[i].start == nm->start && p->maps[i].end == nm->end &&
+		    p->maps[i].ino == nm->ino && strcmp(p->maps[i].path, nm->path) == 0)
 			return 0;
 	if (p->nmaps == p->cap) {
 		size_t c = p->cap ? p->cap * 2 : 16;
@@ -198,37 +263,50 @@ add_map(struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff, const char
 		p->maps = m;
 		p->cap = c;
 	}
-	if ((p->maps[p->nmaps].path = strdup(path)) == NULL)
+	p->maps[p->nmaps] = *nm;
+	if ((p->maps[p->nmaps].path = strdup(nm->path)) == NULL)
 		return -1;
-	p->maps[p->nmaps].start = start;
-	p->maps[p->nmaps].end = end;
-	p->maps[p->nmaps].time = time;
-	p->maps[p->nmaps++].pgoff = pgoff;
+	p->nmaps++;
 	return 0;
+}
+
+/* Files have call-frame information to read, and the vDSO; anonymous code has none. */
+static bool
+unwindable(const char *path)
+{
+	return path[0] == '/' || strcmp(path, "[vdso]") == 0;
 }
 
 int
 pf_unwind_map(struct pf_unwinder *u, pid_t pid, uint64_t start, uint64_t len,
-    uint64_t pgoff, const char *path, uint64_t time)
+    uint64_t pgoff, const char *path, uint32_t maj, uint32_t min, uint64_t ino,
+    uint64_t time)
 {
+	struct map m = {
+		.start = start, .end = start + len, .pgoff = pgoff, .time = time,
+		.ino = ino, .maj = maj, .min = min, .path = (char *)(uintptr_t)path,
+	};
 	struct proc *p;
 
-	/* Only files have call-frame information to read ([vdso], anonymous code: no). */
-	if (path[0] != '/')
+	if (!unwindable(path))
 		return 0;
 	if ((p = get(u, pid)) == NULL)
 		return -1;
-	return add_map(p, start, start + len, pgoff, path, time);
+	return add_map(p, &m);
 }
 
 static int
 maps_line(const struct pf_maps_entry *e, void *arg)
 {
 	struct proc *p = arg;
+	struct map m = {
+		.start = e->start, .end = e->end, .pgoff = e->pgoff, .ino = e->ino,
+		.maj = e->maj, .min = e->min, .path = (char *)(uintptr_t)e->path,
+	};
 
-	if (!e->exec || e->deleted || e->path[0] != '/')
+	if (!e->exec || e->deleted || !unwindable(e->path))
 		return 0;
-	return add_map(p, e->start, e->end, e->pgoff, e->path, 0);
+	return add_map(p, &m);
 }
 
 int
@@ -266,7 +344,7 @@ pf_unwind_fork(struct pf_unwinder *u, pid_t parent, pid_t child)
 	for (i = 0; i < n; i++) {
 		struct map m = pp->maps[i];
 
-		if (add_map(cp, m.start, m.end, m.pgoff, m.path, m.time) == -1)
+		if (add_map(cp, &m) == -1)
 			return -1;
 		pp = find(u, parent);
 	}
@@ -324,9 +402,56 @@ load_bias(Elf *elf, const struct map *m, uint64_t *bias)
 	return -1;
 }
 
+/*
+ * A descriptor of the file m maps (the caller closes it), or -1.  The
+ * file is the one the mapping named: one whose inode differs (replaced
+ * on disk since) is refused rather than read as if it were the same
+ * code.  The first one opened is kept, so later readers (another
+ * process, a Dwfl rebuilt) get the same file even once it is replaced.
+ */
+static int
+map_fd(struct pf_unwinder *u, const struct map *m)
+{
+	struct ufile *f;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	if (strcmp(m->path, "[vdso]") == 0)
+		return u->vdso_fd == -1 ? -1 : fcntl(u->vdso_fd, F_DUPFD_CLOEXEC, 0);
+	for (i = 0; i < u->nfiles; i++) {
+		f = &u->files[i];
+		if (strcmp(f->path, m->path) == 0 && (m->ino == 0 || m->ino == f->ino))
+			return fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+	}
+	if ((fd = open(m->path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || (m->ino != 0 && (uint64_t)st.st_ino != m->ino)) {
+		close(fd);
+		return -1;
+	}
+	if (u->nfiles == FILES_MAX)
+		return fd;
+	if (u->nfiles % 16 == 0) {
+		f = realloc(u->files, (u->nfiles + 16) * sizeof(*f));
+		if (f == NULL)
+			return fd;
+		u->files = f;
+	}
+	f = &u->files[u->nfiles];
+	if ((f->path = strdup(m->path)) == NULL)
+		return fd;
+	f->ino = (uint64_t)st.st_ino;
+	f->maj = m->maj;
+	f->min = m->min;
+	f->fd = fd;
+	u->nfiles++;
+	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
 /* Offer map m to p's Dwfl; a file that cannot be read is skipped. */
 static void
-report(struct proc *p, const struct map *m)
+report(struct pf_unwinder *u, struct proc *p, const struct map *m)
 {
 	const char *base;
 	uint64_t bias;
@@ -335,7 +460,7 @@ report(struct proc *p, const struct map *m)
 
 	if (dwfl_addrmodule(p->dwfl, m->start) != NULL)
 		return;		/* another segment of a file reported already */
-	if ((fd = open(m->path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = map_fd(u, m)) == -1)
 		return;
 	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
 		close(fd);
@@ -348,8 +473,9 @@ report(struct proc *p, const struct map *m)
 		return;
 	}
 	base = strrchr(m->path, '/');
+	base = base ? base + 1 : m->path;
 	/* dwfl_report_elf takes the fd, also when it fails. */
-	(void)dwfl_report_elf(p->dwfl, base + 1, m->path, fd, bias, true);
+	(void)dwfl_report_elf(p->dwfl, base, m->path, fd, bias, true);
 }
 
 /* A word of the sampled stack, or of a mapped file's contents. */
@@ -443,13 +569,24 @@ frame(Dwfl_Frame *state, void *arg)
 	struct pf_unwinder *u = arg;
 	Dwarf_Addr pc;
 
-	if (!dwfl_frame_pc(state, &pc, NULL))
+	bool act;
+
+	if (!dwfl_frame_pc(state, &pc, &act))
 		return DWARF_CB_ABORT;
 	if (u->npcs == u->max) {
 		u->beyond = true;	/* the frame limit: cut like the copy */
 		return DWARF_CB_ABORT;
 	}
 	u->pcs[u->npcs++] = pc;
+	/*
+	 * Code in no module has no unwind tables: what libdw would guess
+	 * beyond it is not a stack.  A caller's pc is a return address: the
+	 * call is the byte before.
+	 */
+	if (dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(state)), act ? pc : pc - 1) == NULL) {
+		u->miss = true;
+		return DWARF_CB_ABORT;
+	}
 	return DWARF_CB_OK;
 }
 
@@ -479,7 +616,7 @@ ready(struct pf_unwinder *u, struct proc *p)
 	else
 		return p->attached;
 	for (i = p->reported; i < p->nmaps; i++)
-		report(p, &p->maps[i]);
+		report(u, p, &p->maps[i]);
 	p->reported = p->nmaps;
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	if (!p->attached)
@@ -487,15 +624,36 @@ ready(struct pf_unwinder *u, struct proc *p)
 	return p->attached;
 }
 
+static size_t
+walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
+{
+	int rc;
+
+	*end = PF_UNWIND_BROKEN;
+	u->beyond = false;
+	u->miss = false;
+	u->npcs = 0;
+	if (p->nmaps == 0 || !ready(u, p))
+		return 0;
+	rc = dwfl_getthread_frames(p->dwfl, tid, frame, u);
+	if (u->beyond)
+		*end = PF_UNWIND_TRUNCATED;
+	else if (u->miss)
+		*end = PF_UNWIND_UNMAPPED;
+	else if (rc == 0)
+		*end = PF_UNWIND_COMPLETE;
+	return u->npcs;
+}
+
 size_t
 pf_unwind_sample(struct pf_unwinder *u, pid_t pid, pid_t tid, const uint64_t *regs,
     const char *stack, size_t len, uint64_t *pcs, size_t max, enum pf_unwind_end *end)
 {
 	struct proc *p = find(u, pid);
-	int rc;
+	size_t k;
 
-	*end = PF_UNWIND_BROKEN;
-	if (p == NULL || p->nmaps == 0 || !ready(u, p))
+	*end = PF_UNWIND_UNMAPPED;
+	if (p == NULL || p->nmaps == 0)
 		return 0;
 	p->used = ++u->tick;
 	u->tid = tid;
@@ -503,15 +661,21 @@ pf_unwind_sample(struct pf_unwinder *u, pid_t pid, pid_t tid, const uint64_t *re
 	u->stack = stack;
 	u->sp = regs[R_SP];
 	u->len = len;
-	u->beyond = false;
 	u->pcs = pcs;
-	u->npcs = 0;
 	u->max = max;
-	rc = dwfl_getthread_frames(p->dwfl, tid, frame, u);
+	k = walk(u, p, tid, end);
 	u->stack = NULL;
-	if (u->beyond)
-		*end = PF_UNWIND_TRUNCATED;
-	else if (rc == 0)
-		*end = PF_UNWIND_COMPLETE;
-	return u->npcs;
+	return k;
+}
+
+void
+pf_unwind_foreach_file(const struct pf_unwinder *u,
+    void (*fn)(const char *path, uint32_t maj, uint32_t min, uint64_t ino, int fd, void *arg),
+    void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < u->nfiles; i++)
+		fn(u->files[i].path, u->files[i].maj, u->files[i].min, u->files[i].ino,
+		    u->files[i].fd, arg);
 }

@@ -45,6 +45,7 @@ enum pf_unwind_end {
 	PF_UNWIND_COMPLETE,	/* at the outermost frame */
 	PF_UNWIND_TRUNCATED,	/* the stack went on beyond the copy (or the frame limit) */
 	PF_UNWIND_BROKEN,	/* no unwind information, or bad data, on the way */
+	PF_UNWIND_UNMAPPED,	/* at a pc in no file known (yet) to be mapped there */
 };
 
 struct pf_unwinder;
@@ -57,11 +58,14 @@ void pf_unwind_free(struct pf_unwinder *u);
 /*
  * An executable mapping of file path at [start, start + len) from file
  * offset pgoff in process pid, made at time (the records' clock; 0:
- * before the window).  Remembered only (cheap): the file is opened when
- * the process is first unwound.  0, or -1 with ENOMEM.
+ * before the window).  maj/min/ino name the file (0: unknown); a file
+ * found at path with another inode is not used.  Remembered only
+ * (cheap): the file is opened when the process is first unwound, and
+ * kept open.  "[vdso]" is read from our own.  0, or -1 with ENOMEM.
  */
 int pf_unwind_map(struct pf_unwinder *u, pid_t pid, uint64_t start, uint64_t len,
-    uint64_t pgoff, const char *path, uint64_t time);
+    uint64_t pgoff, const char *path, uint32_t maj, uint32_t min, uint64_t ino,
+    uint64_t time);
 
 /* The executable mappings of a live process, from /proc/PID/maps.  0, or -1 with errno. */
 int pf_unwind_load_proc(struct pf_unwinder *u, pid_t pid);
@@ -86,5 +90,15 @@ void pf_unwind_exec(struct pf_unwinder *u, pid_t pid, uint64_t time);
  */
 size_t pf_unwind_sample(struct pf_unwinder *u, pid_t pid, pid_t tid, const uint64_t *regs,
     const char *stack, size_t len, uint64_t *pcs, size_t max, enum pf_unwind_end *end);
+
+/*
+ * Call fn with every file the unwinder opened, with the identity the
+ * mapping gave (ino 0: unknown) and its descriptor (fn may dup it; the
+ * unwinder keeps it): a file replaced on disk since stays readable
+ * through it.
+ */
+void pf_unwind_foreach_file(const struct pf_unwinder *u,
+    void (*fn)(const char *path, uint32_t maj, uint32_t min, uint64_t ino, int fd, void *arg),
+    void *arg);
 
 #endif

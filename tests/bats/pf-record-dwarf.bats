@@ -1,0 +1,245 @@
+#!/usr/bin/env bats
+# pf-record -g dwarf on Debian's own programs, built without frame
+# pointers as the distribution ships them (xz, gzip, python3.11): the
+# stacks reach an entry frame, never fall back to frame pointers, and the
+# callers' inclusive shares agree with perf's own DWARF unwinding of the
+# same program.  Also: a binary replaced on disk during the window.
+
+load test_helper
+
+# Seconds each program is recorded, by pf-record and by perf alike.
+SECS=6
+
+setup() {
+	require_perf_events
+	[ -x "$WORKLOADS/nofp-split" ] || fail "workloads not built: run make"
+}
+
+teardown() {
+	if [ -n "${BGPID:-}" ]; then kill "$BGPID" 2>/dev/null || true; fi
+}
+
+# user_shares FILE COMM ADJ: "key percent" for every user frame of COMM's
+# complete samples (a user frame is an entry frame) in perf-script text
+# FILE, each frame counted once per sample (its inclusive share): a stack
+# one tool could not finish is left to the entry-frame check, not counted
+# against the other.  key is the function, or for a frame without a
+# symbol its file and address.  perf prints the callers' return addresses
+# less one, pf-record as they are: ADJ 1 adds the one back to perf's (all
+# user frames but the first).  Inlined lines are left out: the two name
+# an inlined function's frame differently.
+user_shares() {
+	# shellcheck disable=SC2016 # an awk program
+	awk -v comm="$2" -v adj="$3" '
+	function hex(s,  i, v) {
+		v = 0
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	function done(  k) {
+		if (!keep || !entry)
+			return
+		tot++
+		for (k in seen)
+			n[k]++
+	}
+	/^#/ || NF == 0 { next }
+	/^[^\t]/ { done(); keep = $1 == comm; entry = 0; split("", seen); nu = 0; next }
+	!keep || /\[kernel\.kallsyms\]\)$/ || / \(inlined\)$/ { next }
+	{
+		addr = $1; sym = $2; dso = $NF; gsub(/^\(|\)$/, "", dso)
+		if (sym == "[unknown]")
+			key = dso "@" sprintf("%x", hex(addr) + (adj && nu > 0))
+		else {
+			key = sym; sub(/\+0x[0-9a-f]+$/, "", key)
+		}
+		if (key ~ /^(_start|main|__libc_start_call_main|__libc_start_main|start_thread|clone|clone3)$/)
+			entry = 1
+		nu++
+		seen[key] = 1
+	}
+	END { done(); for (k in n) printf "%s %.2f\n", k, 100 * n[k] / tot }' "$1"
+}
+
+# entry_share FILE COMM: the percent of COMM's samples with a user frame
+# that is an entry frame.
+entry_share() {
+	awk -v comm="$2" '
+	/^#/ || NF == 0 { next }
+	/^[^\t]/ { keep = $1 == comm; if (keep) tot++; counted = 0; next }
+	keep && !counted && $2 ~ /^(_start|main|__libc_start_call_main|__libc_start_main|start_thread|clone|clone3)\+0x/ {
+		ok++; counted = 1
+	}
+	END { printf "%.2f\n", tot ? 100 * ok / tot : 0 }' "$1"
+}
+
+# stat_word STATS WORD: the number after WORD in a --stats line.
+stat_word() {
+	awk -v w="$2" '{ for (i = 1; i < NF; i++) if ($i == w) print $(i + 1) }' <<< "$1"
+}
+
+# record_both COMM CMD...: CMD for SECS s under pf-record -g dwarf (to
+# $d/pf.txt, its --stats line in $STATS) and under perf record
+# --call-graph dwarf (to $d/perf.txt), at 999 Hz both, copying the same
+# 16 KiB of stack (perf's default of 8 KiB cuts Python's deeper stacks).  Checks pf-record's
+# own figures: samples enough, every one reaching an entry frame but a few
+# percent, fallbacks to frame pointers under 1%.
+record_both() {
+	local comm=$1 got n fb
+	shift
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -g dwarf -F 999 -d "$SECS" --stats \
+	    --no-progress -o "$d/pf.txt" -- "$@"
+	STATS=$stderr
+	echo "pf-record: $STATS"
+	n=$(stat_word "$STATS" unwound)
+	fb=$(stat_word "$STATS" fp-fallbacks)
+	[ "${n:-0}" -ge 500 ] || fail "only ${n:-0} samples unwound: $STATS"
+	[ $((fb * 100)) -le "$n" ] || fail "$fb of $n samples fell back to frame pointers"
+	got=$(entry_share "$d/pf.txt" "$comm")
+	echo "pf-record: $got% of $n samples reach an entry frame"
+	awk -v g="$got" 'BEGIN { exit !(g >= 95) }' || fail "only $got% reach an entry frame"
+
+	"${FAVOURED[@]}" perf record -q -F 999 --call-graph dwarf,16384 -o "$d/perf.data" -- \
+	    timeout -s INT "$SECS" "$@" > /dev/null 2>&1 || true
+	perf script -i "$d/perf.data" > "$d/perf.txt" 2>/dev/null || fail "perf script failed"
+	n=$(grep -c " cpu-clock" "$d/perf.txt") || true
+	[ "$n" -ge 500 ] || skip "perf recorded only $n samples here"
+	echo "perf: $(entry_share "$d/perf.txt" "$comm")% of $n samples reach an entry frame"
+}
+
+# agree COMM MIN FUNC...: each FUNC, and every other user frame perf
+# finds in 10% to 99% of COMM's complete samples (at least MIN of them in
+# all), has pf-record's inclusive share within 5 points of perf's.
+agree() {
+	local comm=$1 min=$2 out rc=0
+	shift 2
+	user_shares "$d/pf.txt" "$comm" 0 > "$d/pf.shares"
+	user_shares "$d/perf.txt" "$comm" 1 > "$d/perf.shares"
+	# shellcheck disable=SC2016 # an awk program
+	out=$(awk -v want="$*" -v min="$min" '
+	BEGIN { split(want, w, " "); for (i in w) must[w[i]] = 1 }
+	NR == FNR { pf[$1] = $2; next }
+	($1 in must) || ($2 >= 10 && $2 <= 99) {
+		d = pf[$1] - $2; if (d < 0) d = -d
+		printf "%s perf %.1f%% pf-record %.1f%%%s\n", $1, $2, pf[$1], d <= 5 ? "" : "  <- off"
+		bad += d > 5; cmp++; delete must[$1]
+	}
+	END {
+		for (k in must) { print k ": not in perf'"'"'s stacks"; bad++ }
+		if (cmp < min) { print "only " cmp " frames to compare"; bad++ }
+		exit bad > 0
+	}' "$d/pf.shares" "$d/perf.shares") || rc=$?
+	echo "$out"
+	[ "$rc" -eq 0 ] || fail "inclusive shares disagree with perf's: $out"
+}
+
+@test "xz -9 -T1: every stack reaches an entry frame, lzma_code holds >= 95% and the callers' shares match perf's" {
+	require_cmd perf
+	command -v xz > /dev/null || fail "xz not installed: run scripts/install-deps --test"
+	d=$BATS_TEST_TMPDIR
+	head -c 6000000 /dev/urandom | od -An -tx1 > "$d/data"
+	record_both xz sh -c "exec xz -9 -T1 -c -- '$d/data' > /dev/null"
+	agree xz 3 lzma_code __libc_start_call_main
+	awk '$1 == "lzma_code" { exit !($2 >= 95) }' "$d/pf.shares" ||
+		fail "lzma_code: $(grep '^lzma_code ' "$d/pf.shares")"
+}
+
+@test "gzip -9 from stdin: every stack reaches an entry frame and the callers' shares match perf's" {
+	require_cmd perf
+	command -v gzip > /dev/null || fail "gzip not installed"
+	d=$BATS_TEST_TMPDIR
+	head -c 6000000 /dev/urandom | od -An -tx1 > "$d/data"
+	# gzip -9 of 17 MB of text outlasts the window; it reads its stdin.
+	record_both gzip sh -c "exec gzip -9 -c < '$d/data' > /dev/null"
+	agree gzip 2 __libc_start_call_main
+}
+
+@test "python3.11 doing json and hashlib work: every stack reaches an entry frame and the callers' shares match perf's" {
+	require_cmd perf
+	[ -x /usr/bin/python3.11 ] || fail "python3.11 not installed: run scripts/install-deps --test"
+	d=$BATS_TEST_TMPDIR
+	cat > "$d/work.py" <<-'EOF'
+	import hashlib, json, sys, time
+	def work():
+	    d = [{"id": i, "name": "item%d" % i, "tags": ["a", str(i % 7)], "v": i * 1.5}
+	         for i in range(2000)]
+	    s = json.dumps(d)
+	    json.loads(s)
+	    hashlib.sha256(s.encode()).hexdigest()
+	    hashlib.md5(s.encode()).hexdigest()
+	end = time.monotonic() + float(sys.argv[1])
+	while time.monotonic() < end:
+	    work()
+	EOF
+	record_both python3.11 /usr/bin/python3.11 "$d/work.py" $((SECS * 3))
+	agree python3.11 3 _PyEval_EvalFrameDefault Py_RunMain
+}
+
+@test "a binary replaced on disk during the window: its old samples still name the functions it ran" {
+	d=$BATS_TEST_TMPDIR
+	cp "$WORKLOADS/nofp-split" "$d/w"
+	# Replaced (a new inode at the same path, as an upgrade does) a second
+	# into the run, by another program.
+	(sleep 1; cp "$WORKLOADS/nofp-inline" "$d/w.new"; mv "$d/w.new" "$d/w") & BGPID=$!
+	run -0 --separate-stderr pf-record -g dwarf -F 499 -d 3 --stats --no-progress -o "$d/r.txt" -- "$d/w" 4
+	wait "$BGPID"
+	BGPID=
+	cmp -s "$WORKLOADS/nofp-inline" "$d/w" || fail "the binary was not replaced"
+	pf-fold "$d/r.txt" > "$d/r.folded"
+	# shellcheck disable=SC2016 # an awk program
+	run awk '{ n = $NF; t += n }
+		/;main;(work;)?nofp_(sixty|forty)( |;)/ { ok += n }
+		/inl_|\[w\]/ { bad += n }
+		END { printf "%d of %d ns under main;nofp_*, %d misnamed or unnamed\n", ok, t, bad
+		      exit !(t > 0 && ok * 100 >= 90 * t && bad * 100 <= 2 * t) }' "$d/r.folded"
+	echo "$output"
+	[ "$status" -eq 0 ] || fail "the old samples lost their names: $output"
+}
+
+@test "samples stopped in the vDSO unwind through it (python3.11 calling time.monotonic)" {
+	[ -x /usr/bin/python3.11 ] || fail "python3.11 not installed: run scripts/install-deps --test"
+	d=$BATS_TEST_TMPDIR
+	run -0 --separate-stderr pf-record -g dwarf -F 999 -d 3 --stats --no-progress -o "$d/v.txt" -- \
+	    /usr/bin/python3.11 -c 'import time
+e = time.monotonic() + 5
+while time.monotonic() < e:
+    pass'
+	echo "$stderr"
+	# Of the samples whose first user frame is in [vdso], those reaching
+	# an entry frame: the vDSO's own unwind tables lead out of it.
+	# shellcheck disable=SC2016 # an awk program
+	run awk '
+	/^#/ || NF == 0 { next }
+	/^[^\t]/ { if (v) { t++; ok += e } v = 0; e = 0; first = 1; next }
+	/\[kernel\.kallsyms\]\)$/ { next }
+	first { v = $NF == "([vdso])"; first = 0 }
+	$2 ~ /^(_start|__libc_start_call_main|__libc_start_main)\+0x/ { e = 1 }
+	END { if (v) { t++; ok += e }
+	      printf "%d of %d samples in the vDSO reach an entry frame\n", ok, t
+	      exit !(t >= 30 && ok * 100 >= 99 * t) }' "$d/v.txt"
+	echo "$output"
+	[ "$status" -eq 0 ] || fail "$output"
+}
+
+@test "a sample drained before the record of the mapping it ran in waits for it, and unwinds" {
+	[ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
+	d=$BATS_TEST_TMPDIR
+	# nofp-remap maps a copy of its code on one CPU and runs it on the
+	# other: the record and the samples come through different rings.
+	run -0 --separate-stderr pf-record -g dwarf -F 999 -d 4 --stats --no-progress -o "$d/m.txt" -- \
+	    "$WORKLOADS/nofp-remap" 3
+	echo "$stderr"
+	# shellcheck disable=SC2016 # an awk program
+	run awk '
+	/^#/ || NF == 0 { next }
+	/^[^\t]/ { if (v) { t++; ok += e } v = 0; e = 0; first = 1; next }
+	/\[kernel\.kallsyms\]\)$/ { next }
+	first { v = $2 ~ /^remap_spin\+0x/; first = 0 }
+	$2 ~ /^main\+0x/ { e = 1 }
+	END { if (v) { t++; ok += e }
+	      printf "%d of %d samples in the copies of remap_spin reach main\n", ok, t
+	      exit !(t >= 200 && ok == t) }' "$d/m.txt"
+	echo "$output"
+	[ "$status" -eq 0 ] || fail "$output"
+}
