@@ -189,7 +189,7 @@ assert_split() {
 	run -0 valid_stream "$BATS_TEST_TMPDIR/r.txt"
 	assert_output duration
 	grep -q ' rate-cap=1000/s ' "$BATS_TEST_TMPDIR/r.txt"
-	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ aggregated=[1-9][0-9]* stop=duration ' "$BATS_TEST_TMPDIR/r.txt" ||
+	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ aggregated=[1-9][0-9]* unknown-chain=0 stop=duration ' "$BATS_TEST_TMPDIR/r.txt" ||
 		fail "trailer: $(tail -1 "$BATS_TEST_TMPDIR/r.txt")"
 	# Summed: no thread has the same stack twice, and the switching pair's
 	# intervals (thousands) are in a handful of samples.
@@ -211,7 +211,7 @@ assert_split() {
 	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu --rate-cap 1 -d 10 -o "$BATS_TEST_TMPDIR/s.txt" -- "$OFF" 2
 	run -0 valid_stream "$BATS_TEST_TMPDIR/s.txt"
 	assert_output target-exit
-	grep -Eq ' aggregated=[1-9][0-9]* stop=target-exit ' "$BATS_TEST_TMPDIR/s.txt" ||
+	grep -Eq ' aggregated=[1-9][0-9]* unknown-chain=0 stop=target-exit ' "$BATS_TEST_TMPDIR/s.txt" ||
 		fail "trailer: $(tail -1 "$BATS_TEST_TMPDIR/s.txt")"
 	# Some 80 intervals in a handful of samples, the same total as unsummed.
 	[ "$(grep -c ' offcpu-time: $' "$BATS_TEST_TMPDIR/s.txt")" -le 4 ] ||
@@ -246,7 +246,7 @@ alpha_share() {
 	[[ "$stderr" == *"summed per thread and stack"* ]] || fail "stderr: $stderr"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/h.txt"
 	assert_output duration
-	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ aggregated=[1-9][0-9]* stop=duration ' "$BATS_TEST_TMPDIR/h.txt" ||
+	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ aggregated=[1-9][0-9]* unknown-chain=0 stop=duration ' "$BATS_TEST_TMPDIR/h.txt" ||
 		fail "trailer: $(tail -1 "$BATS_TEST_TMPDIR/h.txt")"
 	# Three stacks: the output stays small however many switches.
 	local size
