@@ -106,6 +106,7 @@ fill_attr(const struct pf_perf *p, struct perf_event_attr *e, bool task)
 	e->sample_max_stack = p->a.max_stack;
 	e->sample_regs_user = p->a.regs_user;
 	e->sample_stack_user = p->a.stack_user;
+	e->build_id = p->a.build_id;
 	/* Wake the reader at a quarter of the ring; set once the size is known. */
 	e->watermark = 1;
 	e->wakeup_watermark = (uint32_t)((size_t)p->pages * (size_t)getpagesize() / 4);
@@ -178,6 +179,12 @@ pf_perf_open_task(struct pf_perf *p, pid_t tid)
 
 		fill_attr(p, &e, tid >= 0);
 		fd = (int)perf_open(&e, tid, cpu);
+		/* A kernel before 5.12 knows no build_id bit: inodes must do. */
+		if (fd == -1 && errno == EINVAL && p->a.build_id) {
+			p->a.build_id = false;
+			fill_attr(p, &e, tid >= 0);
+			fd = (int)perf_open(&e, tid, cpu);
+		}
 		if (fd == -1) {
 			p->failed = "perf_event_open";
 			/* An offline CPU is not an error; anything else is. */

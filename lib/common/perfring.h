@@ -33,6 +33,8 @@ struct pf_perf_attr {
 	uint16_t max_stack;	/* sample_max_stack, 0 = the sysctl */
 	uint64_t regs_user;	/* sample_regs_user (PERF_SAMPLE_REGS_USER) */
 	uint32_t stack_user;	/* sample_stack_user (PERF_SAMPLE_STACK_USER) */
+	bool build_id;		/* MMAP2 records carry the file's build-id (Linux
+				   5.12); dropped by itself on a kernel without */
 };
 
 /*

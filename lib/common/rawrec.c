@@ -303,6 +303,7 @@ add_mmap2(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
     const char *end)
 {
 	struct pf_rawevent ev = { .type = PF_EV_MMAP };
+	size_t bidlen;
 
 	/* pid, tid, addr, len, pgoff, maj, min, ino, ino_gen, prot, flags */
 	if ((size_t)(end - p) < 64 + ID_SIZE)
@@ -313,15 +314,22 @@ add_mmap2(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 	ev.addr = u64_at(p + 8);
 	ev.len = u64_at(p + 16);
 	ev.pgoff = u64_at(p + 24);
+	/*
+	 * Either the file's device and inode, or (attr.build_id) its build-id:
+	 * a size byte, three reserved, then up to 20 bytes, in their place.
+	 */
 	if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
 		ev.maj = u32_at(p + 32);
 		ev.min = u32_at(p + 36);
 		ev.ino = u64_at(p + 40);
-	}
+		bidlen = 0;
+	} else
+		bidlen = (unsigned char)p[32] <= 20 ? (unsigned char)p[32] : 0;
 	/* The unwinder places the file too (a path without its NUL is not one). */
 	if (r->unwind != NULL && strnlen(p + 64, (size_t)(end - p) - 64) < (size_t)(end - p) - 64 &&
 	    pf_unwind_map(r->unwind, (pid_t)u32_at(p), ev.addr, ev.len, ev.pgoff, p + 64,
-	    ev.maj, ev.min, ev.ino, u64_at(end - ID_SIZE + ID_TIME)) == -1)
+	    ev.maj, ev.min, ev.ino, (const unsigned char *)p + 36, bidlen,
+	    u64_at(end - ID_SIZE + ID_TIME)) == -1)
 		return -1;
 	/* The mapping samples held back were waiting for, maybe. */
 	if (r->npending > 0 && retry_pending(r, u32_at(p), false) == -1)

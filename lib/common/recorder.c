@@ -499,6 +499,8 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 		a.sample_type = PF_RAWREC_SAMPLE_TYPE_DWARF;
 		a.regs_user = PF_UNWIND_REGS_MASK;
 		a.stack_user = PF_REC_DWARF_STACK;
+		/* The unwinder reads only the file the mapping named. */
+		a.build_id = true;
 		if ((r->rec.unwind = pf_unwind_new()) == NULL)
 			return pf_result_set(st, PF_EXIT_FAIL, errno, "unwinder");
 	}

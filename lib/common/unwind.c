@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 
 #include "hash.h"
@@ -41,10 +42,15 @@
  */
 #define FILES_MAX	512
 
+/* The longest GNU build-id a record carries (the kernel's BUILD_ID_SIZE_MAX). */
+#define BID_MAX		20
+
 struct map {
 	uint64_t start, end, pgoff, time;
 	uint64_t ino;		/* the mapped file's inode, 0 when unknown */
 	uint32_t maj, min;
+	unsigned char bid[BID_MAX];	/* its build-id from the kernel, bidlen 0 when none */
+	size_t bidlen;
 	char *path;
 };
 
@@ -53,6 +59,8 @@ struct ufile {
 	char *path;
 	uint32_t maj, min;
 	uint64_t ino;
+	unsigned char bid[BID_MAX];	/* the file's own GNU build-id, bidlen 0 when none */
+	size_t bidlen;
 	int fd;
 };
 
@@ -252,7 +260,9 @@ add_map(struct proc *p, const struct map *nm)
 
 	for (i = 0; i < p->nmaps; i++)
 		if (p->maps[i].start == nm->start && p->maps[i].end == nm->end &&
-		    p->maps[i].ino == nm->ino && strcmp(p->maps[i].path, nm->path) == 0)
+		    p->maps[i].ino == nm->ino && p->maps[i].bidlen == nm->bidlen &&
+		    memcmp(p->maps[i].bid, nm->bid, nm->bidlen) == 0 &&
+		    strcmp(p->maps[i].path, nm->path) == 0)
 			return 0;
 	if (p->nmaps == p->cap) {
 		size_t c = p->cap ? p->cap * 2 : 16;
@@ -280,7 +290,7 @@ unwindable(const char *path)
 int
 pf_unwind_map(struct pf_unwinder *u, pid_t pid, uint64_t start, uint64_t len,
     uint64_t pgoff, const char *path, uint32_t maj, uint32_t min, uint64_t ino,
-    uint64_t time)
+    const unsigned char *bid, size_t bidlen, uint64_t time)
 {
 	struct map m = {
 		.start = start, .end = start + len, .pgoff = pgoff, .time = time,
@@ -288,6 +298,10 @@ pf_unwind_map(struct pf_unwinder *u, pid_t pid, uint64_t start, uint64_t len,
 	};
 	struct proc *p;
 
+	if (bid != NULL && bidlen > 0 && bidlen <= BID_MAX) {
+		memcpy(m.bid, bid, bidlen);
+		m.bidlen = bidlen;
+	}
 	if (!unwindable(path))
 		return 0;
 	if ((p = get(u, pid)) == NULL)
@@ -402,17 +416,46 @@ load_bias(Elf *elf, const struct map *m, uint64_t *bias)
 	return -1;
 }
 
+/* The GNU build-id of the ELF file on fd into f (bidlen 0 when it has none). */
+static void
+file_bid(struct ufile *f, int fd)
+{
+	const void *bits;
+	Elf *elf;
+	ssize_t n;
+
+	f->bidlen = 0;
+	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL)
+		return;
+	if ((n = dwelf_elf_gnu_build_id(elf, &bits)) > 0 && (size_t)n <= BID_MAX) {
+		memcpy(f->bid, bits, (size_t)n);
+		f->bidlen = (size_t)n;
+	}
+	elf_end(elf);
+}
+
+/* Whether file f is the one map m names, as far as m says. */
+static bool
+same_file(const struct ufile *f, const struct map *m)
+{
+	if (m->ino != 0 && m->ino != f->ino)
+		return false;
+	return m->bidlen == 0 ||
+	    (f->bidlen == m->bidlen && memcmp(f->bid, m->bid, m->bidlen) == 0);
+}
+
 /*
  * A descriptor of the file m maps (the caller closes it), or -1.  The
- * file is the one the mapping named: one whose inode differs (replaced
- * on disk since) is refused rather than read as if it were the same
- * code.  The first one opened is kept, so later readers (another
- * process, a Dwfl rebuilt) get the same file even once it is replaced.
+ * file is the one the mapping named: one whose inode or build-id differs
+ * (replaced on disk since, or rewritten in place) is refused rather than
+ * read as if it were the same code.  The first one opened is kept, so
+ * later readers (another process, a Dwfl rebuilt) get the same file even
+ * once it is replaced.
  */
 static int
 map_fd(struct pf_unwinder *u, const struct map *m)
 {
-	struct ufile *f;
+	struct ufile *f, nf = { 0 };
 	struct stat st;
 	size_t i;
 	int fd;
@@ -421,12 +464,18 @@ map_fd(struct pf_unwinder *u, const struct map *m)
 		return u->vdso_fd == -1 ? -1 : fcntl(u->vdso_fd, F_DUPFD_CLOEXEC, 0);
 	for (i = 0; i < u->nfiles; i++) {
 		f = &u->files[i];
-		if (strcmp(f->path, m->path) == 0 && (m->ino == 0 || m->ino == f->ino))
+		if (strcmp(f->path, m->path) == 0 && same_file(f, m))
 			return fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
 	}
 	if ((fd = open(m->path, O_RDONLY | O_CLOEXEC)) == -1)
 		return -1;
-	if (fstat(fd, &st) == -1 || (m->ino != 0 && (uint64_t)st.st_ino != m->ino)) {
+	if (fstat(fd, &st) == -1) {
+		close(fd);
+		return -1;
+	}
+	nf.ino = (uint64_t)st.st_ino;
+	file_bid(&nf, fd);
+	if (!same_file(&nf, m)) {
 		close(fd);
 		return -1;
 	}
@@ -441,7 +490,9 @@ map_fd(struct pf_unwinder *u, const struct map *m)
 	f = &u->files[u->nfiles];
 	if ((f->path = strdup(m->path)) == NULL)
 		return fd;
-	f->ino = (uint64_t)st.st_ino;
+	f->ino = nf.ino;
+	memcpy(f->bid, nf.bid, nf.bidlen);
+	f->bidlen = nf.bidlen;
 	f->maj = m->maj;
 	f->min = m->min;
 	f->fd = fd;

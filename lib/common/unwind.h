@@ -58,14 +58,16 @@ void pf_unwind_free(struct pf_unwinder *u);
 /*
  * An executable mapping of file path at [start, start + len) from file
  * offset pgoff in process pid, made at time (the records' clock; 0:
- * before the window).  maj/min/ino name the file (0: unknown); a file
- * found at path with another inode is not used.  Remembered only
+ * before the window).  maj/min/ino name the file (0: unknown), or the
+ * kernel's record gave its GNU build-id (bid, bidlen bytes; bidlen 0:
+ * none); a file found at path with another inode or another build-id is
+ * not used.  Remembered only
  * (cheap): the file is opened when the process is first unwound, and
  * kept open.  "[vdso]" is read from our own.  0, or -1 with ENOMEM.
  */
 int pf_unwind_map(struct pf_unwinder *u, pid_t pid, uint64_t start, uint64_t len,
     uint64_t pgoff, const char *path, uint32_t maj, uint32_t min, uint64_t ino,
-    uint64_t time);
+    const unsigned char *bid, size_t bidlen, uint64_t time);
 
 /* The executable mappings of a live process, from /proc/PID/maps.  0, or -1 with errno. */
 int pf_unwind_load_proc(struct pf_unwinder *u, pid_t pid);
