@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 
@@ -64,6 +65,26 @@ struct ufile {
 	int fd;
 };
 
+/*
+ * The unwind rule at one pc, when it is one of the simple kinds nearly
+ * all compiled code has: the CFA is rsp or rbp plus an offset, the return
+ * address is saved at an offset from the CFA (or undefined: the outermost
+ * frame), and rbp is either kept or saved at an offset from the CFA.
+ * Cached per process so that a pc seen before costs a lookup, not a run
+ * of its CFI program; any other rule goes to libdw's own unwinder.
+ */
+#define RULES		4096	/* a direct-mapped cache of that many pcs, per process */
+
+enum { RULE_EMPTY, RULE_FRAME, RULE_OUTERMOST, RULE_NOMODULE, RULE_COMPLEX };
+
+struct rule {
+	uint64_t pc;		/* the address looked up (pc, or pc - 1 for a caller) */
+	int32_t cfa_off, ra_off, bp_off;
+	uint8_t kind;		/* RULE_* */
+	uint8_t cfa_bp;		/* the CFA is based on rbp, not rsp */
+	uint8_t bp_saved;	/* rbp is restored from CFA + bp_off */
+};
+
 struct proc {
 	pid_t pid;
 	struct map *maps;
@@ -72,6 +93,7 @@ struct proc {
 	Dwfl *dwfl;
 	bool attached;
 	uint64_t used;		/* tick of the last unwind */
+	struct rule *rules;	/* RULES entries while dwfl lives, else NULL */
 };
 
 struct pf_unwinder {
@@ -159,6 +181,9 @@ drop_dwfl(struct pf_unwinder *u, struct proc *p)
 		return;
 	dwfl_end(p->dwfl);
 	p->dwfl = NULL;
+	/* The rules came from that Dwfl's modules. */
+	free(p->rules);
+	p->rules = NULL;
 	p->attached = false;
 	p->reported = 0;
 	u->nlive--;
@@ -662,9 +687,12 @@ ready(struct pf_unwinder *u, struct proc *p)
 		u->nlive++;
 		p->reported = 0;
 		dwfl_report_begin(p->dwfl);
-	} else if (p->reported < p->nmaps)
+	} else if (p->reported < p->nmaps) {
 		dwfl_report_begin_add(p->dwfl);
-	else
+		/* New modules: a pc the cache knew may now have another rule. */
+		free(p->rules);
+		p->rules = NULL;
+	} else
 		return p->attached;
 	for (i = p->reported; i < p->nmaps; i++)
 		report(u, p, &p->maps[i]);
@@ -675,9 +703,156 @@ ready(struct pf_unwinder *u, struct proc *p)
 	return p->attached;
 }
 
+/* The rule of a simple CFI frame into r; false when it is not simple. */
+static bool
+simple_rule(Dwarf_Frame *fr, struct rule *r)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	bool sig;
+	Dwarf_Addr lo, hi;
+
+	if (dwarf_frame_info(fr, &lo, &hi, &sig) < 0 || sig)
+		return false;
+	/* CFA: one DW_OP_bregx on rsp (7) or rbp (6). */
+	if (dwarf_frame_cfa(fr, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx ||
+	    (ops[0].number != 7 && ops[0].number != 6) ||
+	    (int64_t)ops[0].number2 != (int32_t)ops[0].number2)
+		return false;
+	r->cfa_bp = ops[0].number == 6;
+	r->cfa_off = (int32_t)ops[0].number2;
+	/* The return address (16): undefined, or saved at CFA + offset. */
+	if (dwarf_frame_register(fr, 16, mem, &ops, &nops) != 0)
+		return false;
+	if (nops == 0 && ops == mem) {
+		r->kind = RULE_OUTERMOST;
+		return true;
+	}
+	if (nops == 0 || nops > 2 || ops[0].atom != DW_OP_call_frame_cfa ||
+	    (nops == 2 && ops[1].atom != DW_OP_plus_uconst) ||
+	    (nops == 2 && (int64_t)ops[1].number != (int32_t)ops[1].number))
+		return false;
+	r->ra_off = nops == 2 ? (int32_t)ops[1].number : 0;
+	/* rbp (6): kept, or saved at CFA + offset. */
+	if (dwarf_frame_register(fr, 6, mem, &ops, &nops) != 0)
+		return false;
+	if (nops == 0 && ops == NULL)
+		r->bp_saved = 0;
+	else if (nops >= 1 && nops <= 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+	    (nops == 1 || (ops[1].atom == DW_OP_plus_uconst &&
+	    (int64_t)ops[1].number == (int32_t)ops[1].number))) {
+		r->bp_saved = 1;
+		r->bp_off = nops == 2 ? (int32_t)ops[1].number : 0;
+	} else
+		return false;
+	r->kind = RULE_FRAME;
+	return true;
+}
+
+/* The rule at pc, looked up in the cache or worked out (and cached). */
+static const struct rule *
+rule_at(struct proc *p, uint64_t pc)
+{
+	struct rule *r;
+	Dwfl_Module *mod;
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr bias;
+
+	if (p->rules == NULL && (p->rules = calloc(RULES, sizeof(*p->rules))) == NULL)
+		return NULL;
+	r = &p->rules[pf_hash_u64(pc) % RULES];
+	if (r->kind != RULE_EMPTY && r->pc == pc)
+		return r;
+	memset(r, 0, sizeof(*r));
+	r->pc = pc;
+	r->kind = RULE_COMPLEX;
+	/* Not cached: the mapping's record may come later (ready() adds it). */
+	if ((mod = dwfl_addrmodule(p->dwfl, pc)) == NULL) {
+		static const struct rule none = { .kind = RULE_NOMODULE };
+
+		r->kind = RULE_EMPTY;
+		return &none;
+	}
+	/* As libdw's unwinder: .eh_frame first, then .debug_frame. */
+	if ((cfi = dwfl_module_eh_cfi(mod, &bias)) == NULL ||
+	    dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0) {
+		fr = NULL;
+		if ((cfi = dwfl_module_dwarf_cfi(mod, &bias)) == NULL ||
+		    dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
+			fr = NULL;
+	}
+	if (fr == NULL || !simple_rule(fr, r))
+		r->kind = RULE_COMPLEX;
+	free(fr);
+	return r;
+}
+
+/* A word of the sampled stack at addr: 1, 0 above the copy, -1 elsewhere. */
+static int
+stack_word(const struct pf_unwinder *u, uint64_t addr, uint64_t *out)
+{
+	if (addr >= u->sp && addr - u->sp <= u->len && u->len - (addr - u->sp) >= 8) {
+		memcpy(out, u->stack + (addr - u->sp), 8);
+		return 1;
+	}
+	return addr >= u->sp + u->len && addr - u->sp < STACK_REACH ? 0 : -1;
+}
+
+/*
+ * The walk by cached simple rules, which ends the way libdw's would:
+ * true with u->pcs, u->beyond and u->miss set and *complete for an
+ * outermost frame; false when a frame needs more than the simple rules
+ * (the caller then walks the sample with libdw from the start).
+ */
+static bool
+fast_walk(struct pf_unwinder *u, struct proc *p, bool *complete)
+{
+	uint64_t pc = u->regs[R_IP], sp = u->regs[R_SP], bp = u->regs[R_BP], cfa, ra;
+	const struct rule *r;
+	bool first = true;
+	int got;
+
+	*complete = false;
+	for (;;) {
+		if (u->npcs == u->max) {
+			u->beyond = true;
+			return true;
+		}
+		u->pcs[u->npcs++] = pc;
+		/* A caller's pc is a return address: the call is the byte before. */
+		if ((r = rule_at(p, first ? pc : pc - 1)) == NULL || r->kind == RULE_COMPLEX)
+			return false;
+		if (r->kind == RULE_NOMODULE) {
+			u->miss = true;
+			return true;
+		}
+		if (r->kind == RULE_OUTERMOST) {
+			*complete = true;
+			return true;
+		}
+		cfa = (r->cfa_bp ? bp : sp) + (uint64_t)(int64_t)r->cfa_off;
+		if ((got = stack_word(u, cfa + (uint64_t)(int64_t)r->ra_off, &ra)) <= 0 ||
+		    (r->bp_saved && (got = stack_word(u, cfa + (uint64_t)(int64_t)r->bp_off, &bp)) <= 0)) {
+			if (got == 0) {
+				u->beyond = true;
+				return true;
+			}
+			return false;
+		}
+		/* A zero return address: let libdw say what it makes of it. */
+		if (ra == 0)
+			return false;
+		sp = cfa;
+		pc = ra;
+		first = false;
+	}
+}
+
 static size_t
 walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 {
+	bool complete;
 	int rc;
 
 	*end = PF_UNWIND_BROKEN;
@@ -686,6 +861,18 @@ walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 	u->npcs = 0;
 	if (p->nmaps == 0 || !ready(u, p))
 		return 0;
+	if (fast_walk(u, p, &complete)) {
+		if (u->beyond)
+			*end = PF_UNWIND_TRUNCATED;
+		else if (u->miss)
+			*end = PF_UNWIND_UNMAPPED;
+		else if (complete)
+			*end = PF_UNWIND_COMPLETE;
+		return u->npcs;
+	}
+	u->beyond = false;
+	u->miss = false;
+	u->npcs = 0;
 	rc = dwfl_getthread_frames(p->dwfl, tid, frame, u);
 	if (u->beyond)
 		*end = PF_UNWIND_TRUNCATED;

@@ -500,8 +500,8 @@ queued() {
 	[ "$(nproc)" -le 2 ] || skip "needs at most 2 CPUs for two spinners to fill them, have $(nproc)"
 	local try
 	for try in 1 2 3; do
-		# A little below the spinners' priority: each wake-up waits for one.
-		contended nice -n 5 "$WORKLOADS/cls-sleeper" 30 10
+		# SCHED_IDLE: each wake-up waits until a spinner yields the CPU.
+		contended chrt --idle 0 "$WORKLOADS/cls-sleeper" 30 10
 		# Judge only an interval where it queued (what made it STARVED_CPU)
 		# but slept more than it queued (else STARVED_CPU is right).
 		if ! queued || ! awk -v q="$(value runq_wait)" -v o="$(value on_cpu)" 'BEGIN { exit !(q + o < 0.4) }'; then
