@@ -413,8 +413,10 @@ attach(struct pf_recorder *r, struct pf_result *st)
 			    "its parent has not reaped it): nothing to sample", (int)r->t.pids[i]);
 	if (pf_target_attach(&r->t, r->opt.all, r->perf, &failed) == -1)
 		return denied(r, failed, errno, st);
-	if (r->opt.all)
+	if (r->opt.all) {
 		(void)pf_sym_load_all(r->sym, "/proc");
+		pf_comms_read_all(&r->comms);
+	}
 	if (r->rec.unwind != NULL)
 		unwind_maps(r);
 	for (i = 0; i < r->t.npids; i++) {
@@ -621,6 +623,13 @@ start_recording(struct pf_recorder *r, struct pf_result *st)
 			return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", r->opt.cmd[0]);
 	} else if (pf_perf_enable(r->perf) == -1)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "enabling perf events");
+	/*
+	 * -a: every process's name, before the events start (attach) and once
+	 * they record the forks and execs that change them: one that ends
+	 * in the window, even at its start, is not left ":pid".
+	 */
+	if (r->opt.all)
+		pf_comms_read_all(&r->comms);
 	return 0;
 }
 

@@ -14,7 +14,9 @@ setup() {
 }
 
 teardown() {
-	if [ -n "${BGPID:-}" ]; then kill "$BGPID" 2>/dev/null || true; fi
+	local p
+	# BGPID may hold several pids, separated by spaces.
+	for p in ${BGPID:-}; do kill "$p" 2>/dev/null || true; done
 	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT"; fi
 	user_dir_cleanup
 	if [ -n "${SAVED_RATE:-}" ]; then
@@ -630,6 +632,30 @@ user_leaves() {
 	grep -q "^rec-split  *$a/" "$BATS_TEST_TMPDIR/a.txt" || fail "no sample of rec-split ($a): $(grep ^rec- "$BATS_TEST_TMPDIR/a.txt" | cut -c1-30 | sort | uniq -c)"
 	grep -q "^rec-syscall  *$b/" "$BATS_TEST_TMPDIR/a.txt" || fail "no sample of rec-syscall ($b)"
 	grep -q 'rec_alpha+0x' "$BATS_TEST_TMPDIR/a.txt" || fail "the running workload was not symbolized"
+}
+
+@test "-a names every process, those that end in the window and those that live 30 ms" {
+	require_root
+	local d=$BATS_TEST_TMPDIR i total unnamed
+	# pf-early lives when the recording starts and ends inside its window;
+	# pf-short0..49 live 30 ms each, one after another: only the kernel's
+	# COMM, FORK and EXIT records can name them, /proc has them no more.
+	cp "$WORKLOADS/cls-spin" "$d/pf-early"
+	for i in $(seq 0 49); do cp "$WORKLOADS/cls-spin" "$d/pf-short$i"; done
+	"$d/pf-early" 1 3 & local early=$!
+	# shellcheck disable=SC2016 # the inner bash expands them
+	bash -c 'i=0; while :; do "$1/pf-short$((i % 50))" 1 0.03; i=$((i + 1)); done' sh "$d" &
+	BGPID="$! $early"
+	wait_exec "$early" pf-early
+	run -0 --separate-stderr pf-record -a -F 99 -d 5 -o "$d/a.txt"
+	run -0 valid_stream "$d/a.txt"
+	total=$(grep -c '^[^#[:space:]]' "$d/a.txt")
+	unnamed=$(grep -c '^:[0-9]' "$d/a.txt" || true)
+	[ $((unnamed * 100)) -le "$total" ] ||
+		fail "$unnamed of $total samples unnamed: $(grep '^:[0-9]' "$d/a.txt" | cut -d' ' -f1 | sort | uniq -c | head)"
+	grep -q "^pf-early  *$early/$early " "$d/a.txt" || fail "pf-early ($early) not named"
+	grep -q '^pf-short[0-9]*  *[0-9]' "$d/a.txt" ||
+		fail "no pf-short named: $(grep '^[^#[:space:]]' "$d/a.txt" | cut -d' ' -f1 | sort | uniq -c | sort -rn | head)"
 }
 
 @test "sampled C++ and Rust (legacy and v0) symbols are demangled" {
