@@ -101,6 +101,12 @@ common_option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *
 	case PF_REC_OPT_FORCE:
 		o->force = true;
 		return 0;
+	case PF_REC_OPT_CMD_OUTPUT:
+		if (strcmp(arg, "stderr") != 0 && strcmp(arg, "null") != 0)
+			return pf_result_set(st, PF_EXIT_USAGE, 0,
+			    "--cmd-output: unknown destination '%s' (stderr, null)", arg);
+		o->cmd_output = arg;
+		return 0;
 	case PF_REC_OPT_MAX_SIZE:
 		if (pf_parse_size(arg, 0, UINT64_MAX, &v) == -1)
 			return pf_result_set(st, PF_EXIT_USAGE, 0, "--max-size: invalid size '%s'",
@@ -190,6 +196,45 @@ parse_options(struct pf_recorder *r, int argc, char **argv, struct pf_result *st
 	r->dur_ns = o->duration_ns ? o->duration_ns :
 	    (o->all ? tool->dur_default_all : tool->dur_default) * SECOND;
 	return 0;
+}
+
+/*
+ * Text meant for pf-fold would flood a terminal (and the sample stream
+ * must hold nothing but samples): where the stream and the command's
+ * output may go.
+ */
+static int
+check_streams(struct pf_recorder *r, struct pf_result *st)
+{
+	const char *tool = r->ops->tool->name;
+
+	if (r->opt.cmd_output && !r->opt.cmd)
+		return pf_result_set(st, PF_EXIT_USAGE, 0, "--cmd-output: only with -- COMMAND");
+	if (!r->opt.output && isatty(STDOUT_FILENO))
+		return pf_result_set(st, PF_EXIT_USAGE, 0, "the stream is not for a terminal: "
+		    "write it to a file with -o FILE, or pipe it: %s ... | pf-fold", tool);
+	return 0;
+}
+
+/*
+ * What the command's standard output becomes (pf_target_spawn's out_fd):
+ * never the stream.  -1 with errno when /dev/null cannot be opened.
+ */
+static int
+cmd_stdout(const struct pf_recorder *r, int *fd)
+{
+	const char *to = r->opt.cmd_output;
+
+	*fd = -1;
+	if (to == NULL)
+		to = r->opt.output ? NULL : "stderr";
+	if (to == NULL)
+		return 0;
+	if (strcmp(to, "stderr") == 0) {
+		*fd = STDERR_FILENO;
+		return 0;
+	}
+	return (*fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ? -1 : 0;
 }
 
 static int
@@ -455,6 +500,7 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 	pf_sym_set_inlines(r->sym, r->opt.inlines);
 	r->rec.cap_bytes = r->opt.max_size;
 	r->rec.keep_switches = a.context_switch;
+	r->kernel_sampled = !a.exclude_kernel;
 	return attach(r, st);
 }
 
@@ -604,6 +650,20 @@ stats_line(struct pf_recorder *r, double tail)
 	pf_buf_free(&b);
 }
 
+/*
+ * The run's last word on stderr, as perf's: what was written, how long,
+ * why it stopped, where to.  Not after EPIPE: the reader went away.
+ */
+static void
+closing_line(struct pf_recorder *r, enum pf_stop fin, double secs)
+{
+	say(r, PF_SAY_WARN, 0, "%llu %s (%llu lost) in %.1fs, stop=%s, kernel frames %s, "
+	    "written to %s", (unsigned long long)r->written, r->ops->tool->unit,
+	    (unsigned long long)r->rec.lost, secs, pf_stop_name(fin),
+	    !r->kernel_sampled ? "no" : r->ksyms != NULL ? "yes" : "unnamed",
+	    r->opt.output ? r->opt.output : "stdout");
+}
+
 static void
 progress(void *arg, uint64_t elapsed, bool last)
 {
@@ -652,6 +712,7 @@ run_window(struct pf_recorder *r, struct pf_script *w, enum pf_stop *hst,
 		win.progress = progress;
 	confine(r);
 	*hst = write_header(r, w);
+	r->win_start = pf_now_ns();
 	if (pf_window_run(&win, &r->stop) == -1)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "raw records");
 	return 0;
@@ -681,6 +742,7 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 		pf_buf_reset(&b);
 		pf_rawrec_format(r->sym, &r->comms, s, refs[i].period, r->evname, &b);
 		hst = pf_script_sample(w, b.data, b.len);
+		r->written += hst == PF_STOP_NONE;
 		if (hst == PF_STOP_NONE && s->nr > 0) {
 			uint64_t last;
 
@@ -720,7 +782,7 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	uint64_t t_end;
 	int rc;
 
-	if (parse_options(r, argc, argv, st) == -1)
+	if (parse_options(r, argc, argv, st) == -1 || check_streams(r, st) == -1)
 		return -1;
 	/*
 	 * An ssh drop (SIGHUP) ends the window like Ctrl-C or SIGTERM: the
@@ -749,8 +811,17 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 		return -1;
 
 	r->ops->kernel(r);
-	if (r->opt.cmd && pf_target_spawn(&r->t, r->opt.cmd) == -1)
-		return pf_result_set(st, PF_EXIT_FAIL, errno, "starting %s", r->opt.cmd[0]);
+	if (r->opt.cmd) {
+		int fd;
+
+		if (cmd_stdout(r, &fd) == -1)
+			return pf_result_set(st, PF_EXIT_FAIL, errno, "/dev/null");
+		rc = pf_target_spawn(&r->t, r->opt.cmd, fd);
+		if (fd > STDERR_FILENO)
+			close(fd);
+		if (rc == -1)
+			return pf_result_set(st, PF_EXIT_FAIL, errno, "starting %s", r->opt.cmd[0]);
+	}
 	if (open_events(r, st) == -1)
 		return -1;
 	if (pf_drop_privileges() == -1)
@@ -793,6 +864,7 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 		return 0;
 	if (r->opt.output && pf_outfile_close(&r->out) == -1)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", r->opt.output);
+	closing_line(r, fin, (double)(t_end - r->win_start) / 1e9);
 	st->code = pf_stop_is_cap(fin) ? PF_EXIT_FINDING : PF_EXIT_OK;
 	return 0;
 fail:

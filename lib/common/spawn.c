@@ -11,7 +11,7 @@
 #include "spawn.h"
 
 int
-pf_target_spawn(struct pf_target *t, char **cmd)
+pf_target_spawn(struct pf_target *t, char **cmd, int out_fd)
 {
 	int go[2], er[2];
 	char c;
@@ -37,7 +37,8 @@ pf_target_spawn(struct pf_target *t, char **cmd)
 		/* Wait until the events are open: counting starts at exec. */
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
-		execvp(cmd[0], cmd);
+		if (out_fd == -1 || out_fd == STDOUT_FILENO || dup2(out_fd, STDOUT_FILENO) != -1)
+			execvp(cmd[0], cmd);
 		e = errno;
 		(void)!write(er[1], &e, sizeof(e));
 		_exit(127);

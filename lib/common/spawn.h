@@ -9,10 +9,11 @@
 #include "target.h"
 
 /*
- * Fork cmd, held before exec until pf_target_start.  -1 with errno from
- * pipe or fork.
+ * Fork cmd, held before exec until pf_target_start, with out_fd as its
+ * standard output (-1: the caller's): a command must not write into a
+ * stream the caller writes to its own.  -1 with errno from pipe or fork.
  */
-int pf_target_spawn(struct pf_target *t, char **cmd);
+int pf_target_spawn(struct pf_target *t, char **cmd, int out_fd);
 
 /*
  * Let the child exec.  -1 with errno: the exec's own error (the child
