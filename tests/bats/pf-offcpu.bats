@@ -358,3 +358,14 @@ assert_split() {
 	grep -aq 'pf-offcpu: the stream is not for a terminal: .*-o FILE.*| pf-fold' "$BATS_TEST_TMPDIR/tty" ||
 		fail "$(cat -v "$BATS_TEST_TMPDIR/tty")"
 }
+
+@test "a one-line progress display on a terminal only, as pf-record's" {
+	require_cmd script
+	script -qfec "'$PF_BIN_DIR/pf-offcpu' -d 1 -o '$BATS_TEST_TMPDIR/t1.txt' -- '$OFF' 2" "$BATS_TEST_TMPDIR/tty1" >/dev/null
+	grep -aq $'\rpf-offcpu: [0-9.]*s of 1s, [0-9]* switches' "$BATS_TEST_TMPDIR/tty1" || fail "no progress on a tty: $(cat -v "$BATS_TEST_TMPDIR/tty1")"
+	script -qfec "'$PF_BIN_DIR/pf-offcpu' --no-progress -d 1 -o '$BATS_TEST_TMPDIR/t2.txt' -- '$OFF' 2" "$BATS_TEST_TMPDIR/tty2" >/dev/null
+	! grep -aq 'pf-offcpu: [0-9.]*s of ' "$BATS_TEST_TMPDIR/tty2" || fail "progress despite --no-progress"
+	run -0 --separate-stderr pf-offcpu -d 1 -o "$BATS_TEST_TMPDIR/t3.txt" -- "$OFF" 2
+	[ "${#stderr_lines[@]}" -eq 1 ] || fail "progress on a pipe: $stderr"
+	[[ "${stderr_lines[0]}" == "pf-offcpu: "*" switches ("*" lost) in "* ]] || fail "stderr: $stderr"
+}

@@ -217,8 +217,8 @@ user_leaves() {
 	pf-fold "$d/i.txt" > "$d/i.folded"
 	grep -q ';main;inl_outer;inl_spin [0-9]*$' "$d/i.folded" || fail "folded: $(sort -k2 -n "$d/i.folded" | tail -3)"
 
-	run -0 pf-record -g dwarf --no-inline -F 499 --no-progress --stats -o "$d/n.txt" -- "$bin" 1
-	[[ "$output" =~ inline-lookups\ 0\ inline-frames\ 0$ ]] || fail "--no-inline --stats: $output"
+	run -0 --separate-stderr pf-record -g dwarf --no-inline -F 499 --no-progress --stats -o "$d/n.txt" -- "$bin" 1
+	[[ "${stderr_lines[0]}" =~ inline-lookups\ 0\ inline-frames\ 0$ ]] || fail "--no-inline --stats: $stderr"
 	n=$(grep -c ' (inlined)$' "$d/n.txt") || true
 	[ "$n" -eq 0 ] || fail "--no-inline: $n inlined frames"
 	pf-fold "$d/n.txt" > "$d/n.folded"
