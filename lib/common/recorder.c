@@ -216,25 +216,15 @@ check_streams(struct pf_recorder *r, struct pf_result *st)
 	return 0;
 }
 
-/*
- * What the command's standard output becomes (pf_target_spawn's out_fd):
- * never the stream.  -1 with errno when /dev/null cannot be opened.
- */
-static int
-cmd_stdout(const struct pf_recorder *r, int *fd)
+/* What the command's standard output becomes: never the stream. */
+static enum pf_spawn_stdout
+cmd_stdout(const struct pf_recorder *r)
 {
 	const char *to = r->opt.cmd_output;
 
-	*fd = -1;
 	if (to == NULL)
-		to = r->opt.output ? NULL : "stderr";
-	if (to == NULL)
-		return 0;
-	if (strcmp(to, "stderr") == 0) {
-		*fd = STDERR_FILENO;
-		return 0;
-	}
-	return (*fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ? -1 : 0;
+		return r->opt.output ? PF_SPAWN_STDOUT_KEEP : PF_SPAWN_STDOUT_STDERR;
+	return strcmp(to, "null") == 0 ? PF_SPAWN_STDOUT_NULL : PF_SPAWN_STDOUT_STDERR;
 }
 
 static int
@@ -811,17 +801,8 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 		return -1;
 
 	r->ops->kernel(r);
-	if (r->opt.cmd) {
-		int fd;
-
-		if (cmd_stdout(r, &fd) == -1)
-			return pf_result_set(st, PF_EXIT_FAIL, errno, "/dev/null");
-		rc = pf_target_spawn(&r->t, r->opt.cmd, fd);
-		if (fd > STDERR_FILENO)
-			close(fd);
-		if (rc == -1)
-			return pf_result_set(st, PF_EXIT_FAIL, errno, "starting %s", r->opt.cmd[0]);
-	}
+	if (r->opt.cmd && pf_target_spawn(&r->t, r->opt.cmd, cmd_stdout(r)) == -1)
+		return pf_result_set(st, PF_EXIT_FAIL, errno, "starting %s", r->opt.cmd[0]);
 	if (open_events(r, st) == -1)
 		return -1;
 	if (pf_drop_privileges() == -1)
