@@ -75,12 +75,17 @@ void
 pf_comms_inherit(struct pf_comms *c, uint32_t parent, uint32_t tid)
 {
 	struct pf_comm_ent *pc = comm_slot(c, parent, false);
-	char name[16];
+	char name[16] = "";
 
-	if (pc == NULL || comm_slot(c, tid, false) != NULL)
+	/*
+	 * Whatever tid was called before belonged to an earlier thread of
+	 * that number: an unknown creator leaves it unnamed, not misnamed.
+	 * Copied first: growing the table for tid moves pc.
+	 */
+	if (pc != NULL)
+		memcpy(name, pc->name, sizeof(name));
+	else if (comm_slot(c, tid, false) == NULL)
 		return;
-	/* Copied first: growing the table for tid moves pc. */
-	memcpy(name, pc->name, sizeof(name));
 	pf_comms_set(c, tid, name);
 }
 
@@ -90,7 +95,7 @@ pf_comms_get(struct pf_comms *c, uint32_t pid, uint32_t tid, char *buf, size_t l
 	struct pf_comm_ent *e = comm_slot(c, tid, false);
 	char path[64];
 
-	if (e)
+	if (e && e->name[0] != '\0')
 		return e->name;
 	if (tid == 0)		/* the idle task, as perf names it */
 		return "swapper";
@@ -122,6 +127,21 @@ pf_comms_read_proc(struct pf_comms *c, pid_t pid)
 			continue;
 		(void)pf_comms_get(c, (uint32_t)pid, (uint32_t)tid, buf, sizeof(buf));
 	}
+	closedir(d);
+}
+
+void
+pf_comms_read_all(struct pf_comms *c)
+{
+	DIR *d;
+	struct dirent *de;
+	uint64_t pid;
+
+	if ((d = opendir("/proc")) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (pf_parse_u64(de->d_name, 1, INT_MAX, &pid) == 0)
+			pf_comms_read_proc(c, (pid_t)pid);
 	closedir(d);
 }
 

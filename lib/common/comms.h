@@ -26,11 +26,20 @@ const char *pf_comms_get(struct pf_comms *c, uint32_t pid, uint32_t tid, char *b
 /* Remember tid's name (truncated to 15 bytes, as the kernel keeps it). */
 void pf_comms_set(struct pf_comms *c, uint32_t tid, const char *name);
 
-/* A new thread starts with its creator's name, unless it has one already. */
+/*
+ * A new thread starts with its creator's name; the name an earlier thread
+ * of the same number had is forgotten (unnamed when the creator is unknown).
+ */
 void pf_comms_inherit(struct pf_comms *c, uint32_t parent, uint32_t tid);
 
 /* Remember the names of pid's threads now, while /proc is readable. */
 void pf_comms_read_proc(struct pf_comms *c, pid_t pid);
+
+/*
+ * The same for every process: -a names one that ends during the window by
+ * what it was called at the start.
+ */
+void pf_comms_read_all(struct pf_comms *c);
 
 void pf_comms_free(struct pf_comms *c);
 

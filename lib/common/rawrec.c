@@ -367,6 +367,7 @@ add_task(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 	ev.pid = u32_at(p);
 	ev.ppid = u32_at(p + 4);
 	ev.tid = u32_at(p + 8);
+	ev.ptid = u32_at(p + 12);
 	ev.time = u64_at(p + 16);
 	if (ev.type == PF_EV_FORK && ev.pid != ev.ppid && r->unwind != NULL &&
 	    pf_unwind_fork(r->unwind, (pid_t)ev.ppid, (pid_t)ev.pid) == -1)

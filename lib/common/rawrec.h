@@ -60,6 +60,7 @@ enum { PF_EV_MMAP, PF_EV_COMM, PF_EV_FORK, PF_EV_EXIT };
 struct pf_rawevent {
 	uint64_t time;
 	uint32_t type, pid, tid, ppid;
+	uint32_t ptid;		/* FORK: the creating thread, whose name the new one starts with */
 	uint64_t addr, len, pgoff, ino;
 	uint32_t maj, min;
 	uint32_t exec;		/* COMM_EXEC */

@@ -106,6 +106,12 @@ common_option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *
 	case PF_REC_OPT_FORCE:
 		o->force = true;
 		return 0;
+	case PF_REC_OPT_CMD_OUTPUT:
+		if (strcmp(arg, "stderr") != 0 && strcmp(arg, "null") != 0)
+			return pf_result_set(st, PF_EXIT_USAGE, 0,
+			    "--cmd-output: unknown destination '%s' (stderr, null)", arg);
+		o->cmd_output = arg;
+		return 0;
 	case PF_REC_OPT_MAX_SIZE:
 		if (pf_parse_size(arg, 0, UINT64_MAX, &v) == -1)
 			return pf_result_set(st, PF_EXIT_USAGE, 0, "--max-size: invalid size '%s'",
@@ -201,6 +207,35 @@ parse_options(struct pf_recorder *r, int argc, char **argv, struct pf_result *st
 	r->dur_ns = o->duration_ns ? o->duration_ns :
 	    (o->all ? tool->dur_default_all : tool->dur_default) * SECOND;
 	return 0;
+}
+
+/*
+ * Text meant for pf-fold would flood a terminal (and the sample stream
+ * must hold nothing but samples): where the stream and the command's
+ * output may go.
+ */
+static int
+check_streams(struct pf_recorder *r, struct pf_result *st)
+{
+	const char *tool = r->ops->tool->name;
+
+	if (r->opt.cmd_output && !r->opt.cmd)
+		return pf_result_set(st, PF_EXIT_USAGE, 0, "--cmd-output: only with -- COMMAND");
+	if (!r->opt.output && isatty(STDOUT_FILENO))
+		return pf_result_set(st, PF_EXIT_USAGE, 0, "the stream is not for a terminal: "
+		    "write it to a file with -o FILE, or pipe it: %s ... | pf-fold", tool);
+	return 0;
+}
+
+/* What the command's standard output becomes: never the stream. */
+static enum pf_spawn_stdout
+cmd_stdout(const struct pf_recorder *r)
+{
+	const char *to = r->opt.cmd_output;
+
+	if (to == NULL)
+		return r->opt.output ? PF_SPAWN_STDOUT_KEEP : PF_SPAWN_STDOUT_STDERR;
+	return strcmp(to, "null") == 0 ? PF_SPAWN_STDOUT_NULL : PF_SPAWN_STDOUT_STDERR;
 }
 
 static int
@@ -470,8 +505,10 @@ attach(struct pf_recorder *r, struct pf_result *st)
 			    "its parent has not reaped it): nothing to sample", (int)r->t.pids[i]);
 	if (pf_target_attach(&r->t, r->opt.all, r->perf, &failed) == -1)
 		return denied(r, failed, errno, st);
-	if (r->opt.all)
+	if (r->opt.all) {
 		(void)pf_sym_load_all(r->sym, "/proc");
+		pf_comms_read_all(&r->comms);
+	}
 	if (r->rec.unwind != NULL)
 		unwind_maps(r);
 	for (i = 0; i < r->t.npids; i++) {
@@ -512,6 +549,7 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 	pf_sym_set_inlines(r->sym, r->opt.inlines);
 	r->rec.cap_bytes = r->opt.max_size;
 	r->rec.keep_switches = a.context_switch;
+	r->kernel_sampled = !a.exclude_kernel;
 	return attach(r, st);
 }
 
@@ -688,6 +726,20 @@ stats_line(struct pf_recorder *r, double tail)
 	pf_buf_free(&b);
 }
 
+/*
+ * The run's last word on stderr, as perf's: what was written, how long,
+ * why it stopped, where to.  Not after EPIPE: the reader went away.
+ */
+static void
+closing_line(struct pf_recorder *r, enum pf_stop fin, double secs)
+{
+	say(r, PF_SAY_WARN, 0, "%llu %s (%llu lost) in %.1fs, stop=%s, kernel frames %s, "
+	    "written to %s", (unsigned long long)r->written, r->ops->tool->unit,
+	    (unsigned long long)r->rec.lost, secs, pf_stop_name(fin),
+	    !r->kernel_sampled ? "no" : r->ksyms != NULL ? "yes" : "unnamed",
+	    r->opt.output ? r->opt.output : "stdout");
+}
+
 static void
 progress(void *arg, uint64_t elapsed, bool last)
 {
@@ -723,6 +775,13 @@ start_recording(struct pf_recorder *r, struct pf_result *st)
 			return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", r->opt.cmd[0]);
 	} else if (pf_perf_enable(r->perf) == -1)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "enabling perf events");
+	/*
+	 * -a: every process's name, before the events start (attach) and once
+	 * they record the forks and execs that change them: one that ends
+	 * in the window, even at its start, is not left ":pid".
+	 */
+	if (r->opt.all)
+		pf_comms_read_all(&r->comms);
 	return 0;
 }
 
@@ -749,6 +808,7 @@ run_window(struct pf_recorder *r, struct pf_script *w, enum pf_stop *hst,
 		win.over_rate = over_rate;
 	confine(r);
 	*hst = write_header(r, w);
+	r->win_start = pf_now_ns();
 	if (pf_window_run(&win, &r->stop) == -1)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "raw records");
 	return 0;
@@ -780,6 +840,7 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 		cut = pf_rawrec_format(r->sym, &r->comms, s, refs[i].period, r->evname, &b);
 		hst = pf_script_sample(w, b.data, b.len);
 		nchains += hst == PF_STOP_NONE && cut;
+		r->written += hst == PF_STOP_NONE;
 		if (hst == PF_STOP_NONE && s->nr > 0) {
 			uint64_t last;
 
@@ -822,7 +883,7 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	uint64_t t_end;
 	int rc;
 
-	if (parse_options(r, argc, argv, st) == -1)
+	if (parse_options(r, argc, argv, st) == -1 || check_streams(r, st) == -1)
 		return -1;
 	/*
 	 * An ssh drop (SIGHUP) ends the window like Ctrl-C or SIGTERM: the
@@ -852,7 +913,7 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	choose_callgraph(r);
 
 	r->ops->kernel(r);
-	if (r->opt.cmd && pf_target_spawn(&r->t, r->opt.cmd) == -1)
+	if (r->opt.cmd && pf_target_spawn(&r->t, r->opt.cmd, cmd_stdout(r)) == -1)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "starting %s", r->opt.cmd[0]);
 	if (open_events(r, st) == -1)
 		return -1;
@@ -903,6 +964,7 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 		return 0;
 	if (r->opt.output && pf_outfile_close(&r->out) == -1)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", r->opt.output);
+	closing_line(r, fin, (double)(t_end - r->win_start) / 1e9);
 	st->code = pf_stop_is_cap(fin) ? PF_EXIT_FINDING : PF_EXIT_OK;
 	return 0;
 fail:

@@ -78,13 +78,14 @@
 enum {
 	PF_REC_OPT_FORCE = 256, PF_REC_OPT_MAX_SIZE, PF_REC_OPT_MIN_FREE,
 	PF_REC_OPT_NO_PROGRESS, PF_REC_OPT_STATS, PF_REC_OPT_VERSION,
-	PF_REC_OPT_NO_INLINE,
+	PF_REC_OPT_NO_INLINE, PF_REC_OPT_CMD_OUTPUT,
 	PF_REC_OPT_TOOL = 300
 };
 #define PF_REC_SHORTOPTS "ad:g:ho:p:"
 #define PF_REC_LONGOPTS							\
 	{ "all-cpus", no_argument, NULL, 'a' },				\
 	{ "call-graph", required_argument, NULL, 'g' },			\
+	{ "cmd-output", required_argument, NULL, PF_REC_OPT_CMD_OUTPUT },	\
 	{ "duration", required_argument, NULL, 'd' },			\
 	{ "force", no_argument, NULL, PF_REC_OPT_FORCE },		\
 	{ "help", no_argument, NULL, 'h' },				\
@@ -119,6 +120,12 @@ struct pf_rec_opts {
 	bool progress;
 	bool stats;
 	bool inlines;		/* inlined functions as frames (--no-inline: off) */
+	/*
+	 * --cmd-output: where the command's standard output goes; NULL: the
+	 * standard error when the stream is on the standard output, else
+	 * the recorder's own standard output.
+	 */
+	const char *cmd_output;
 };
 
 struct pf_recorder;
@@ -217,6 +224,9 @@ struct pf_recorder {
 	uint64_t naggregated;		/* ... with this count */
 	enum pf_stop stop;		/* the window's */
 	uint64_t dur_ns;		/* the window's length */
+	uint64_t win_start;		/* pf_now_ns() as the window opened */
+	uint64_t written;		/* samples written to the stream */
+	bool kernel_sampled;		/* the events take kernel frames too */
 	struct timespec start_wall;
 	/* What confinement got, for the header: 0 or an errno each. */
 	int seccomp_err, landlock_err;

@@ -61,7 +61,7 @@ pf_rawrec_replay_to(struct pf_rawrec *c, struct pf_symbolizer *sym,
 		case PF_EV_FORK:
 			if (e->pid != e->ppid)
 				pf_sym_fork(sym, (pid_t)e->ppid, (pid_t)e->pid);
-			pf_comms_inherit(comms, e->ppid, e->tid);
+			pf_comms_inherit(comms, e->ptid, e->tid);
 			break;
 		default:
 			break;

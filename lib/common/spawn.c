@@ -10,8 +10,30 @@
 
 #include "spawn.h"
 
+/* In the child: its standard output as out says.  -1 with errno. */
+static int
+child_stdout(enum pf_spawn_stdout out)
+{
+	int fd, rc;
+
+	switch (out) {
+	case PF_SPAWN_STDOUT_KEEP:
+		return 0;
+	case PF_SPAWN_STDOUT_STDERR:
+		return dup2(STDERR_FILENO, STDOUT_FILENO) == -1 ? -1 : 0;
+	case PF_SPAWN_STDOUT_NULL:
+		if ((fd = open("/dev/null", O_WRONLY)) == -1)
+			return -1;
+		rc = dup2(fd, STDOUT_FILENO) == -1 ? -1 : 0;
+		if (fd != STDOUT_FILENO)
+			close(fd);
+		return rc;
+	}
+	return 0;
+}
+
 int
-pf_target_spawn(struct pf_target *t, char **cmd)
+pf_target_spawn(struct pf_target *t, char **cmd, enum pf_spawn_stdout out)
 {
 	int go[2], er[2];
 	char c;
@@ -37,7 +59,8 @@ pf_target_spawn(struct pf_target *t, char **cmd)
 		/* Wait until the events are open: counting starts at exec. */
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
-		execvp(cmd[0], cmd);
+		if (child_stdout(out) == 0)
+			execvp(cmd[0], cmd);
 		e = errno;
 		(void)!write(er[1], &e, sizeof(e));
 		_exit(127);

@@ -9,10 +9,20 @@
 #include "target.h"
 
 /*
- * Fork cmd, held before exec until pf_target_start.  -1 with errno from
- * pipe or fork.
+ * Where the command's standard output goes: a command must not write into
+ * a stream its recorder writes to the same standard output.
  */
-int pf_target_spawn(struct pf_target *t, char **cmd);
+enum pf_spawn_stdout {
+	PF_SPAWN_STDOUT_KEEP,		/* the recorder's standard output */
+	PF_SPAWN_STDOUT_STDERR,		/* the recorder's standard error */
+	PF_SPAWN_STDOUT_NULL		/* /dev/null */
+};
+
+/*
+ * Fork cmd, held before exec until pf_target_start, its standard output
+ * sent where out says.  -1 with errno from pipe or fork.
+ */
+int pf_target_spawn(struct pf_target *t, char **cmd, enum pf_spawn_stdout out);
 
 /*
  * Let the child exec.  -1 with errno: the exec's own error (the child

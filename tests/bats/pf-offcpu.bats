@@ -445,3 +445,40 @@ alpha_share() {
 	[ "$output" -gt 1 ] || fail "processes: $output"
 	! grep -q '^swapper ' "$BATS_TEST_TMPDIR/all.txt" || fail "idle task in the output"
 }
+
+@test "a command's stdout stays out of the stream, the run ends with one closing line, no stream on a terminal" {
+	local f=$BATS_TEST_TMPDIR/c.txt n
+	# shellcheck disable=SC2016 # sh expands them
+	run -0 --separate-stderr sh -c '"$1" -d 5 -- sh -c "echo cmd-says-hello; exec $2 1" > "$3"' sh \
+	    "$PF_BIN_DIR/pf-offcpu" "$OFF" "$f"
+	! grep -q cmd-says-hello "$f" || fail "the command wrote into the stream"
+	run -0 valid_stream "$f"
+	run -0 pf-fold --strict "$f"
+	# shellcheck disable=SC2016 # sh expands them
+	run -0 --separate-stderr sh -c '"$1" -d 5 -- sh -c "echo cmd-says-hello; exec $2 1" > "$3"' sh \
+	    "$PF_BIN_DIR/pf-offcpu" "$OFF" "$f.2"
+	[ "${#stderr_lines[@]}" -eq 2 ] || fail "stderr: $stderr"
+	assert_equal "${stderr_lines[0]}" cmd-says-hello
+	n=$(sed -n 's/^# pf-offcpu: samples=\([0-9]*\) .*/\1/p' "$f.2")
+	[[ "${stderr_lines[1]}" =~ ^pf-offcpu:\ $n\ switches\ \(0\ lost\)\ in\ [0-9]+\.[0-9]s,\ stop=target-exit,\ kernel\ frames\ (yes|unnamed),\ written\ to\ stdout$ ]] ||
+		fail "closing line: ${stderr_lines[1]} (trailer samples=$n)"
+	run -0 --separate-stderr pf-offcpu -d 1 --cmd-output null -o "$f.3" -- sh -c 'echo cmd-says-hello'
+	[ "${#stderr_lines[@]}" -eq 1 ] && [ -z "$output" ] || fail "stdout: $output; stderr: $stderr"
+	[[ "$stderr" == "pf-offcpu: 0 switches (0 lost) in "*", written to $f.3" ]] || fail "stderr: $stderr"
+	require_cmd script
+	script -qfec "'$PF_BIN_DIR/pf-offcpu' -d 1 -- true; echo status=\$?" "$BATS_TEST_TMPDIR/tty" >/dev/null
+	grep -aq 'status=2' "$BATS_TEST_TMPDIR/tty" || fail "$(cat -v "$BATS_TEST_TMPDIR/tty")"
+	grep -aq 'pf-offcpu: the stream is not for a terminal: .*-o FILE.*| pf-fold' "$BATS_TEST_TMPDIR/tty" ||
+		fail "$(cat -v "$BATS_TEST_TMPDIR/tty")"
+}
+
+@test "a one-line progress display on a terminal only, as pf-record's" {
+	require_cmd script
+	script -qfec "'$PF_BIN_DIR/pf-offcpu' -d 1 -o '$BATS_TEST_TMPDIR/t1.txt' -- '$OFF' 2" "$BATS_TEST_TMPDIR/tty1" >/dev/null
+	grep -aq $'\rpf-offcpu: [0-9.]*s of 1s, [0-9]* switches' "$BATS_TEST_TMPDIR/tty1" || fail "no progress on a tty: $(cat -v "$BATS_TEST_TMPDIR/tty1")"
+	script -qfec "'$PF_BIN_DIR/pf-offcpu' --no-progress -d 1 -o '$BATS_TEST_TMPDIR/t2.txt' -- '$OFF' 2" "$BATS_TEST_TMPDIR/tty2" >/dev/null
+	! grep -aq 'pf-offcpu: [0-9.]*s of ' "$BATS_TEST_TMPDIR/tty2" || fail "progress despite --no-progress"
+	run -0 --separate-stderr pf-offcpu -d 1 -o "$BATS_TEST_TMPDIR/t3.txt" -- "$OFF" 2
+	[ "${#stderr_lines[@]}" -eq 1 ] || fail "progress on a pipe: $stderr"
+	[[ "${stderr_lines[0]}" == "pf-offcpu: "*" switches ("*" lost) in "* ]] || fail "stderr: $stderr"
+}

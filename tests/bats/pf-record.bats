@@ -14,7 +14,9 @@ setup() {
 }
 
 teardown() {
-	if [ -n "${BGPID:-}" ]; then kill "$BGPID" 2>/dev/null || true; fi
+	local p
+	# BGPID may hold several pids, separated by spaces.
+	for p in ${BGPID:-}; do kill "$p" 2>/dev/null || true; done
 	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT"; fi
 	user_dir_cleanup
 	if [ -n "${SAVED_RATE:-}" ]; then
@@ -216,8 +218,8 @@ user_leaves() {
 	pf-fold "$d/i.txt" > "$d/i.folded"
 	grep -q ';main;inl_outer;inl_spin [0-9]*$' "$d/i.folded" || fail "folded: $(sort -k2 -n "$d/i.folded" | tail -3)"
 
-	run -0 pf-record -g dwarf --no-inline -F 499 --no-progress --stats -o "$d/n.txt" -- "$bin" 1
-	[[ "$output" =~ inline-lookups\ 0\ inline-frames\ 0$ ]] || fail "--no-inline --stats: $output"
+	run -0 --separate-stderr pf-record -g dwarf --no-inline -F 499 --no-progress --stats -o "$d/n.txt" -- "$bin" 1
+	[[ "${stderr_lines[0]}" =~ inline-lookups\ 0\ inline-frames\ 0$ ]] || fail "--no-inline --stats: $stderr"
 	n=$(grep -c ' (inlined)$' "$d/n.txt") || true
 	[ "$n" -eq 0 ] || fail "--no-inline: $n inlined frames"
 	pf-fold "$d/n.txt" > "$d/n.folded"
@@ -703,6 +705,30 @@ max_unknown_run() {
 	grep -q 'rec_alpha+0x' "$BATS_TEST_TMPDIR/a.txt" || fail "the running workload was not symbolized"
 }
 
+@test "-a names every process, those that end in the window and those that live 30 ms" {
+	require_root
+	local d=$BATS_TEST_TMPDIR i total unnamed
+	# pf-early lives when the recording starts and ends inside its window;
+	# pf-short0..49 live 30 ms each, one after another: only the kernel's
+	# COMM, FORK and EXIT records can name them, /proc has them no more.
+	cp "$WORKLOADS/cls-spin" "$d/pf-early"
+	for i in $(seq 0 49); do cp "$WORKLOADS/cls-spin" "$d/pf-short$i"; done
+	"$d/pf-early" 1 3 & local early=$!
+	# shellcheck disable=SC2016 # the inner bash expands them
+	bash -c 'i=0; while :; do "$1/pf-short$((i % 50))" 1 0.03; i=$((i + 1)); done' sh "$d" &
+	BGPID="$! $early"
+	wait_exec "$early" pf-early
+	run -0 --separate-stderr pf-record -a -F 99 -d 5 -o "$d/a.txt"
+	run -0 valid_stream "$d/a.txt"
+	total=$(grep -c '^[^#[:space:]]' "$d/a.txt")
+	unnamed=$(grep -c '^:[0-9]' "$d/a.txt" || true)
+	[ $((unnamed * 100)) -le "$total" ] ||
+		fail "$unnamed of $total samples unnamed: $(grep '^:[0-9]' "$d/a.txt" | cut -d' ' -f1 | sort | uniq -c | head)"
+	grep -q "^pf-early  *$early/$early " "$d/a.txt" || fail "pf-early ($early) not named"
+	grep -q '^pf-short[0-9]*  *[0-9]' "$d/a.txt" ||
+		fail "no pf-short named: $(grep '^[^#[:space:]]' "$d/a.txt" | cut -d' ' -f1 | sort | uniq -c | sort -rn | head)"
+}
+
 @test "sampled C++ and Rust (legacy and v0) symbols are demangled" {
 	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/m.txt" -- "$WORKLOADS/rec-mangled" 2
 	local name
@@ -899,9 +925,84 @@ start_jit() {
 	script -qfec "'$PF_BIN_DIR/pf-record' -d 1 -o '$BATS_TEST_TMPDIR/t1.txt' -- '$SPLIT' 2" "$BATS_TEST_TMPDIR/tty1" >/dev/null
 	grep -aq $'\rpf-record: [0-9.]*s of 1s, [0-9]* samples' "$BATS_TEST_TMPDIR/tty1" || fail "no progress on a tty"
 	script -qfec "'$PF_BIN_DIR/pf-record' --no-progress -d 1 -o '$BATS_TEST_TMPDIR/t2.txt' -- '$SPLIT' 2" "$BATS_TEST_TMPDIR/tty2" >/dev/null
-	! grep -aq 'pf-record: ' "$BATS_TEST_TMPDIR/tty2" || fail "progress despite --no-progress"
+	! grep -aq 'pf-record: [0-9.]*s of ' "$BATS_TEST_TMPDIR/tty2" || fail "progress despite --no-progress"
+	grep -aq 'pf-record: [0-9]* samples (0 lost) in ' "$BATS_TEST_TMPDIR/tty2" || fail "no closing line on a tty"
 	run -0 --separate-stderr pf-record -d 1 -o "$BATS_TEST_TMPDIR/t3.txt" -- "$SPLIT" 2
-	[ -z "$stderr" ] || fail "progress on a pipe: $stderr"
+	# The closing line alone: no progress on a pipe.
+	[ "${#stderr_lines[@]}" -eq 1 ] || fail "progress on a pipe: $stderr"
+	[[ "${stderr_lines[0]}" =~ ^pf-record:\ [0-9]+\ samples\ \([0-9]+\ lost\)\ in\ [0-9.]+s, ]] ||
+		fail "not the closing line: $stderr"
+}
+
+@test "the run ends with one closing line on stderr: samples, lost, time, stop, kernel frames, output" {
+	local f=$BATS_TEST_TMPDIR/c.txt n
+	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$f" -- "$SPLIT" 2
+	assert_output ''
+	n=$(sed -n 's/^# pf-record: samples=\([0-9]*\) .*/\1/p' "$f")
+	[ -n "$n" ] || fail "no trailer"
+	[ "${#stderr_lines[@]}" -eq 1 ] || fail "stderr: $stderr"
+	[[ "$stderr" =~ ^pf-record:\ $n\ samples\ \(0\ lost\)\ in\ [0-9]+\.[0-9]s,\ stop=duration,\ kernel\ frames\ (yes|no),\ written\ to\ $f$ ]] ||
+		fail "closing line: $stderr (trailer samples=$n)"
+	# Kernel frames as the header says; a command that ends first says so.
+	grep -q "kernel-stacks=${BASH_REMATCH[1]} " "$f" || fail "kernel frames ${BASH_REMATCH[1]}: $(head -n 1 "$f")"
+	run -0 --separate-stderr pf-record -d 5 -- true
+	[[ "$stderr" =~ ^pf-record:\ 0\ samples\ \(0\ lost\)\ in\ [0-9.]+s,\ stop=target-exit,\ kernel\ frames\ [a-z]+,\ written\ to\ stdout$ ]] ||
+		fail "closing line: $stderr"
+	# --stats keeps its own line, before the closing one.
+	run -0 --separate-stderr pf-record --stats -d 1 -o "$BATS_TEST_TMPDIR/s.txt" -- true
+	[ "${#stderr_lines[@]}" -eq 2 ] || fail "stderr: $stderr"
+	[[ "${stderr_lines[0]}" == "pf-record: stats: "* ]] || fail "stderr: $stderr"
+	[[ "${stderr_lines[1]}" == "pf-record: 0 samples "* ]] || fail "stderr: $stderr"
+}
+
+@test "the stream is refused on a terminal: exit 2, naming -o and | pf-fold" {
+	require_cmd script
+	script -qfec "'$PF_BIN_DIR/pf-record' -d 1 -- true; echo status=\$?" "$BATS_TEST_TMPDIR/tty" >/dev/null
+	grep -aq 'status=2' "$BATS_TEST_TMPDIR/tty" || fail "$(cat -v "$BATS_TEST_TMPDIR/tty")"
+	grep -aq 'pf-record: the stream is not for a terminal: .*-o FILE.*| pf-fold' "$BATS_TEST_TMPDIR/tty" ||
+		fail "$(cat -v "$BATS_TEST_TMPDIR/tty")"
+	! grep -aq '^# pf-record 1 ' "$BATS_TEST_TMPDIR/tty" || fail "a header on the terminal"
+	# -o on a terminal is fine: only the closing line shows.
+	script -qfec "'$PF_BIN_DIR/pf-record' --no-progress -d 1 -o '$BATS_TEST_TMPDIR/o.txt' -- true; echo status=\$?" "$BATS_TEST_TMPDIR/tty2" >/dev/null
+	grep -aq 'status=0' "$BATS_TEST_TMPDIR/tty2" || fail "$(cat -v "$BATS_TEST_TMPDIR/tty2")"
+}
+
+@test "a command's stdout goes to stderr, or nowhere with --cmd-output null, never into the stream" {
+	local f=$BATS_TEST_TMPDIR/cmd.txt
+	# shellcheck disable=SC2016 # sh expands $1
+	run -0 --separate-stderr sh -c '"$1" -F 499 -d 1 -- sh -c "echo cmd-says-hello; exec $2 2" > "$3"' sh \
+	    "$PF_BIN_DIR/pf-record" "$SPLIT" "$f"
+	[[ "${stderr_lines[0]}" == cmd-says-hello ]] || fail "stderr: $stderr"
+	! grep -q cmd-says-hello "$f" || fail "the command wrote into the stream"
+	run -0 pf-fold --strict "$f"
+	run -0 valid_stream "$f"
+	run -0 --separate-stderr pf-record -d 1 --cmd-output null -- sh -c 'echo cmd-says-hello'
+	[[ "$output$stderr" != *cmd-says-hello* ]] || fail "stdout: $output; stderr: $stderr"
+	# --cmd-output stderr with -o; without it the command keeps stdout.
+	run -0 --separate-stderr pf-record -d 1 --cmd-output stderr -o "$BATS_TEST_TMPDIR/e.txt" -- sh -c 'echo cmd-says-hello'
+	[[ "${stderr_lines[0]}" == cmd-says-hello && -z "$output" ]] || fail "stdout: $output; stderr: $stderr"
+	run -0 --separate-stderr pf-record -d 1 -o "$BATS_TEST_TMPDIR/k.txt" -- sh -c 'echo cmd-says-hello'
+	assert_output cmd-says-hello
+	run -2 --separate-stderr pf-record -d 1 --cmd-output file -- true
+	assert_equal "${stderr_lines[0]}" "pf-record: --cmd-output: unknown destination 'file' (stderr, null)"
+	run -2 --separate-stderr pf-record -d 1 --cmd-output null -p 1
+	assert_equal "${stderr_lines[0]}" "pf-record: --cmd-output: only with -- COMMAND"
+}
+
+@test "--call-graph MODE and --call-graph=MODE are -g MODE" {
+	local g
+	for g in '--call-graph dwarf' '--call-graph=dwarf' '-g dwarf' '-gdwarf'; do
+		# shellcheck disable=SC2086 # one or two words
+		run -0 --separate-stderr pf-record $g -d 1 -o "$BATS_TEST_TMPDIR/g.txt" --force -- true
+		grep -q ' callgraph=dwarf stack=' "$BATS_TEST_TMPDIR/g.txt" || fail "$g: $(head -n 1 "$BATS_TEST_TMPDIR/g.txt")"
+	done
+	for g in '--call-graph fp' '--call-graph=fp'; do
+		# shellcheck disable=SC2086 # one or two words
+		run -0 --separate-stderr pf-record $g -d 1 -o "$BATS_TEST_TMPDIR/g.txt" --force -- true
+		grep -q ' callgraph=fp ' "$BATS_TEST_TMPDIR/g.txt" || fail "$g: $(head -n 1 "$BATS_TEST_TMPDIR/g.txt")"
+	done
+	run -2 --separate-stderr pf-record --call-graph=lbr -d 1 -- true
+	[[ "${stderr_lines[0]}" == "pf-record: -g: unknown call graph 'lbr'"* ]] || fail "stderr: $stderr"
 }
 
 @test "free space falling below the floor during the window stops it (stop=disk-floor, exit 1)" {

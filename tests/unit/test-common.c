@@ -866,9 +866,13 @@ test_comms(void)
 	CHECK(bad == 0, "%u names of 5000 lost through growth", bad);
 	pf_comms_inherit(&c, 7, 100001);
 	CHECK(strcmp(pf_comms_get(&c, gone, 100001, buf, sizeof(buf)), "t7") == 0, "inherited");
+	/* A FORK of a tid seen before: a new thread of a reused number. */
 	pf_comms_inherit(&c, 14, 100001);
-	CHECK(strcmp(pf_comms_get(&c, gone, 100001, buf, sizeof(buf)), "t7") == 0,
-	    "a named thread keeps its name");
+	CHECK(strcmp(pf_comms_get(&c, gone, 100001, buf, sizeof(buf)), "t14") == 0,
+	    "a reused tid takes its new creator's name");
+	pf_comms_inherit(&c, 99999, 100001);
+	CHECK(strcmp(pf_comms_get(&c, gone, 100001, buf, sizeof(buf)), ":100001") == 0,
+	    "a reused tid of an unknown creator forgets the old name");
 	pf_comms_set(&c, 7, "a-very-long-thread-name");
 	CHECK(strcmp(pf_comms_get(&c, gone, 7, buf, sizeof(buf)), "a-very-long-thr") == 0,
 	    "renamed, truncated to 15 bytes");
