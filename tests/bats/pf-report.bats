@@ -256,26 +256,26 @@ basic() {
 	assert_equal "${stderr_lines[0]}" 'pf-report: --sort size: want self or total'
 }
 
-@test "pf-record | pf-fold | pf-report names rec-split's hottest function with its designed share" {
+@test "pf-record | pf-fold | pf-report names a 60/25/15 workload's hottest function with its designed share" {
 	require_perf_events
-	[ -x "$WORKLOADS/rec-split" ] || fail "rec-split not built: run make"
-	# rec-split spends 50/30/20 of its CPU in rec_alpha, rec_beta, rec_gamma.
-	"${FAVOURED[@]}" pf-record -F 499 -d 3 --no-progress -- "$WORKLOADS/rec-split" 4 2>rec.err |
+	[ -x "$WORKLOADS/pprof-split" ] || fail "pprof-split not built: run make"
+	# pprof-split spends 60/25/15 of its CPU in pp_sixty, pp_quarter, pp_fifteen.
+	"${FAVOURED[@]}" pf-record -F 499 -d 3 --no-progress -- "$WORKLOADS/pprof-split" 4 2>rec.err |
 		pf-fold >cpu.folded || fail "pf-record | pf-fold failed: $(cat rec.err)"
 	pf-report -r cpu.folded >report.txt || fail "pf-report failed"
 	local first name share
 	first=$(awk -F '\t' '$1 == "function" { print; exit }' report.txt)
 	name=$(cut -f6 <<<"$first")
 	share=$(cut -f2 <<<"$first")
-	[ "$name" = rec_alpha ] || fail "hottest is '$name', not rec_alpha: $(cat report.txt)"
-	awk -v s="$share" 'BEGIN { exit !(s >= 43 && s <= 57) }' ||
-		fail "rec_alpha self share $share%, designed 50% (within 7 points)"
-	share=$(awk -F '\t' '$1 == "function" && $6 == "rec_beta" { print $2 }' report.txt)
-	awk -v s="$share" 'BEGIN { exit !(s >= 23 && s <= 37) }' ||
-		fail "rec_beta self share $share%, designed 30% (within 7 points)"
+	[ "$name" = pp_sixty ] || fail "hottest is '$name', not pp_sixty: $(cat report.txt)"
+	awk -v s="$share" 'BEGIN { exit !(s >= 53 && s <= 67) }' ||
+		fail "pp_sixty self share $share%, designed 60% (within 7 points)"
+	share=$(awk -F '\t' '$1 == "function" && $6 == "pp_quarter" { print $2 }' report.txt)
+	awk -v s="$share" 'BEGIN { exit !(s >= 18 && s <= 32) }' ||
+		fail "pp_quarter self share $share%, designed 25% (within 7 points)"
 	# The layout for people names it on the first row under the heads.
 	run -0 pf-report cpu.folded
-	[[ "$(sed -n '/^functions by self/{n;n;p;q}' <<<"$output")" == *"  rec_alpha" ]] ||
+	[[ "$(sed -n '/^functions by self/{n;n;p;q}' <<<"$output")" == *"  pp_sixty" ]] ||
 		fail "first function row: $output"
 }
 

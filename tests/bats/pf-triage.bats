@@ -14,20 +14,20 @@ teardown() {
 @test "a busy PID is prechecked, classified, recorded, folded, drawn and bundled" {
 	require_root
 	require_perf_events
-	"$WORKLOADS/rec-split" 30 &
+	"$WORKLOADS/pprof-split" 30 &
 	WPID=$!
-	wait_exec "$WPID" rec-split
+	wait_exec "$WPID" pprof-split
 	cd "$BATS_TEST_TMPDIR"
 	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 2 -i 1 -o ev
 	assert_line --regexp '^class [A-Z_]+$'
 	assert_line "flamegraph ev/cpu.svg"
 	assert_line "recorded cpu ev/cpu.perf"
 	assert_line "bundle ev.tar.gz"
-	# The finding: rec-split's hottest function with its designed share (50%).
+	# The finding: pprof-split's hottest function with its designed share (60%).
 	local share
 	share=$(awk '$1 == "hot" { sub(/%$/, "", $2); print $2, $3; exit }' <<< "$output")
-	[[ "$share" == *" rec_alpha" ]] || fail "hottest: $share"
-	awk -v s="${share% *}" 'BEGIN { exit !(s >= 43 && s <= 57) }' || fail "rec_alpha at $share"
+	[[ "$share" == *" pp_sixty" ]] || fail "hottest: $share"
+	awk -v s="${share% *}" 'BEGIN { exit !(s >= 53 && s <= 67) }' || fail "pp_sixty at $share"
 	# It does not repeat the command it just ran as a suggestion.
 	refute_line --partial "suggested pf-record -p"
 	# Its steps, in order (a loaded host may add a system-wide profile after them).
@@ -35,10 +35,10 @@ teardown() {
 	    grep -qx 'pf-precheck pf-classify pf-record pf-fold pf-svg pf-report '
 	grep -q '^pf-record -g auto -p '"$WPID"' -d 2 -o ev/cpu.perf$' ev/commands.log
 	grep -qE '^# pf-record: samples=[1-9][0-9]* .*stop=duration' ev/cpu.perf
-	grep -q 'rec_alpha' ev/cpu.folded
+	grep -q 'pp_sixty' ev/cpu.folded
 	xmllint --noout ev/cpu.svg
 	# The graph says what it shows: the target and the host, from the recording.
-	grep -qF "CPU: rec-split (pid $WPID) on $(uname -n)" ev/cpu.svg
+	grep -qF "CPU: pprof-split (pid $WPID) on $(uname -n)" ev/cpu.svg
 	[ "$(stat -c %a ev/cpu.folded)" = 600 ]
 	mkdir x && tar -C x -xzf ev.tar.gz
 	(cd x/pf-bundle-* && sha256sum -c --quiet SHA256SUMS)
@@ -176,6 +176,34 @@ wait_for() {
 	wait "$TPID" || rc=$?
 	[ "$rc" -eq 1 ] || fail "status $rc: $(cat err)"
 	grep -qx "interrupted SIGHUP during record cpu; later steps not run" out
+	grep -qE '^# pf-record: samples=[0-9]+ .*stop=signal' ev/cpu.perf
+	check_bundle ev.tar.gz
+	cmp ev/cpu.perf x/pf-bundle-*/ev/cpu.perf
+}
+
+@test "Ctrl-C (SIGINT to the whole foreground group) during the recording still leaves a bundle" {
+	require_root
+	require_perf_events
+	local pg
+	"$WORKLOADS/rec-split" 60 &
+	WPID=$!
+	sleep 0.3
+	cd "$BATS_TEST_TMPDIR"
+	# A job of its own, as a terminal's foreground job is: with job control
+	# on, SIGINT is not ignored in it, and the group is its leader's pid.
+	set -m
+	PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 30 -i 1 -o ev > out 2> err &
+	pg=$!
+	set +m
+	TPID=$pg
+	wait_for '^== record' out
+	sleep 1.5
+	# What a typed Ctrl-C does: SIGINT to the triage and the recorder alike.
+	kill -INT -- "-$pg"
+	rc=0
+	wait "$pg" || rc=$?
+	[ "$rc" -eq 1 ] || fail "status $rc: $(cat err)"
+	grep -qx "interrupted SIGINT during record cpu; later steps not run" out
 	grep -qE '^# pf-record: samples=[0-9]+ .*stop=signal' ev/cpu.perf
 	check_bundle ev.tar.gz
 	cmp ev/cpu.perf x/pf-bundle-*/ev/cpu.perf
