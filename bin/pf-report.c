@@ -377,16 +377,6 @@ add_stack(const char *s, size_t len, uint64_t c, const char *name,
 	}
 }
 
-static const char *
-why(int e)
-{
-	switch (e) {
-	case EDOM: return "fractional count (counts are whole numbers)";
-	case ERANGE: return "count over 2^64-1";
-	default: return "not STACK COUNT or STACK COUNT1 COUNT2";
-	}
-}
-
 static void
 read_input(int fd, const char *name)
 {
@@ -416,7 +406,7 @@ read_input(int fd, const char *name)
 		if (r == -1) {
 			if (++st.invalid <= MAX_SHOWN_INVALID)
 				pf_warnx("%s:%llu: ignored: %s", name,
-				    (unsigned long long)lr_lineno(lr), why(errno));
+				    (unsigned long long)lr_lineno(lr), folded_why(errno));
 			continue;
 		}
 		c = fl.count[0];

@@ -567,16 +567,6 @@ convert(struct reader *rd, char *s, size_t n)
 	}
 }
 
-static const char *
-why(int e)
-{
-	switch (e) {
-	case EDOM: return "fractional count (counts are whole numbers)";
-	case ERANGE: return "count over 2^64-1";
-	default: return "not STACK COUNT or STACK COUNT1 COUNT2";
-	}
-}
-
 /* A provenance line: one more recording, unless it is one already seen. */
 static void
 add_prov(struct reader *rd, const char *line, size_t len)
@@ -664,7 +654,7 @@ read_input(struct reader *rd, int fd, const char *name)
 		if (r == -1) {
 			if (++rd->invalid <= MAX_SHOWN_INVALID)
 				pf_warnx("%s:%llu: ignored: %s", name,
-				    (unsigned long long)lr_lineno(lr), why(errno));
+				    (unsigned long long)lr_lineno(lr), folded_why(errno));
 			continue;
 		}
 		stack = fl.stack;

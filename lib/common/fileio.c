@@ -2,8 +2,10 @@
  * fileio: the write and read loops, with EINTR retried and errno kept
  * across the close of a failed read.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -51,4 +53,20 @@ pf_read_small(const char *path, char *buf, size_t cap)
 	close(fd);
 	buf[r] = '\0';
 	return r;
+}
+
+int
+pf_memfd_copy(const char *name, const void *p, size_t n)
+{
+	int fd, e;
+
+	if ((fd = memfd_create(name, MFD_CLOEXEC)) == -1)
+		return -1;
+	if (pf_write_all(fd, p, n) == -1) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
 }

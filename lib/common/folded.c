@@ -110,3 +110,13 @@ folded_parse(const char *line, size_t len, struct folded_line *out)
 	out->stack_len = k;
 	return 0;
 }
+
+const char *
+folded_why(int e)
+{
+	switch (e) {
+	case EDOM: return "fractional count (counts are whole numbers)";
+	case ERANGE: return "count over 2^64-1";
+	default: return "not STACK COUNT or STACK COUNT1 COUNT2";
+	}
+}

@@ -29,4 +29,7 @@ struct folded_line {
  */
 int folded_parse(const char *line, size_t len, struct folded_line *out);
 
+/* Why folded_parse refused a line, from its errno, for a message. */
+const char *folded_why(int e);
+
 #endif

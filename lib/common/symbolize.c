@@ -22,6 +22,7 @@
 
 #include "addrsearch.h"
 #include "demangle.h"
+#include "fileio.h"
 #include "hash.h"
 #include "htab.h"
 #include "parse.h"
@@ -175,22 +176,10 @@ static int
 own_vdso_fd(uint64_t size)
 {
 	const char *base = (const char *)getauxval(AT_SYSINFO_EHDR);
-	size_t done = 0;
-	ssize_t n;
-	int fd;
 
-	if (base == NULL || size == 0 || (fd = memfd_create("pf-vdso", MFD_CLOEXEC)) == -1)
+	if (base == NULL || size == 0 || size > SIZE_MAX)
 		return -1;
-	while (done < size) {
-		if ((n = write(fd, base + done, size - done)) <= 0) {
-			if (n == -1 && errno == EINTR)
-				continue;
-			close(fd);
-			return -1;
-		}
-		done += (size_t)n;
-	}
-	return fd;
+	return pf_memfd_copy("pf-vdso", base, (size_t)size);
 }
 
 struct pf_symbolizer *

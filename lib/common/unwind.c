@@ -21,6 +21,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 
+#include "fileio.h"
 #include "hash.h"
 #include "htab.h"
 #include "procmaps.h"
@@ -210,28 +211,16 @@ vdso_fd(void)
 {
 	const char *base = (const char *)getauxval(AT_SYSINFO_EHDR);
 	Elf64_Ehdr eh;
-	size_t size, done = 0;
-	ssize_t n;
-	int fd;
+	size_t size;
 
 	if (base == NULL)
 		return -1;
 	memcpy(&eh, base, sizeof(eh));
 	/* The image ends with its section headers. */
 	size = (size_t)eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || size < sizeof(eh) || size > (1 << 20) ||
-	    (fd = memfd_create("pf-unwind-vdso", MFD_CLOEXEC)) == -1)
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || size < sizeof(eh) || size > (1 << 20))
 		return -1;
-	while (done < size) {
-		if ((n = write(fd, base + done, size - done)) <= 0) {
-			if (n == -1 && errno == EINTR)
-				continue;
-			close(fd);
-			return -1;
-		}
-		done += (size_t)n;
-	}
-	return fd;
+	return pf_memfd_copy("pf-unwind-vdso", base, size);
 }
 
 struct pf_unwinder *
