@@ -108,6 +108,27 @@ teardown() {
 	grep -qF "Off-CPU time: cls-sleeper (pid $WPID)" ev/offcpu.svg
 }
 
+@test "a service that waits on fsync and a mutex, on CPUs kept busy by others, is classed waiting and profiled off-CPU" {
+	require_root
+	require_perf_events
+	[ "$(nproc)" -le 2 ] || skip "needs at most 2 CPUs for two spinners to fill them, have $(nproc)"
+	local dir=${PF_DISK_DIR:-/var/tmp} s1 s2
+	[ "$(stat -f -c %T "$dir")" != tmpfs ] || skip "$dir is tmpfs: set PF_DISK_DIR to a disk-backed directory"
+	"$WORKLOADS/cls-spin" 1 60 &
+	s1=$!
+	"$WORKLOADS/cls-spin" 1 60 &
+	s2=$!
+	"$WORKLOADS/cls-service" "$dir/pf-triage-svc.$$" 60 &
+	WPID="$! $s1 $s2"
+	wait_exec "${WPID%% *}" cls-service
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "${WPID%% *}" -d 2 -i 2 -n -o ev
+	assert_line --regexp '^class (OFF_CPU|IO_WAIT)$'
+	assert_line "recorded offcpu ev/offcpu.perf"
+	assert_line --regexp '^hot-offcpu [0-9.]+% '
+	grep -qE '^pf-offcpu -g auto -p [0-9]+ -d 2 -o ev/offcpu.perf$' ev/commands.log
+}
+
 # check_bundle TARBALL: tar lists it and its SHA256SUMS verify.
 check_bundle() {
 	run -0 tar -tzf "$1"
