@@ -166,8 +166,10 @@ ARCH    := $(shell uname -m)
 DIST    := pf-$(VERSION)-static-$(ARCH)
 
 # The runbooks go beside the binaries: build/static/ is the kit to copy.
+# Never sanitized: a SANITIZE inherited from `make check SANITIZE=...`
+# (the suite builds the kit itself) is cleared for it.
 static: static-deps
-	@$(MAKE) --no-print-directory STATIC=1 static-bins
+	@$(MAKE) --no-print-directory SANITIZE= STATIC=1 static-bins
 	@cp $(RUNBOOKS) build/static/
 
 static-bins: $(BINS)
