@@ -18,7 +18,8 @@ teardown() {
 	WPID=$!
 	wait_exec "$WPID" pprof-split
 	cd "$BATS_TEST_TMPDIR"
-	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 2 -i 1 -o ev
+	# 6 s at 99 Hz: some 600 samples, so the share is known to about 2 points.
+	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 6 -i 1 -o ev
 	assert_line --regexp '^class [A-Z_]+$'
 	assert_line "flamegraph ev/cpu.svg"
 	assert_line "recorded cpu ev/cpu.perf"
@@ -33,7 +34,7 @@ teardown() {
 	# Its steps, in order (a loaded host may add a system-wide profile after them).
 	head -n 6 ev/commands.log | cut -d' ' -f1 | tr '\n' ' ' |
 	    grep -qx 'pf-precheck pf-classify pf-record pf-fold pf-svg pf-report '
-	grep -q '^pf-record -g auto -p '"$WPID"' -d 2 -o ev/cpu.perf$' ev/commands.log
+	grep -q '^pf-record -g auto -p '"$WPID"' -d 6 -o ev/cpu.perf$' ev/commands.log
 	grep -qE '^# pf-record: samples=[1-9][0-9]* .*stop=duration' ev/cpu.perf
 	grep -q 'pp_sixty' ev/cpu.folded
 	xmllint --noout ev/cpu.svg
