@@ -189,6 +189,9 @@ level() {
 @test "a target that exited fails with what to do" {
 	sleep 30 &
 	local p=$!
+	# Killed before it execs, the forked shell may hold bats' own TERM
+	# trap and live on as sleep for the whole 30 s.
+	wait_exec "$p" sleep
 	kill "$p"
 	wait "$p" || true
 	run -1 pf-precheck -p "$p" -o /tmp --min-free 0

@@ -11,11 +11,16 @@
  * and this measures it without timing whole runs, whose length varies by
  * far more than a few percent on a shared virtual machine.
  *
- *   rec-stall [-g NS] [SECONDS]
+ *   rec-stall [-g NS] [-v FILE] [SECONDS]
  *
  * -g NS sets the smallest step counted as a stall (default 2000 ns).
+ * -v FILE writes this process's vDSO image to FILE before the loop: a
+ * test reads which addresses the vDSO's own .dynsym covers, which depends
+ * on the kernel and on the clocksource (kvm-clock's reader is a static
+ * function that no symbol covers).
  * Prints one line: "elapsed_ns E stalled_ns S stalls N".
  */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,20 +37,53 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* dump_vdso FILE: the [vdso] mapping of /proc/self/maps into FILE.  0 on
+ * success. */
+static int
+dump_vdso(const char *path)
+{
+	char line[512];
+	uintptr_t lo = 0, hi = 0;
+	FILE *maps, *out;
+	int ok = 0;
+
+	if ((maps = fopen("/proc/self/maps", "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), maps) != NULL) {
+		if (strstr(line, "[vdso]") != NULL &&
+		    sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2) {
+			ok = 1;
+			break;
+		}
+	}
+	fclose(maps);
+	if (!ok || hi <= lo)
+		return -1;
+	if ((out = fopen(path, "w")) == NULL)
+		return -1;
+	ok = fwrite((const void *)lo, 1, hi - lo, out) == hi - lo;
+	ok = (fclose(out) == 0) && ok;
+	return ok ? 0 : -1;
+}
+
 int
 main(int argc, char **argv)
 {
+	const char *vdso = NULL;
 	double seconds = 3;
 	uint64_t gap = 2000, t0, t, prev, end, stalled = 0, nstalls = 0;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "g:")) != -1) {
+	while ((ch = getopt(argc, argv, "g:v:")) != -1) {
 		switch (ch) {
 		case 'g':
 			gap = strtoull(optarg, NULL, 10);
 			break;
+		case 'v':
+			vdso = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: rec-stall [-g NS] [SECONDS]\n");
+			fprintf(stderr, "usage: rec-stall [-g NS] [-v FILE] [SECONDS]\n");
 			return 2;
 		}
 	}
@@ -54,6 +92,10 @@ main(int argc, char **argv)
 	if (!(seconds > 0 && seconds <= 3600) || gap == 0) {
 		fprintf(stderr, "rec-stall: bad arguments\n");
 		return 2;
+	}
+	if (vdso != NULL && dump_vdso(vdso) != 0) {
+		fprintf(stderr, "rec-stall: %s: cannot write the vDSO image\n", vdso);
+		return 1;
 	}
 	t0 = prev = now_ns();
 	end = t0 + (uint64_t)(seconds * 1e9);
