@@ -209,20 +209,35 @@ demo: deps
 bench: all
 	@sh bench/run
 
-# libFuzzer harnesses: fuzz/fuzz-*.c, built with clang, ASan+UBSan.
+# libFuzzer harnesses: fuzz/fuzz-*.c, built with clang, ASan+UBSan.  The
+# library (lib/common and the generated flame-js.c) is compiled once,
+# instrumented for the fuzzer, into build/fuzz/libpf-fuzz.a; each harness
+# links it.
 FUZZERS := $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz-*.c))
+FUZZLIB := build/fuzz/libpf-fuzz.a
+FUZZOBJ := $(patsubst lib/common/%.c,build/fuzz/lib/%.o,$(LIBSRC)) build/fuzz/lib/flame-js.o
 FUZZ_SECONDS ?= 60
-FUZZ_FLAGS := -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Ilib/common
+FUZZ_FLAGS := -g -O1 -std=gnu11 -fno-sanitize-recover=all -Ilib/common $(PKG_CFLAGS) -MMD -MP
 
-build/fuzz/%: fuzz/%.c $(LIBSRC) build/gen/flame-js.c | build/fuzz
-	clang $(FUZZ_FLAGS) -o $@ $< $(LIBSRC) build/gen/flame-js.c $(PKG_LIBS) -liberty -lm
+build/fuzz/lib/%.o: lib/common/%.c | build/fuzz/lib fuzz-deps
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
 
-build/fuzz:
+build/fuzz/lib/flame-js.o: build/gen/flame-js.c | build/fuzz/lib fuzz-deps
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
+
+$(FUZZLIB): $(FUZZOBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZERS): build/fuzz/%: fuzz/%.c $(FUZZLIB) | fuzz-deps
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZLIB) \
+	    $(PKG_LIBS) -liberty -lm
+
+build/fuzz/lib:
 	mkdir -p $@
 
 fuzz-build: $(FUZZERS)
 
-$(FUZZERS): | fuzz-deps
 fuzz-deps:
 	@scripts/install-deps --fuzz
 
@@ -269,4 +284,5 @@ uninstall:
 clean:
 	rm -rf build build-san $(BINS)
 
--include $(wildcard $(B)/lib/*.d $(B)/bin/*.d $(B)/unit/*.d build/workloads/*.d)
+-include $(wildcard $(B)/lib/*.d $(B)/bin/*.d $(B)/unit/*.d build/workloads/*.d \
+	    build/fuzz/lib/*.d build/fuzz/*.d)
