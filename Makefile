@@ -8,6 +8,8 @@ DESTDIR ?=
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
 BATS    ?= bats
+# Parallel builds inside check, demo and fuzz.
+NPROC   := $(shell nproc 2>/dev/null || echo 2)
 
 # Tools are whatever bin/pf-*.c exist; each builds to bin/pf-<tool>.
 # A sanitized build (SANITIZE=...) lives in build-san/ with its binaries in
@@ -73,7 +75,7 @@ override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 .SECONDARY:
-.PHONY: static static-bins static-deps static-dist fuzz-deps units all deps test-deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
+.PHONY: static static-bins static-deps static-dist fuzz-deps fuzz-merge units all deps test-deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
 
 # Building never installs anything: `make deps` (or `make check` and
 # `make demo`, which set up a fresh machine) does.
@@ -88,11 +90,12 @@ test-deps:
 
 help:
 	@echo "targets: all check demo bench fuzz lint install uninstall clean"
+	@echo "         fuzz-merge (minimise fuzz/corpus/ with what make fuzz found)"
 	@echo "         static (build/static/, glibc-static) static-dist (its tarball)"
 	@echo "         deps (build packages) test-deps (test packages); only these,"
 	@echo "         check, demo, lint and fuzz run scripts/install-deps"
 	@echo "vars: DEVELOPER=1 (-Werror) SANITIZE=address,undefined PREFIX DESTDIR"
-	@echo "      FUZZ_SECONDS=N (per harness, default 60)"
+	@echo "      FUZZ_SECONDS=N (per harness, default 30) FUZZ_JOBS=N (at once, default 2)"
 
 $(B)/lib/%.o: lib/common/%.c | $(B)/lib
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -216,7 +219,8 @@ bench: all
 FUZZERS := $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz-*.c))
 FUZZLIB := build/fuzz/libpf-fuzz.a
 FUZZOBJ := $(patsubst lib/common/%.c,build/fuzz/lib/%.o,$(LIBSRC)) build/fuzz/lib/flame-js.o
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 30
+FUZZ_JOBS ?= 2
 FUZZ_FLAGS := -g -O1 -std=gnu11 -fno-sanitize-recover=all -Ilib/common $(PKG_CFLAGS) -MMD -MP
 
 build/fuzz/lib/%.o: lib/common/%.c | build/fuzz/lib fuzz-deps
@@ -241,16 +245,17 @@ fuzz-build: $(FUZZERS)
 fuzz-deps:
 	@scripts/install-deps --fuzz
 
-fuzz: fuzz-build
-	@set -e; for f in $(FUZZERS); do \
-		n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
-		seeds=; [ -d fuzz/corpus/$$n ] && seeds=fuzz/corpus/$$n; \
-		echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -timeout=10 \
-		    -artifact_prefix=build/fuzz/$$n- build/fuzz/corpus-$$n $$seeds 2>build/fuzz/$$n.log \
-		    || { tail -n 40 build/fuzz/$$n.log; exit 1; }; \
-		grep -E 'stat::number_of_executed_units|Done' build/fuzz/$$n.log | tail -n 2; \
-	done
+# make fuzz: every harness for FUZZ_SECONDS, FUZZ_JOBS at once, from the
+# committed seeds (fuzz/corpus/NAME, read only) and its own growing corpus
+# (build/fuzz/corpus-NAME); scripts/fuzz-run says how.  make fuzz-merge
+# minimises fuzz/corpus/NAME with what the runs found: commit the result.
+fuzz: fuzz-deps
+	@$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
+	@scripts/fuzz-run -j $(FUZZ_JOBS) -t $(FUZZ_SECONDS) $(FUZZERS)
+
+fuzz-merge: fuzz-deps
+	@$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
+	@scripts/fuzz-run -m $(FUZZERS)
 
 # Shell: every script, the CI driver, the benchmarks and the test suites
 # (tests/bats/.shellcheckrc says what bats hides from shellcheck).
