@@ -75,7 +75,7 @@ override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 .SECONDARY:
-.PHONY: static static-bins static-deps static-dist fuzz-deps fuzz-merge units all deps test-deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
+.PHONY: static static-bins static-deps static-dist fuzz-deps fuzz-merge soak units all deps test-deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
 
 # Building never installs anything: `make deps` (or `make check` and
 # `make demo`, which set up a fresh machine) does.
@@ -91,11 +91,15 @@ test-deps:
 help:
 	@echo "targets: all check demo bench fuzz lint install uninstall clean"
 	@echo "         fuzz-merge (minimise fuzz/corpus/ with what make fuzz found)"
+	@echo "         soak (not for CI: each fuzz harness SOAK_FUZZ_SECONDS, default 600,"
+	@echo "         then the live suites SOAK_ROUNDS times, default 5)"
 	@echo "         static (build/static/, glibc-static) static-dist (its tarball)"
 	@echo "         deps (build packages) test-deps (test packages); only these,"
-	@echo "         check, demo, lint and fuzz run scripts/install-deps"
+	@echo "         check, demo, lint, fuzz, fuzz-merge and soak run scripts/install-deps"
 	@echo "vars: DEVELOPER=1 (-Werror) SANITIZE=address,undefined PREFIX DESTDIR"
 	@echo "      FUZZ_SECONDS=N (per harness, default 30) FUZZ_JOBS=N (at once, default 2)"
+	@echo "      TEST_JOBS=N (deterministic suites at once, default 2)"
+	@echo "      DET_SUITES LIVE_SUITES SUITES_SKIP (lists of tests/bats names)"
 
 $(B)/lib/%.o: lib/common/%.c | $(B)/lib
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -196,17 +200,45 @@ static-dist: static
 $(sort build/lib build/bin build/workloads $(B)/lib $(B)/bin $(B)/unit $(OUTBIN)):
 	mkdir -p $@
 
+# The bats suites, tests/bats/NAME.bats.  DET_SUITES read files and
+# fixtures and sample nothing: they run TEST_JOBS files at a time.  Every
+# other suite samples live workloads and judges timings and shares: those
+# run after them, one test at a time, so a new suite is live until it is
+# named here.  SUITES_SKIP leaves suites out (the sanitizer pass in .ci/run).
+SUITES      := $(patsubst tests/bats/%.bats,%,$(wildcard tests/bats/*.bats))
+DET_SUITES  ?= conventions lib-common lib-confine pf-bundle pf-fold \
+	       pf-fold-conformance pf-svg-browser
+LIVE_SUITES ?= $(filter-out $(DET_SUITES),$(SUITES))
+SUITES_SKIP ?=
+TEST_JOBS   ?= 2
+SOAK_ROUNDS ?= 5
+SOAK_FUZZ_SECONDS ?= 600
+# tests/run-suites.sh runs them.  PF_BIN_DIR tells the tests which
+# binaries to run (build-san/tools for a sanitized build).  BATS_FLAGS may
+# add e.g. --formatter tap.
+RUN_SUITES = PF_BIN_DIR=$(CURDIR)/$(OUTBIN) PF_UNIT_DIR=$(CURDIR)/$(B)/unit \
+	     BATS="$(BATS)" BATS_FLAGS="$(BATS_FLAGS)" tests/run-suites.sh
+
 # check and demo start from nothing on a fresh machine: the packages first,
 # then a second make, which sees pkg-config's flags only once the -dev
-# packages are there.  PF_BIN_DIR tells the tests which binaries to run
-# (build-san/tools for a sanitized build).  BATS_FLAGS may add e.g.
-# --formatter tap.
+# packages are there.
 check: test-deps
-	@$(MAKE) --no-print-directory all units
-	PF_BIN_DIR=$(CURDIR)/$(OUTBIN) PF_UNIT_DIR=$(CURDIR)/$(B)/unit $(BATS) $(BATS_FLAGS) tests/bats
+	@$(MAKE) --no-print-directory -j$(NPROC) all units
+	$(RUN_SUITES) -j $(TEST_JOBS) -d "$(filter-out $(SUITES_SKIP),$(DET_SUITES))" \
+	    -l "$(filter-out $(SUITES_SKIP),$(LIVE_SUITES))"
+
+# make soak: what is too long for CI.  Every fuzz harness for
+# SOAK_FUZZ_SECONDS, then the live suites SOAK_ROUNDS times over; the
+# rounds run even when the fuzzing found something.
+soak: test-deps
+	@rc=0; \
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(SOAK_FUZZ_SECONDS) || rc=1; \
+	$(MAKE) --no-print-directory -j$(NPROC) all units || exit 1; \
+	$(RUN_SUITES) -r $(SOAK_ROUNDS) -l "$(filter-out $(SUITES_SKIP),$(LIVE_SUITES))" || rc=1; \
+	exit $$rc
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	@sh scripts/demo
 
 bench: all
