@@ -8,6 +8,8 @@ DESTDIR ?=
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
 BATS    ?= bats
+# Parallel builds inside check, demo and fuzz.
+NPROC   := $(shell nproc 2>/dev/null || echo 2)
 
 # Tools are whatever bin/pf-*.c exist; each builds to bin/pf-<tool>.
 # A sanitized build (SANITIZE=...) lives in build-san/ with its binaries in
@@ -73,7 +75,7 @@ override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 .SECONDARY:
-.PHONY: static static-bins static-deps static-dist fuzz-deps units all deps test-deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
+.PHONY: static static-bins static-deps static-dist fuzz-deps fuzz-merge soak units all deps test-deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
 
 # Building never installs anything: `make deps` (or `make check` and
 # `make demo`, which set up a fresh machine) does.
@@ -88,11 +90,16 @@ test-deps:
 
 help:
 	@echo "targets: all check demo bench fuzz lint install uninstall clean"
+	@echo "         fuzz-merge (minimise fuzz/corpus/ with what make fuzz found)"
+	@echo "         soak (not for CI: each fuzz harness SOAK_FUZZ_SECONDS, default 600,"
+	@echo "         then the live suites SOAK_ROUNDS times, default 5)"
 	@echo "         static (build/static/, glibc-static) static-dist (its tarball)"
 	@echo "         deps (build packages) test-deps (test packages); only these,"
-	@echo "         check, demo, lint and fuzz run scripts/install-deps"
+	@echo "         check, demo, lint, fuzz, fuzz-merge and soak run scripts/install-deps"
 	@echo "vars: DEVELOPER=1 (-Werror) SANITIZE=address,undefined PREFIX DESTDIR"
-	@echo "      FUZZ_SECONDS=N (per harness, default 60)"
+	@echo "      FUZZ_SECONDS=N (per harness, default 30) FUZZ_JOBS=N (at once, default 2)"
+	@echo "      TEST_JOBS=N (deterministic suites at once, default 2)"
+	@echo "      DET_SUITES LIVE_SUITES SUITES_SKIP (lists of tests/bats names)"
 
 $(B)/lib/%.o: lib/common/%.c | $(B)/lib
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -193,49 +200,97 @@ static-dist: static
 $(sort build/lib build/bin build/workloads $(B)/lib $(B)/bin $(B)/unit $(OUTBIN)):
 	mkdir -p $@
 
+# The bats suites, tests/bats/NAME.bats.  DET_SUITES read files and
+# fixtures and sample nothing: they run TEST_JOBS files at a time.  Every
+# other suite samples live workloads and judges timings and shares: those
+# run after them, one test at a time, so a new suite is live until it is
+# named here.  SUITES_SKIP leaves suites out (the sanitizer pass in .ci/run).
+SUITES      := $(patsubst tests/bats/%.bats,%,$(wildcard tests/bats/*.bats))
+DET_SUITES  ?= conventions lib-common lib-confine pf-bundle pf-fold \
+	       pf-fold-conformance pf-svg-browser
+LIVE_SUITES ?= $(filter-out $(DET_SUITES),$(SUITES))
+SUITES_SKIP ?=
+TEST_JOBS   ?= 2
+SOAK_ROUNDS ?= 5
+SOAK_FUZZ_SECONDS ?= 600
+# tests/run-suites.sh runs them.  PF_BIN_DIR tells the tests which
+# binaries to run (build-san/tools for a sanitized build).  BATS_FLAGS may
+# add e.g. --formatter tap.
+RUN_SUITES = PF_BIN_DIR=$(CURDIR)/$(OUTBIN) PF_UNIT_DIR=$(CURDIR)/$(B)/unit \
+	     BATS="$(BATS)" BATS_FLAGS="$(BATS_FLAGS)" tests/run-suites.sh
+
 # check and demo start from nothing on a fresh machine: the packages first,
 # then a second make, which sees pkg-config's flags only once the -dev
-# packages are there.  PF_BIN_DIR tells the tests which binaries to run
-# (build-san/tools for a sanitized build).  BATS_FLAGS may add e.g.
-# --formatter tap.
+# packages are there.
 check: test-deps
-	@$(MAKE) --no-print-directory all units
-	PF_BIN_DIR=$(CURDIR)/$(OUTBIN) PF_UNIT_DIR=$(CURDIR)/$(B)/unit $(BATS) $(BATS_FLAGS) tests/bats
+	@$(MAKE) --no-print-directory -j$(NPROC) all units
+	$(RUN_SUITES) -j $(TEST_JOBS) -d "$(filter-out $(SUITES_SKIP),$(DET_SUITES))" \
+	    -l "$(filter-out $(SUITES_SKIP),$(LIVE_SUITES))"
+
+# make soak: what is too long for CI.  Every fuzz harness for
+# SOAK_FUZZ_SECONDS, then the live suites SOAK_ROUNDS times over; the
+# rounds run even when the fuzzing found something (build/soak-fuzz.failed
+# says so).  The suites' line holds no $(MAKE), so make -n soak runs none.
+soak: test-deps
+	@rm -f build/soak-fuzz.failed
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(SOAK_FUZZ_SECONDS) || \
+	    { mkdir -p build && : >build/soak-fuzz.failed; }
+	@$(MAKE) --no-print-directory -j$(NPROC) all units
+	@rc=0; $(RUN_SUITES) -r $(SOAK_ROUNDS) -l "$(filter-out $(SUITES_SKIP),$(LIVE_SUITES))" || rc=1; \
+	if [ -e build/soak-fuzz.failed ]; then echo "soak: the fuzz run failed (above)"; rc=1; fi; \
+	exit $$rc
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	@sh scripts/demo
 
 bench: all
 	@sh bench/run
 
-# libFuzzer harnesses: fuzz/fuzz-*.c, built with clang, ASan+UBSan.
+# libFuzzer harnesses: fuzz/fuzz-*.c, built with clang, ASan+UBSan.  The
+# library (lib/common and the generated flame-js.c) is compiled once,
+# instrumented for the fuzzer, into build/fuzz/libpf-fuzz.a; each harness
+# links it.
 FUZZERS := $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz-*.c))
-FUZZ_SECONDS ?= 60
-FUZZ_FLAGS := -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Ilib/common
+FUZZLIB := build/fuzz/libpf-fuzz.a
+FUZZOBJ := $(patsubst lib/common/%.c,build/fuzz/lib/%.o,$(LIBSRC)) build/fuzz/lib/flame-js.o
+FUZZ_SECONDS ?= 30
+FUZZ_JOBS ?= 2
+FUZZ_FLAGS := -g -O1 -std=gnu11 -fno-sanitize-recover=all -Ilib/common $(PKG_CFLAGS) -MMD -MP
 
-build/fuzz/%: fuzz/%.c $(LIBSRC) build/gen/flame-js.c | build/fuzz
-	clang $(FUZZ_FLAGS) -o $@ $< $(LIBSRC) build/gen/flame-js.c $(PKG_LIBS) -liberty -lm
+build/fuzz/lib/%.o: lib/common/%.c | build/fuzz/lib fuzz-deps
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
 
-build/fuzz:
+build/fuzz/lib/flame-js.o: build/gen/flame-js.c | build/fuzz/lib fuzz-deps
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
+
+$(FUZZLIB): $(FUZZOBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZERS): build/fuzz/%: fuzz/%.c $(FUZZLIB) | fuzz-deps
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZLIB) \
+	    $(PKG_LIBS) -liberty -lm
+
+build/fuzz/lib:
 	mkdir -p $@
 
 fuzz-build: $(FUZZERS)
 
-$(FUZZERS): | fuzz-deps
 fuzz-deps:
 	@scripts/install-deps --fuzz
 
-fuzz: fuzz-build
-	@set -e; for f in $(FUZZERS); do \
-		n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
-		seeds=; [ -d fuzz/corpus/$$n ] && seeds=fuzz/corpus/$$n; \
-		echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -timeout=10 \
-		    -artifact_prefix=build/fuzz/$$n- build/fuzz/corpus-$$n $$seeds 2>build/fuzz/$$n.log \
-		    || { tail -n 40 build/fuzz/$$n.log; exit 1; }; \
-		grep -E 'stat::number_of_executed_units|Done' build/fuzz/$$n.log | tail -n 2; \
-	done
+# make fuzz: every harness for FUZZ_SECONDS, FUZZ_JOBS at once, from the
+# committed seeds (fuzz/corpus/NAME, read only) and its own growing corpus
+# (build/fuzz/corpus-NAME); scripts/fuzz-run says how.  make fuzz-merge
+# minimises fuzz/corpus/NAME with what the runs found: commit the result.
+fuzz: fuzz-deps
+	@$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
+	@scripts/fuzz-run -j $(FUZZ_JOBS) -t $(FUZZ_SECONDS) $(FUZZERS)
+
+fuzz-merge: fuzz-deps
+	@$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
+	@scripts/fuzz-run -m $(FUZZERS)
 
 # Shell: every script, the CI driver, the benchmarks and the test suites
 # (tests/bats/.shellcheckrc says what bats hides from shellcheck).
@@ -269,4 +324,5 @@ uninstall:
 clean:
 	rm -rf build build-san $(BINS)
 
--include $(wildcard $(B)/lib/*.d $(B)/bin/*.d $(B)/unit/*.d build/workloads/*.d)
+-include $(wildcard $(B)/lib/*.d $(B)/bin/*.d $(B)/unit/*.d build/workloads/*.d \
+	    build/fuzz/lib/*.d build/fuzz/*.d)
