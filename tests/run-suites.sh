@@ -12,6 +12,12 @@
 # earlier run failed.  BATS (default bats) and BATS_FLAGS (e.g.
 # "--formatter tap") come from the environment; each run prints its own
 # TAP plan.  Exits 1 when any run failed, 2 on a usage error.
+#
+# Two runs of the suites at once (CI's plain and sanitized passes) must
+# never run the same suite at the same time: its tests name their
+# processes and directories alike.  PF_SUITE_LOCKS=DIR runs each live
+# suite alone under flock(1) on DIR/SUITE; PF_SUITE_ORDER=reverse takes
+# the live suites last to first, so two such runs seldom wait.
 set -u
 set -f
 BATS=${BATS:-bats}
@@ -59,13 +65,34 @@ if [ -n "$det_files" ]; then
 	$BATS $BATS_FLAGS $par $det_files || rc=1
 	echo "run-suites: deterministic: $([ $rc -eq 0 ] && echo ok || echo failed) in $(($(date +%s) - start)) s" >&2
 fi
+if [ "${PF_SUITE_ORDER:-}" = reverse ]; then
+	rev=
+	for f in $live_files; do rev="$f $rev"; done
+	live_files=$rev
+fi
+locks=${PF_SUITE_LOCKS:-}
+[ -z "$locks" ] || mkdir -p "$locks" || exit 2
+# live_run: the live suites once, in one bats run, or one locked run each.
+live_run() {
+	if [ -z "$locks" ]; then
+		# shellcheck disable=SC2086 # flags and file lists are split on purpose
+		$BATS $BATS_FLAGS $live_files
+		return
+	fi
+	lr=0
+	for f in $live_files; do
+		n=${f##*/}
+		# shellcheck disable=SC2086 # flags are split on purpose
+		flock "$locks/${n%.bats}" $BATS $BATS_FLAGS "$f" || lr=1
+	done
+	return "$lr"
+}
 if [ -n "$live_files" ]; then
 	round=1
 	while [ "$round" -le "$rounds" ]; do
 		echo "run-suites: live, round $round of $rounds:$live_files" >&2
 		start=$(date +%s) r=0
-		# shellcheck disable=SC2086 # flags and file lists are split on purpose
-		$BATS $BATS_FLAGS $live_files || r=1
+		live_run || r=1
 		echo "run-suites: live, round $round of $rounds: $([ $r -eq 0 ] && echo ok || echo failed) in $(($(date +%s) - start)) s" >&2
 		[ $r -eq 0 ] || rc=1
 		round=$((round + 1))
