@@ -141,9 +141,13 @@ check_bundle() {
 }
 
 # triage_bg ARGS...: start pf-triage in the background in the test's
-# directory, output to out/err, its pid in TPID.
+# directory, output to out/err, its pid in TPID.  A shell cannot trap a
+# signal that was ignored when it started, and the suite itself may run
+# with SIGHUP ignored (under nohup) or SIGINT ignored (as a background job
+# of a script, as CI's passes are): the runbook starts with the default
+# dispositions, as from a terminal.
 triage_bg() {
-	"$TRIAGE" "$@" > out 2> err &
+	env --default-signal=HUP,INT,TERM "$TRIAGE" "$@" > out 2> err &
 	TPID=$!
 }
 
@@ -214,7 +218,8 @@ wait_for() {
 	# A job of its own, as a terminal's foreground job is: with job control
 	# on, SIGINT is not ignored in it, and the group is its leader's pid.
 	set -m
-	PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 30 -i 1 -o ev > out 2> err &
+	# SIGINT may have been ignored when the suite started (see triage_bg).
+	PATH="$PF_BIN_DIR:$PATH" env --default-signal=HUP,INT,TERM "$TRIAGE" -p "$WPID" -d 30 -i 1 -o ev > out 2> err &
 	pg=$!
 	set +m
 	TPID=$pg
