@@ -14,10 +14,14 @@ NPROC   := $(shell nproc 2>/dev/null || echo 2)
 # Tools are whatever bin/pf-*.c exist; each builds to bin/pf-<tool>.
 # A sanitized build (SANITIZE=...) lives in build-san/ with its binaries in
 # build-san/tools, so it never mixes with a normal one; tests pick the
-# binaries through PF_BIN_DIR.
+# binaries through PF_BIN_DIR.  CLANG_CHECK=1 (make lint's clang build)
+# lives in build/clang.
 ifneq ($(SANITIZE),)
 B       := build-san
 OUTBIN  := build-san/tools
+else ifeq ($(CLANG_CHECK),1)
+B       := build/clang
+OUTBIN  := build/clang/tools
 else ifeq ($(STATIC),1)
 B       := build/static-obj
 OUTBIN  := build/static
@@ -75,11 +79,12 @@ override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 .SECONDARY:
-.PHONY: static static-bins static-deps static-dist fuzz-deps fuzz-merge soak units all deps test-deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
+.PHONY: tools static static-bins static-deps static-dist fuzz-deps fuzz-merge soak units all deps test-deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
 
 # Building never installs anything: `make deps` (or `make check` and
 # `make demo`, which set up a fresh machine) does.
 all: $(BINS) workloads
+tools: $(BINS)
 
 # Installs missing Debian packages as root, otherwise says which (and fails).
 deps:
@@ -111,10 +116,9 @@ $(B)/bin/%.o: bin/%.c | $(B)/bin
 # build time (od and sed only), so the SVG writer embeds it while it stays
 # a file of its own that node can check.  "]]>" would end the SVG's CDATA
 # section early: refused here.
-JSGEN   := build/gen/flame-js.c build-san/gen/flame-js.c build/static-obj/gen/flame-js.c
 LIBOBJ  += $(B)/lib/flame-js.o
 
-$(JSGEN): lib/common/flame.js
+%/gen/flame-js.c: lib/common/flame.js
 	@mkdir -p $(@D)
 	@if grep -q ']]>' $<; then echo "$<: holds ]]>" >&2; exit 1; fi
 	@{ echo '/* Generated from $< by make: do not edit. */'; \
@@ -304,9 +308,12 @@ lint: $(MANPAGES) | test-deps
 	node --check lib/common/flame.js || rc=1; \
 	LC_ALL=C.UTF-8 ansible-playbook --syntax-check -i localhost, \
 	    scripts/ansible/pf-fleet.yml >/dev/null || rc=1; \
+	$(MAKE) --no-print-directory -s -j$(NPROC) CLANG_CHECK=1 CC=clang DEVELOPER=1 \
+	    tools units || { echo "lint: clang -Werror build failed"; rc=1; }; \
 	[ $$rc -eq 0 ] && echo "lint: ok"
 
-install: all
+# Only what it installs: the tools (never the test workloads).
+install: $(BINS)
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)
 	install -m 0755 $(RUNBOOKS) $(DESTDIR)$(BINDIR)

@@ -11,6 +11,11 @@
 #include "msg.h"
 #include "pf.h"
 
+/* The format attribute lets a compiler check fmt at each caller's
+ * literal, and accept it here (clang's -Wformat-nonliteral). */
+static void vmsg(int with_errno, int saved, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
 static void
 vmsg(int with_errno, int saved, const char *fmt, va_list ap)
 {

@@ -1081,8 +1081,8 @@ static void
 test_pprof(void)
 {
 	static const char *const stream[] = {
-		"# pf-record 1 host=web1 kernel=6.1.0 target=pid:42 freq=99 callgraph=fp "
-		    "kernel-stacks=yes start=2026-12-02T11:00:00Z",
+		("# pf-record 1 host=web1 kernel=6.1.0 target=pid:42 freq=99 callgraph=fp "
+		    "kernel-stacks=yes start=2026-12-02T11:00:00Z"),
 		"# pf-record: caps duration=15s max-size=67108864 min-free=1073741824",
 		"# an ordinary comment, not metadata",
 		"app 42/43 [001] 262.240843:   10101010 cpu-clock: ",
@@ -1229,8 +1229,8 @@ static void
 test_provenance(void)
 {
 	static const char *const rec[] = {
-		"# pf-record 1 host=web1 kernel=6.1.0 target=pid:4242 freq=99 "
-		    "callgraph=dwarf stack=16384 kernel-stacks=yes start=2026-12-02T11:00:00Z",
+		("# pf-record 1 host=web1 kernel=6.1.0 target=pid:4242 freq=99 "
+		    "callgraph=dwarf stack=16384 kernel-stacks=yes start=2026-12-02T11:00:00Z"),
 		"# pf-record: target pid=4242 comm=nginx",
 		"# pf-record: caps duration=15s max-size=67108864 min-free=0 rings=2x128 pages fds=2",
 		"# pf-record: confined seccomp=yes landlock=abi7 paths=10",
