@@ -211,8 +211,14 @@ $(sort build/lib build/bin build/workloads $(B)/lib $(B)/bin $(B)/unit $(OUTBIN)
 # named here.  SUITES_SKIP leaves suites out (the sanitizer pass in .ci/run).
 SUITES      := $(patsubst tests/bats/%.bats,%,$(wildcard tests/bats/*.bats))
 DET_SUITES  ?= conventions lib-common lib-confine pf-bundle pf-fold \
-	       pf-fold-conformance pf-svg-browser
-LIVE_SUITES ?= $(filter-out $(DET_SUITES),$(SUITES))
+	       pf-fold-conformance pf-svg pf-svg-browser
+# The live suites, the longest first (LIVE_LONG, by their minutes in CI),
+# then the rest by name: two passes at once (.ci/run) each take the next
+# suite the other is not running, and the short ones fill the end.
+LIVE_LONG   := pf-record pf-triage pf-fleet pf-offcpu pf-precheck \
+	       pf-record-dwarf pf-classify
+LIVE_SUITES ?= $(foreach s,$(LIVE_LONG),$(filter $(s),$(SUITES))) \
+	       $(filter-out $(DET_SUITES) $(LIVE_LONG),$(SUITES))
 SUITES_SKIP ?=
 TEST_JOBS   ?= 2
 SOAK_ROUNDS ?= 5
@@ -299,7 +305,7 @@ fuzz-merge: fuzz-deps
 # Shell: every script, the CI driver, the benchmarks and the test suites
 # (tests/bats/.shellcheckrc says what bats hides from shellcheck).
 SHELLSRC := $(filter-out scripts/ansible,$(wildcard scripts/*)) $(wildcard bench/run bench/*.sh tests/*.sh tests/browser/*.sh) .ci/run
-BATSSRC  := $(wildcard tests/bats/*.bats) tests/bats/test_helper.bash
+BATSSRC  := $(wildcard tests/bats/*.bats tests/bats/*.bash)
 
 lint: $(MANPAGES) | test-deps
 	@rc=0; for m in $(MANPAGES); do mandoc -Tlint -W warning $$m || rc=1; done; \

@@ -16,8 +16,10 @@
 # Two runs of the suites at once (CI's plain and sanitized passes) must
 # never run the same suite at the same time: its tests name their
 # processes and directories alike.  PF_SUITE_LOCKS=DIR runs each live
-# suite alone under flock(1) on DIR/SUITE; PF_SUITE_ORDER=reverse takes
-# the live suites last to first, so two such runs seldom wait.
+# suite alone under flock(1) on DIR/SUITE, and takes the first suite in
+# the order given that the other run does not hold; it waits only when
+# the other holds every suite it has left.  PF_SUITE_ORDER=reverse takes
+# the live suites last to first.
 set -u
 set -f
 BATS=${BATS:-bats}
@@ -73,17 +75,36 @@ fi
 locks=${PF_SUITE_LOCKS:-}
 [ -z "$locks" ] || mkdir -p "$locks" || exit 2
 # live_run: the live suites once, in one bats run, or one locked run each.
+# A locked run tries each suite left, in order, without waiting (flock -n;
+# exit 75 when another run holds it) and runs the first it gets; when the
+# other run holds all of them, it looks again a second later.
 live_run() {
 	if [ -z "$locks" ]; then
 		# shellcheck disable=SC2086 # flags and file lists are split on purpose
 		$BATS $BATS_FLAGS $live_files
 		return
 	fi
-	lr=0
-	for f in $live_files; do
-		n=${f##*/}
-		# shellcheck disable=SC2086 # flags are split on purpose
-		flock "$locks/${n%.bats}" $BATS $BATS_FLAGS "$f" || lr=1
+	lr=0 left=$live_files
+	while [ -n "$left" ]; do
+		next='' ran=''
+		for f in $left; do
+			if [ -n "$ran" ]; then
+				next="$next $f"
+				continue
+			fi
+			n=${f##*/}
+			# shellcheck disable=SC2086 # flags are split on purpose
+			flock -n -E 75 "$locks/${n%.bats}" $BATS $BATS_FLAGS "$f"
+			r=$?
+			if [ "$r" -eq 75 ]; then
+				next="$next $f"
+				continue
+			fi
+			ran=$f
+			[ "$r" -eq 0 ] || lr=1
+		done
+		left=$next
+		[ -n "$ran" ] || sleep 1
 	done
 	return "$lr"
 }
