@@ -1375,8 +1375,9 @@ replay_samples(struct samples *sm)
 	free(names);
 }
 
-int
-main(int argc, char **argv)
+/* The command line into opt; any misuse is exit 2 (pf_usage_error). */
+static void
+parse_options(int argc, char **argv)
 {
 	enum { OPT_PROC_ROOT = 256, OPT_REPLAY, OPT_SYS_ROOT, OPT_VERSION };
 	static const struct option longopts[] = {
@@ -1391,16 +1392,8 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char shortopts[] = ":hi:p:t:";
-	char proc0[PATH_MAX], proc1[PATH_MAX], sys1[PATH_MAX];
-	const char *p0, *p1, *s1;
-	struct snap a, b;
-	struct samples sm = { 0 };
-	struct pf_cgroup cg;
-	struct stat st;
 	uint64_t v;
-	double T, t0 = 0, t_end, next_t, d;
-	long hz, delay = 0;
-	int c, rc;
+	int c;
 
 	opterr = 0;	/* one line of our own, from pf_usage_getopt */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -1440,6 +1433,22 @@ main(int argc, char **argv)
 	}
 	if (optind != argc)
 		pf_usage_error(synopsis, "%s: unexpected argument", argv[optind]);
+}
+
+int
+main(int argc, char **argv)
+{
+	char proc0[PATH_MAX], proc1[PATH_MAX], sys1[PATH_MAX];
+	const char *p0, *p1, *s1;
+	struct snap a, b;
+	struct samples sm = { 0 };
+	struct pf_cgroup cg;
+	struct stat st;
+	double T, t0 = 0, t_end, next_t, d;
+	long hz, delay = 0;
+	int rc;
+
+	parse_options(argc, argv);
 
 	hz = sysconf(_SC_CLK_TCK);
 	if (hz <= 0)
