@@ -983,8 +983,9 @@ check_container(struct env *e)
 	    "pid %d: %s", opt.pid, detail);
 }
 
-int
-main(int argc, char **argv)
+/* The command line into opt; any misuse is exit 2 (pf_usage_error). */
+static void
+parse_options(int argc, char **argv)
 {
 	enum { OPT_MIN_FREE = 256, OPT_MODE, OPT_NO_PROBE, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_VERSION };
 	static const struct option longopts[] = {
@@ -1001,8 +1002,6 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char shortopts[] = ":g:ho:p:";
-	struct env e;
-	struct stat st;
 	uint64_t v;
 	size_t i;
 	int c;
@@ -1067,6 +1066,15 @@ main(int argc, char **argv)
 	if (opt.pid != 0 && opt.mode == MODE_SYSTEM)
 		pf_usage_error(synopsis, "--mode system samples every process: drop -p");
 	opt.fixture = strcmp(opt.proc_root, "/proc") != 0 || strcmp(opt.sys_root, "/sys") != 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct env e;
+	struct stat st;
+
+	parse_options(argc, argv);
 	if (stat(opt.proc_root, &st) == -1)
 		pf_die(PF_EXIT_FAIL, "%s", opt.proc_root);
 	if (!S_ISDIR(st.st_mode))

@@ -1,11 +1,13 @@
 #!/usr/bin/env bats
 # lib/common unit checks: each test runs one table-driven group of
-# tests/unit/test-common.c and needs every check in it to pass.
+# tests/unit/test-common.c (or of tests/unit/test-classify.c, pf-classify's
+# snapshots and figures) and needs every check in it to pass.
 
 load test_helper
 
+# unit GROUP [DRIVER]: one group of DRIVER, test-common unless named.
 unit() {
-	local bin="${PF_UNIT_DIR:-$PF_ROOT/build/unit}/test-common"
+	local bin="${PF_UNIT_DIR:-$PF_ROOT/build/unit}/${2:-test-common}"
 	[ -x "$bin" ] || fail "unit driver not built: $bin (run make units)"
 	run --separate-stderr "$bin" "$1"
 	[ "$status" -eq 0 ] || fail "$1: $stderr"
@@ -30,3 +32,8 @@ unit() {
 @test "pprof profiles encode as the protocol buffers wire format says, string 0 empty" { unit pprof; }
 @test "a recording's header and trailer become one provenance line that reads back" { unit provenance; }
 @test "per-thread /proc files open below a task directory and re-read in place until the task exits" { unit procstat; }
+@test "pf-classify's CPU figures: guest time out of user, a counter that went back counts 0, the busiest CPU matched by number" { unit cpu test-classify; }
+@test "pf-classify's box figures: PSI missing at either end is unknown, itself taken off the run queue" { unit box test-classify; }
+@test "pf-classify's process figures from two snapshots: threads matched by tid and start time, the CPUs it may use, the shares decided on" { unit pid test-classify; }
+@test "pf-classify's snapshots and sampling rounds read by path from a recorded tree, and the figures over them" { unit read test-classify; }
+@test "pf-classify's live snapshots keep a thread's descriptors until freed; a process gone is not alive" { unit live test-classify; }
