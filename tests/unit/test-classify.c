@@ -322,6 +322,9 @@ test_pid(void)
 }
 
 /* Write path (under dir) with the printf-formatted text, making directories. */
+static void put(const char *dir, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 static void
 put(const char *dir, const char *path, const char *fmt, ...)
 {
