@@ -1,11 +1,13 @@
 #!/usr/bin/env bats
 # lib/common unit checks: each test runs one table-driven group of
-# tests/unit/test-common.c and needs every check in it to pass.
+# tests/unit/test-common.c (or of another driver, with stacks: test-stacks.c)
+# and needs every check in it to pass.
 
 load test_helper
 
+# unit GROUP [DRIVER]: DRIVER defaults to test-common.
 unit() {
-	local bin="${PF_UNIT_DIR:-$PF_ROOT/build/unit}/test-common"
+	local bin="${PF_UNIT_DIR:-$PF_ROOT/build/unit}/${2:-test-common}"
 	[ -x "$bin" ] || fail "unit driver not built: $bin (run make units)"
 	run --separate-stderr "$bin" "$1"
 	[ "$status" -eq 0 ] || fail "$1: $stderr"
@@ -30,3 +32,6 @@ unit() {
 @test "pprof profiles encode as the protocol buffers wire format says, string 0 empty" { unit pprof; }
 @test "a recording's header and trailer become one provenance line that reads back" { unit provenance; }
 @test "per-thread /proc files open below a task directory and re-read in place until the task exits" { unit procstat; }
+@test "the DWARF unwinder walks a stack of the unit binary's own to its return addresses; refused files, cut copies and forks" { unit unwind test-stacks; }
+@test "frames symbolize to the unit binary's own functions and offsets, inlined ones, kernel and JIT symbols, or nothing" { unit symbolize test-stacks; }
+@test "the sample-stream writer writes byte for byte under its caps, and the parser reads back what it wrote" { unit script test-stacks; }
