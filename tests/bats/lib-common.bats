@@ -26,6 +26,7 @@ unit() {
 @test "the classification tables pick the first matching class" { unit classify; }
 @test "names demangle as perf prints them, within the caps on input and output" { unit demangle; }
 @test "JIT maps are trusted only from root or the target, and read within caps" { unit jitmap; }
+@test "names are cleaned for a terminal: every control and every byte that is not UTF-8 a '?'" { unit nameclean; }
 @test "thread names are kept by tid through growth, inherited and truncated" { unit comms; }
 @test "the symbol check finds an ELF file's own symbol table and refuses a non-ELF file" { unit symfile; }
 @test "kallsyms loads, sorts and finds symbols; no symbol at all is an empty table" { unit kallsyms; }
