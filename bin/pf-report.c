@@ -31,6 +31,7 @@
 #include "parse.h"
 #include "pf.h"
 #include "stackmap.h"
+#include "xmlesc.h"
 
 #define MAX_SHOWN_INVALID 10
 #define DEFAULT_ROWS 10
@@ -143,8 +144,6 @@ table_free(struct table *t)
 	pf_buf_free(&t->keys);
 }
 
-static size_t clean_name(char *, size_t);
-
 /* ---- provenance ------------------------------------------------------ */
 
 /*
@@ -220,7 +219,7 @@ parse_provenance(const char *line, size_t len, struct prov *p)
 				dst[k] = (c < 0x20 || c == 0x7f || c == ';') ?
 				    '_' : (char)c;
 			}
-			dst[clean_name(dst, vlen)] = '\0';
+			dst[pf_name_clean(dst, vlen)] = '\0';
 		}
 		while (i < len && line[i] == ' ')
 			i++;
@@ -248,48 +247,6 @@ static struct state {
 	struct prov rec[MAX_RECORDINGS];
 	size_t nrec, extra_rec;
 } st;
-
-/*
- * Replace in place what a terminal could obey or choke on: bytes that
- * are not UTF-8, and the C0 and C1 controls and DEL, each become '?'.
- * Returns the new length (never longer).
- */
-static size_t
-clean_name(char *s, size_t len)
-{
-	size_t i = 0, o = 0;
-
-	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 :
-		    (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-		uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1f : n == 3 ?
-		    c & 0x0f : c & 0x07;
-		size_t k;
-		int ok = n != 0 && i + n <= len;
-
-		for (k = 1; ok && k < n; k++) {
-			unsigned char d = (unsigned char)s[i + k];
-			if ((d & 0xc0) != 0x80)
-				ok = 0;
-			cp = cp << 6 | (d & 0x3f);
-		}
-		/* Overlong forms, surrogates and beyond U+10FFFF are not UTF-8. */
-		if (ok && ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
-		    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff)))
-			ok = 0;
-		if (!ok || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
-			s[o++] = '?';
-			i += ok ? n : 1;
-			continue;
-		}
-		memmove(s + o, s + i, n);
-		o += n;
-		i += n;
-	}
-	return o;
-}
 
 /*
  * The part of a --tid root "comm-PID/TID" that names the process: the
@@ -420,7 +377,7 @@ read_input(int fd, const char *name)
 		}
 		/* The stack lies in line, which is ours to clean. */
 		stack = line + (fl.stack - line);
-		add_stack(stack, clean_name(stack, fl.stack_len), c, name,
+		add_stack(stack, pf_name_clean(stack, fl.stack_len), c, name,
 		    lr_lineno(lr));
 	}
 	if (r == -1)

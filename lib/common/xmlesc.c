@@ -3,6 +3,7 @@
  * since nearly every frame name is plain ASCII.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "xmlesc.h"
 
@@ -43,6 +44,26 @@ xmlesc_utf8_decode(const unsigned char *s, size_t n, unsigned *cp)
 		return 0;
 	*cp = v;
 	return len;
+}
+
+size_t
+pf_name_clean(char *s, size_t len)
+{
+	size_t i = 0, o = 0, n;
+	unsigned cp;
+
+	while (i < len) {
+		n = xmlesc_utf8_decode((const unsigned char *)s + i, len - i, &cp);
+		if (n == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+			s[o++] = '?';
+			i += n ? n : 1;
+			continue;
+		}
+		memmove(s + o, s + i, n);
+		o += n;
+		i += n;
+	}
+	return o;
 }
 
 /* Characters XML 1.0 allows, less the controls we never want in a label. */

@@ -1,7 +1,9 @@
 /*
  * xmlesc: turn arbitrary bytes into text that is always valid inside an
  * XML document.  Invalid UTF-8, control characters and code points XML 1.0
- * forbids become U+FFFD; markup characters become entities.
+ * forbids become U+FFFD; markup characters become entities.  The same
+ * rules of what is a character make a name safe to print on a terminal
+ * (pf_name_clean).
  */
 #ifndef PF_XMLESC_H
 #define PF_XMLESC_H
@@ -27,5 +29,14 @@ int xmlesc_append(struct pf_buf *b, const char *s, size_t len, int flags);
  * code point in *cp; 0 when the bytes there are not well-formed UTF-8.
  */
 size_t xmlesc_utf8_decode(const unsigned char *s, size_t n, unsigned *cp);
+
+/*
+ * Clean s (len bytes, need not be NUL-terminated) in place for a
+ * terminal: every byte that does not start a well-formed UTF-8 sequence
+ * becomes '?', and so does every C0 or C1 control character and DEL
+ * (the whole sequence of a C1 control: one '?').  Returns the new length,
+ * never longer than len.  Cannot fail.
+ */
+size_t pf_name_clean(char *s, size_t len);
 
 #endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # lib/common unit checks: each test runs one table-driven group of
-# tests/unit/test-common.c (or of tests/unit/test-classify.c, pf-classify's
-# snapshots and figures) and needs every check in it to pass.
+# tests/unit/test-common.c, or of another driver of tests/unit (test-classify:
+# pf-classify's snapshots and figures; test-stacks: unwinding, symbols and
+# the sample-stream writer), and needs every check in it to pass.
 
 load test_helper
 
@@ -26,6 +27,7 @@ unit() {
 @test "the classification tables pick the first matching class" { unit classify; }
 @test "names demangle as perf prints them, within the caps on input and output" { unit demangle; }
 @test "JIT maps are trusted only from root or the target, and read within caps" { unit jitmap; }
+@test "names are cleaned for a terminal: every control and every byte that is not UTF-8 a '?'" { unit nameclean; }
 @test "thread names are kept by tid through growth, inherited and truncated" { unit comms; }
 @test "the symbol check finds an ELF file's own symbol table and refuses a non-ELF file" { unit symfile; }
 @test "kallsyms loads, sorts and finds symbols; no symbol at all is an empty table" { unit kallsyms; }
@@ -37,3 +39,6 @@ unit() {
 @test "pf-classify's process figures from two snapshots: threads matched by tid and start time, the CPUs it may use, the shares decided on" { unit pid test-classify; }
 @test "pf-classify's snapshots and sampling rounds read by path from a recorded tree, and the figures over them" { unit read test-classify; }
 @test "pf-classify's live snapshots keep a thread's descriptors until freed; a process gone is not alive" { unit live test-classify; }
+@test "the DWARF unwinder walks a stack of the unit binary's own to its return addresses; refused files, cut copies and forks" { unit unwind test-stacks; }
+@test "frames symbolize to the unit binary's own functions and offsets, inlined ones, kernel and JIT symbols, or nothing" { unit symbolize test-stacks; }
+@test "the sample-stream writer writes byte for byte under its caps, and the parser reads back what it wrote" { unit script test-stacks; }

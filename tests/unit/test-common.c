@@ -40,6 +40,7 @@
 #include "stackmap.h"
 #include "symbolize.h"
 #include "sysctl.h"
+#include "xmlesc.h"
 
 static int failures, checks;
 
@@ -682,6 +683,69 @@ test_classify(void)
 	test_classify_thread();
 }
 
+/*
+ * Names cleaned for a terminal: what is not UTF-8 and every control
+ * becomes '?', a byte each, or one for a whole C1 sequence.
+ */
+static void
+test_nameclean(void)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *out;
+	} t[] = {
+#define T(in, out) { in, sizeof(in) - 1, out }
+		T("", ""),
+		T("main", "main"),
+		T("ns::W<double>::spin", "ns::W<double>::spin"),
+		T("a\x1b[2Jb", "a?[2Jb"),			/* ESC: a CSI that clears */
+		T("\x1b]0;owned\x07x", "?]0;owned?x"),		/* OSC, BEL */
+		T("a\nb\tc\rd", "a?b?c?d"),
+		T("a\0b", "a?b"),				/* NUL inside */
+		T("del\x7f", "del?"),
+		T("\xc2\x9b" "c1", "?c1"),			/* U+009B, one '?' */
+		T("\xc2\x85", "?"),				/* U+0085 NEL */
+		T("\xc2\xa0nbsp", "\xc2\xa0nbsp"),		/* U+00A0 is no control */
+		T("caf\xc3\xa9", "caf\xc3\xa9"),
+		T("\xf0\x9f\x94\xa5", "\xf0\x9f\x94\xa5"),	/* U+1F525 */
+		T("\xef\xbf\xbf", "\xef\xbf\xbf"),		/* U+FFFF: a character, not a control */
+		T("bad\xff\xfe", "bad??"),
+		T("\xc0\xaf", "??"),				/* overlong '/' */
+		T("\xe0\x80\xaf", "???"),			/* overlong, three bytes */
+		T("\xed\xa0\x80", "???"),			/* surrogate */
+		T("\xf4\x90\x80\x80", "????"),			/* past U+10FFFF */
+		T("\xf8\x88\x80\x80\x80", "?????"),		/* five-byte form */
+		T("x\xe2\x82", "x??"),				/* cut at the end */
+		T("\xe2\x82x", "??x"),				/* cut inside */
+		T("\x80\xbf", "??"),				/* lone continuation bytes */
+#undef T
+	};
+	char buf[64], *big;
+	size_t i, n, q, bigl = 100000;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		memcpy(buf, t[i].in, t[i].len);
+		n = pf_name_clean(buf, t[i].len);
+		CHECK(n == strlen(t[i].out) && memcmp(buf, t[i].out, n) == 0,
+		    "case %zu: got %zu bytes \"%.*s\", want \"%s\"", i, n, (int)n, buf, t[i].out);
+		CHECK(n <= t[i].len, "case %zu: never longer", i);
+	}
+	/* A long name: cleaned in place through its whole length. */
+	if ((big = malloc(bigl)) == NULL) {
+		CHECK(0, "malloc");
+		return;
+	}
+	for (i = 0; i < bigl; i++)
+		big[i] = i % 1000 == 999 ? '\x1b' : 'n';
+	n = pf_name_clean(big, bigl);
+	for (i = 0, q = 0; i < n; i++)
+		q += big[i] == '?';
+	CHECK(n == bigl && q == bigl / 1000 && big[999] == '?' && big[bigl - 1] == '?' &&
+	    big[0] == 'n', "long name: %zu bytes, %zu '?'", n, q);
+	free(big);
+}
+
 static void
 test_demangle(void)
 {
@@ -1310,6 +1374,7 @@ main(int argc, char **argv)
 		{ "addrsearch", test_addrsearch }, { "htab", test_htab },
 		{ "classify", test_classify },
 		{ "demangle", test_demangle }, { "jitmap", test_jitmap },
+		{ "nameclean", test_nameclean },
 		{ "comms", test_comms }, { "symfile", test_symfile },
 		{ "kallsyms", test_kallsyms }, { "procstat", test_procstat },
 		{ "pprof", test_pprof },

@@ -1,0 +1,1125 @@
+/*
+ * test-stacks: checks of the stack path of the recorders, run by
+ * tests/bats/lib-common.bats as "test-stacks GROUP": the DWARF unwinder
+ * and the symbolizer against this very binary (a stack of its own,
+ * captured with its registers, and its own symbols), and the writer of
+ * the sample stream, byte for byte and read back by the stream's parser.
+ * Each failed check prints what it expected and what it got; the exit
+ * status is 1 when any failed, so a crash or a wrong value fails the test.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "fileio.h"
+#include "kallsyms.h"
+#include "perfscript.h"
+#include "procmaps.h"
+#include "script.h"
+#include "symbolize.h"
+#include "unwind.h"
+
+static int failures, checks;
+
+#define CHECK(cond, ...) do {						\
+	checks++;							\
+	if (!(cond)) {							\
+		failures++;						\
+		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
+		fprintf(stderr, __VA_ARGS__);				\
+		fputc('\n', stderr);					\
+	}								\
+} while (0)
+
+/* Pids no process has: above any pid_max the kernel allows (2^22). */
+#define FAKE_PID	2000000001
+#define FAKE_CHILD	2000000002
+
+/* ---- a stack of our own ------------------------------------------------ */
+
+/*
+ * st_outer -> (st_inl, inlined) -> st_middle -> st_leaf: st_leaf takes
+ * its registers and a copy of the stack above them as a sample would
+ * carry them, and each function keeps its own return address, which is
+ * what the unwinder must find.  noipa: no clone, no split, no inlining,
+ * so the symbols are these names (clang, which lacks it: no inlining and
+ * no tail calls).
+ */
+#ifdef __clang__
+#define ST_NOIPA noinline, disable_tail_calls
+#else
+#define ST_NOIPA noipa
+#endif
+static struct {
+	uint64_t regs[PF_UNWIND_NREGS];
+	char stack[32768];
+	size_t len;
+	uintptr_t stack_end;	/* the end of [stack] */
+	uintptr_t ra_leaf, ra_middle, ra_outer;	/* return addresses, innermost first */
+} cap;
+
+/*
+ * The copy reads the live stack, redzones of other frames included: the
+ * address sanitizer must not look at it.
+ */
+__attribute__((ST_NOIPA, no_sanitize_address)) static int
+st_leaf(int x)
+{
+	uint64_t *r = cap.regs;
+	const volatile char *sp;
+	size_t i, n;
+
+	/* PF_UNWIND_REGS_MASK order: ax bx cx dx si di bp sp ip r8..r15. */
+	__asm__ volatile(
+	    "movq %%rax, 0(%0)\n\t"
+	    "movq %%rbx, 8(%0)\n\t"
+	    "movq %%rcx, 16(%0)\n\t"
+	    "movq %%rdx, 24(%0)\n\t"
+	    "movq %%rsi, 32(%0)\n\t"
+	    "movq %%rdi, 40(%0)\n\t"
+	    "movq %%rbp, 48(%0)\n\t"
+	    "movq %%rsp, 56(%0)\n\t"
+	    "movq %%r8, 72(%0)\n\t"
+	    "movq %%r9, 80(%0)\n\t"
+	    "movq %%r10, 88(%0)\n\t"
+	    "movq %%r11, 96(%0)\n\t"
+	    "movq %%r12, 104(%0)\n\t"
+	    "movq %%r13, 112(%0)\n\t"
+	    "movq %%r14, 120(%0)\n\t"
+	    "movq %%r15, 128(%0)\n\t"
+	    "leaq 0(%%rip), %%rax\n\t"
+	    "movq %%rax, 64(%0)\n\t"
+	    : : "r"(r) : "rax", "memory");
+	cap.ra_leaf = (uintptr_t)__builtin_return_address(0);
+	sp = (const volatile char *)(uintptr_t)r[7];
+	n = cap.stack_end - (uintptr_t)sp;
+	if (n > sizeof(cap.stack))
+		n = sizeof(cap.stack);
+	for (i = 0; i < n; i++)
+		cap.stack[i] = sp[i];
+	cap.len = n;
+	return x + 1;
+}
+
+__attribute__((ST_NOIPA)) static int
+st_middle(int x)
+{
+	cap.ra_middle = (uintptr_t)__builtin_return_address(0);
+	return st_leaf(x) * 3;
+}
+
+static inline __attribute__((always_inline)) int
+st_inl(int x)
+{
+	return st_middle(x + 2) - 1;
+}
+
+__attribute__((ST_NOIPA)) static int
+st_outer(int x)
+{
+	cap.ra_outer = (uintptr_t)__builtin_return_address(0);
+	return st_inl(x) + 5;
+}
+
+static int
+stack_end_cb(const struct pf_maps_entry *e, void *arg)
+{
+	if (strcmp(e->path, "[stack]") == 0)
+		*(uintptr_t *)arg = (uintptr_t)e->end;
+	return 0;
+}
+
+/* Take the sample; false when this process's stack cannot be found. */
+static bool
+capture(void)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	cap.stack_end = 0;
+	if (fd != -1) {
+		(void)pf_maps_read(fd, stack_end_cb, &cap.stack_end);
+		close(fd);
+	}
+	if (cap.stack_end == 0)
+		return false;
+	return st_outer(1) == ((1 + 2 + 1) * 3 - 1) + 5;
+}
+
+/* Our executable: its path, identity and text mapping. */
+static struct self {
+	char path[PATH_MAX];
+	struct stat st;
+	uint64_t start, end, pgoff;	/* the executable mapping */
+	char libc[PATH_MAX];		/* libc's executable mapping */
+	uint64_t lstart, lend, lpgoff;
+	unsigned char bid[64];
+	size_t bidlen;
+} self;
+
+static int
+self_map_cb(const struct pf_maps_entry *e, void *arg)
+{
+	struct self *s = arg;
+
+	if (e->exec && strcmp(e->path, s->path) == 0 && s->end == 0) {
+		s->start = e->start;
+		s->end = e->end;
+		s->pgoff = e->pgoff;
+	}
+	if (e->exec && strstr(e->path, "/libc.so") && s->lend == 0 &&
+	    strlen(e->path) < sizeof(s->libc)) {
+		strcpy(s->libc, e->path);
+		s->lstart = e->start;
+		s->lend = e->end;
+		s->lpgoff = e->pgoff;
+	}
+	return 0;
+}
+
+/* The GNU build-id note of the main program, from its program headers. */
+static int
+self_bid_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct self *s = arg;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)p;
+			const char *name = p + sizeof(*nh);
+			const char *desc = name + ((nh->n_namesz + 3) & ~3U);
+
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0 && nh->n_descsz <= sizeof(s->bid)) {
+				memcpy(s->bid, desc, nh->n_descsz);
+				s->bidlen = nh->n_descsz;
+			}
+			p = desc + ((nh->n_descsz + 3) & ~3U);
+		}
+	}
+	return 1;	/* the first object is the program */
+}
+
+static bool
+load_self(void)
+{
+	ssize_t n = readlink("/proc/self/exe", self.path, sizeof(self.path) - 1);
+	int fd;
+
+	if (n <= 0)
+		return false;
+	self.path[n] = '\0';
+	if (stat(self.path, &self.st) == -1)
+		return false;
+	if ((fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)) == -1)
+		return false;
+	(void)pf_maps_read(fd, self_map_cb, &self);
+	close(fd);
+	dl_iterate_phdr(self_bid_cb, &self);
+	return self.end != 0 && self.lend != 0;
+}
+
+/* ---- unwind ------------------------------------------------------------ */
+
+static void
+file_cb(const char *path, uint32_t maj, uint32_t min, uint64_t ino, int fd, void *arg)
+{
+	int *found = arg;
+	struct stat st;
+
+	if (strcmp(path, self.path) == 0 && ino == (uint64_t)self.st.st_ino &&
+	    maj == major(self.st.st_dev) && min == minor(self.st.st_dev) &&
+	    fstat(fd, &st) == 0 && st.st_ino == self.st.st_ino)
+		(*found)++;
+}
+
+/* The three frames st_leaf..st_outer, as the captured return addresses say. */
+static void
+check_top(const uint64_t *pcs, size_t n, const char *what)
+{
+	CHECK(n >= 4, "%s: %zu frames, want st_leaf, st_middle, st_outer and its caller", what, n);
+	if (n < 4)
+		return;
+	CHECK(pcs[0] == cap.regs[8], "%s: frame 0 %#llx, the sampled ip %#llx", what,
+	    (unsigned long long)pcs[0], (unsigned long long)cap.regs[8]);
+	CHECK(pcs[1] == cap.ra_leaf, "%s: frame 1 %#llx, st_leaf returns to %#llx", what,
+	    (unsigned long long)pcs[1], (unsigned long long)cap.ra_leaf);
+	CHECK(pcs[2] == cap.ra_middle, "%s: frame 2 %#llx, st_middle returns to %#llx", what,
+	    (unsigned long long)pcs[2], (unsigned long long)cap.ra_middle);
+	CHECK(pcs[3] == cap.ra_outer, "%s: frame 3 %#llx, st_outer returns to %#llx", what,
+	    (unsigned long long)pcs[3], (unsigned long long)cap.ra_outer);
+}
+
+/* Whether a caller's frame of the walk lies in libc (which calls main). */
+static bool
+reaches_libc(const uint64_t *pcs, size_t n)
+{
+	size_t i;
+
+	for (i = 4; i < n; i++)
+		if (pcs[i] > self.lstart && pcs[i] - 1 < self.lend)
+			return true;
+	return false;
+}
+
+static void
+test_unwind(void)
+{
+	struct pf_unwinder *u;
+	uint64_t pcs[PF_UNWIND_MAX_FRAMES];
+	enum pf_unwind_end end;
+	unsigned char badbid[20];
+	size_t n, i, whole = 0;
+	int found;
+
+	if (!load_self() || !capture()) {
+		CHECK(0, "this process's executable mapping or stack not found");
+		return;
+	}
+	CHECK(self.bidlen > 0, "the unit binary carries a GNU build-id");
+
+	/* Every mapping from /proc: the whole walk, to the outermost frame. */
+	if ((u = pf_unwind_new()) == NULL) {
+		CHECK(0, "pf_unwind_new: %s", strerror(errno));
+		return;
+	}
+	CHECK(pf_unwind_load_proc(u, getpid()) == 0, "load_proc self: %s", strerror(errno));
+	n = pf_unwind_sample(u, getpid(), gettid(), cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	check_top(pcs, n, "whole stack");
+	CHECK(end == PF_UNWIND_COMPLETE, "whole stack: end %d, want complete", (int)end);
+	CHECK(reaches_libc(pcs, n), "whole stack: no frame in libc, main's caller");
+	whole = n;
+	found = 0;
+	pf_unwind_foreach_file(u, file_cb, &found);
+	CHECK(found == 1, "foreach_file names the unit binary once with its identity (%d)", found);
+
+	/* The frame limit: cut as the copy would be. */
+	n = pf_unwind_sample(u, getpid(), gettid(), cap.regs, cap.stack, cap.len, pcs, 2, &end);
+	CHECK(n == 2 && end == PF_UNWIND_TRUNCATED, "max 2: %zu frames, end %d", n, (int)end);
+	CHECK(n == 2 && pcs[0] == cap.regs[8] && pcs[1] == cap.ra_leaf, "max 2: the two innermost");
+
+	/* A truncated copy: no byte of the stack, then one word short of the caller's. */
+	n = pf_unwind_sample(u, getpid(), gettid(), cap.regs, cap.stack, 0, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n == 1 && pcs[0] == cap.regs[8] && end == PF_UNWIND_TRUNCATED,
+	    "empty copy: %zu frames, end %d, want the sampled ip and truncated", n, (int)end);
+	n = pf_unwind_sample(u, getpid(), gettid(), cap.regs, cap.stack, 64, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n >= 1 && n < whole && end == PF_UNWIND_TRUNCATED,
+	    "64-byte copy: %zu frames (whole %zu), end %d, want fewer and truncated",
+	    n, whole, (int)end);
+	CHECK(n >= 1 && pcs[0] == cap.regs[8] && (n < 2 || pcs[1] == cap.ra_leaf),
+	    "64-byte copy: the frames it has are the innermost");
+
+	/* Fork: the child walks with the parent's mappings; exec forgets them. */
+	CHECK(pf_unwind_fork(u, getpid(), FAKE_CHILD) == 0, "fork");
+	n = pf_unwind_sample(u, FAKE_CHILD, FAKE_CHILD, cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	check_top(pcs, n, "forked child");
+	CHECK(end == PF_UNWIND_COMPLETE, "forked child: end %d", (int)end);
+	pf_unwind_exec(u, FAKE_CHILD, 1);
+	n = pf_unwind_sample(u, FAKE_CHILD, FAKE_CHILD, cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n == 0 && end == PF_UNWIND_UNMAPPED, "after exec: %zu frames, end %d", n, (int)end);
+	CHECK(pf_unwind_fork(u, FAKE_PID, FAKE_CHILD + 1) == 0, "fork of an unknown parent");
+	n = pf_unwind_sample(u, FAKE_CHILD + 1, FAKE_CHILD + 1, cap.regs, cap.stack, cap.len,
+	    pcs, PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n == 0 && end == PF_UNWIND_UNMAPPED, "unknown parent's child: %zu, end %d",
+	    n, (int)end);
+	n = pf_unwind_sample(u, FAKE_PID, FAKE_PID, cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n == 0 && end == PF_UNWIND_UNMAPPED, "unknown pid: %zu, end %d", n, (int)end);
+	pf_unwind_free(u);
+
+	/*
+	 * Only the executable, named by its build-id: the walk stops at the
+	 * first frame in libc, which is not mapped.
+	 */
+	u = pf_unwind_new();
+	CHECK(u != NULL, "pf_unwind_new");
+	if (u == NULL)
+		return;
+	CHECK(pf_unwind_map(u, FAKE_PID, self.start, self.end - self.start, self.pgoff,
+	    self.path, major(self.st.st_dev), minor(self.st.st_dev), (uint64_t)self.st.st_ino,
+	    self.bid, self.bidlen, 0) == 0, "map self");
+	n = pf_unwind_sample(u, FAKE_PID, FAKE_PID, cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	check_top(pcs, n, "executable only");
+	CHECK(end == PF_UNWIND_UNMAPPED, "executable only: end %d, want unmapped (libc)",
+	    (int)end);
+	/* A mapping made after the exec stays. */
+	pf_unwind_exec(u, FAKE_PID, 0);
+	n = pf_unwind_sample(u, FAKE_PID, FAKE_PID, cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n >= 4 && end == PF_UNWIND_UNMAPPED, "a mapping of the exec's time stays (%zu)", n);
+	pf_unwind_free(u);
+
+	/*
+	 * The same mapping with another build-id, another inode or a missing
+	 * file is never read: beside a readable libc, the walk stops at the
+	 * sampled ip, unmapped; alone, there is nothing to walk with (broken,
+	 * and the recorder keeps the frame-pointer chain instead).
+	 */
+	memset(badbid, 0xa5, sizeof(badbid));
+	u = pf_unwind_new();
+	CHECK(u != NULL, "pf_unwind_new");
+	if (u == NULL)
+		return;
+	for (i = 0; i < 3; i++) {
+		static const char *const what[] = { "wrong build-id", "wrong inode", "missing file" };
+		pid_t pid = FAKE_PID + 10 + (pid_t)i;
+
+		CHECK(pf_unwind_map(u, pid, self.start, self.end - self.start, self.pgoff,
+		    i == 2 ? "/nonexistent/pf-unit/test-stacks" : self.path, 0, 0,
+		    i == 1 ? (uint64_t)self.st.st_ino + 1 : 0, i == 0 ? badbid : NULL,
+		    i == 0 ? sizeof(badbid) : 0, 0) == 0, "%s: map", what[i]);
+		n = pf_unwind_sample(u, pid, pid, cap.regs, cap.stack, cap.len, pcs,
+		    PF_UNWIND_MAX_FRAMES, &end);
+		CHECK(n == 0 && end == PF_UNWIND_BROKEN,
+		    "%s alone: %zu frames, end %d, want none, broken", what[i], n, (int)end);
+		CHECK(pf_unwind_map(u, pid, self.lstart, self.lend - self.lstart, self.lpgoff,
+		    self.libc, 0, 0, 0, NULL, 0, 0) == 0, "%s: map libc", what[i]);
+		n = pf_unwind_sample(u, pid, pid, cap.regs, cap.stack, cap.len, pcs,
+		    PF_UNWIND_MAX_FRAMES, &end);
+		CHECK(n == 1 && pcs[0] == cap.regs[8] && end == PF_UNWIND_UNMAPPED,
+		    "%s beside libc: %zu frames, end %d, want the ip alone, unmapped", what[i],
+		    n, (int)end);
+	}
+	found = 0;
+	pf_unwind_foreach_file(u, file_cb, &found);
+	CHECK(found == 0, "no refused file is kept open (%d)", found);
+	/* A mapping that is no file is not kept at all. */
+	CHECK(pf_unwind_map(u, FAKE_PID + 20, self.start, self.end - self.start, 0, "[anon:x]",
+	    0, 0, 0, NULL, 0, 0) == 0, "map, not a file");
+	n = pf_unwind_sample(u, FAKE_PID + 20, FAKE_PID + 20, cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n == 0 && end == PF_UNWIND_UNMAPPED, "only a non-file mapping: %zu, end %d",
+	    n, (int)end);
+	pf_unwind_free(u);
+
+	errno = 0;
+	u = pf_unwind_new();
+	CHECK(u != NULL && pf_unwind_load_proc(u, FAKE_PID) == -1 && errno == ENOENT,
+	    "load_proc of no process: ENOENT (%s)", strerror(errno));
+	pf_unwind_free(u);
+}
+
+/* ---- symbolize --------------------------------------------------------- */
+
+/* The file offset of our address a: where the symbolizer's address column points. */
+struct foff {
+	uintptr_t addr;
+	uint64_t off;
+	bool ok;
+};
+
+static int
+foff_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct foff *f = arg;
+	uintptr_t va = f->addr - info->dlpi_addr;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && va >= ph->p_vaddr && va < ph->p_vaddr + ph->p_filesz) {
+			f->off = ph->p_offset + (va - ph->p_vaddr);
+			f->ok = true;
+		}
+	}
+	return 1;
+}
+
+static uint64_t
+file_offset(uintptr_t a)
+{
+	struct foff f = { a, 0, false };
+
+	dl_iterate_phdr(foff_cb, &f);
+	return f.ok ? f.off : UINT64_MAX;
+}
+
+/* pc (a return address when ret) of pid is function fn at pc - fn. */
+static void
+check_frame(struct pf_symbolizer *s, pid_t pid, uintptr_t pc, bool ret, const char *name,
+    uintptr_t fn, const char *dso)
+{
+	struct pf_frame_in in = { .addr = pc, .kernel = false, .retaddr = ret };
+	struct pf_frame_out out;
+
+	pf_sym_frame(s, pid, &in, &out);
+	CHECK(out.sym != NULL && strcmp(out.sym, name) == 0, "%#lx: %s, want %s",
+	    (unsigned long)pc, out.sym ? out.sym : "(null)", name);
+	CHECK(out.off == pc - fn, "%s: offset %#llx, want %#lx", name,
+	    (unsigned long long)out.off, (unsigned long)(pc - fn));
+	CHECK(out.dso != NULL && strcmp(out.dso, dso) == 0, "%s: dso %s, want %s", name,
+	    out.dso ? out.dso : "(null)", dso);
+	CHECK(out.addr == file_offset(pc), "%s: address %#llx, want the file offset %#llx",
+	    name, (unsigned long long)out.addr, (unsigned long long)file_offset(pc));
+}
+
+static void
+foreach_cb(const char *path, uint32_t maj, uint32_t min, uint64_t ino, void *arg)
+{
+	int *found = arg;
+
+	(void)maj;
+	(void)min;
+	if (strcmp(path, self.path) == 0 && ino == (uint64_t)self.st.st_ino)
+		(*found)++;
+	else if (strcmp(path, "/nonexistent/pf-unit/test-stacks") == 0 && ino == 0)
+		*found += 100;
+}
+
+/* A fake proc root: PID/maps naming our executable's text at another address. */
+static bool
+fake_proc(char *root, size_t len, uint64_t start)
+{
+	char path[1100], line[PATH_MAX + 128];
+	const char *tmp = getenv("BATS_TEST_TMPDIR");
+	int fd, n;
+
+	snprintf(root, len, "%s/pf-unit-proc.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (mkdtemp(root) == NULL)
+		return false;
+	snprintf(path, sizeof(path), "%s/%d", root, FAKE_PID);
+	if (mkdir(path, 0700) == -1)
+		return false;
+	snprintf(path, sizeof(path), "%s/%d/maps", root, FAKE_PID);
+	n = snprintf(line, sizeof(line),
+	    "%llx-%llx r-xp %08llx %02x:%02x %llu %s\n"
+	    "7f0000000000-7f0000001000 rw-p 00000000 00:00 0 \n",
+	    (unsigned long long)start, (unsigned long long)(start + (self.end - self.start)),
+	    (unsigned long long)self.pgoff, major(self.st.st_dev), minor(self.st.st_dev),
+	    (unsigned long long)self.st.st_ino, self.path);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) == -1)
+		return false;
+	if (pf_write_all(fd, line, (size_t)n) == -1) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+static void
+rm_fake_proc(const char *root)
+{
+	char path[1100];
+
+	snprintf(path, sizeof(path), "%s/%d/maps", root, FAKE_PID);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%d", root, FAKE_PID);
+	rmdir(path);
+	rmdir(root);
+}
+
+static void
+test_symbolize(void)
+{
+	static const char ksyms[] =
+	    "ffffffff81000000 T _stext\n"
+	    "ffffffff81000100 T do_work\n"
+	    "ffffffff81000200 T do_more\n"
+	    "ffffffffc0001000 t mod_fn\t[mymod]\n"
+	    "ffffffffc0001100 t mod_end\t[mymod]\n";
+	struct pf_symbolizer *s;
+	struct pf_kallsyms *k;
+	struct pf_frame_in in;
+	struct pf_frame_out out;
+	struct pf_sym_stats st;
+	char root[1024];
+	uint64_t base = 0x100000000000ULL;
+	uintptr_t pc;
+	int found, fd;
+
+	unsetenv("DEBUGINFOD_URLS");
+	if (!load_self() || !capture()) {
+		CHECK(0, "this process's executable mapping or stack not found");
+		return;
+	}
+	if ((s = pf_sym_new(NULL)) == NULL) {
+		CHECK(0, "pf_sym_new: %s", strerror(errno));
+		return;
+	}
+	pf_sym_set_inlines(s, true);
+	CHECK(pf_sym_load_proc(s, "/proc", getpid(), false) == 0, "load_proc self");
+
+	/* The interrupted pc, and return addresses (looked up a byte before). */
+	check_frame(s, getpid(), (uintptr_t)cap.regs[8], false, "st_leaf", (uintptr_t)st_leaf,
+	    self.path);
+	check_frame(s, getpid(), cap.ra_leaf, true, "st_middle", (uintptr_t)st_middle,
+	    self.path);
+	check_frame(s, getpid(), (uintptr_t)st_middle, false, "st_middle",
+	    (uintptr_t)st_middle, self.path);
+	/* st_inl was inlined where st_outer calls st_middle: one frame above it. */
+	in = (struct pf_frame_in){ .addr = cap.ra_middle, .retaddr = true };
+	pf_sym_frame(s, getpid(), &in, &out);
+	CHECK(out.sym && strcmp(out.sym, "st_outer") == 0, "st_middle returns into st_outer (%s)",
+	    out.sym ? out.sym : "(null)");
+	CHECK(out.ninl == 1 && strcmp(out.inl[0], "st_inl") == 0,
+	    "st_inl inlined there: %zu inlined, first %s", out.ninl,
+	    out.ninl ? out.inl[0] : "-");
+	in = (struct pf_frame_in){ .addr = cap.ra_leaf, .retaddr = true };
+	pf_sym_frame(s, getpid(), &in, &out);
+	CHECK(out.ninl == 0, "nothing inlined where st_middle calls st_leaf (%zu)", out.ninl);
+
+	/* Not found: an address in no mapping, and one in an anonymous mapping. */
+	in = (struct pf_frame_in){ .addr = 0x10 };
+	pf_sym_frame(s, getpid(), &in, &out);
+	CHECK(out.sym == NULL && out.dso == NULL && out.addr == 0x10,
+	    "0x10: %s in %s, want nothing", out.sym ? out.sym : "-", out.dso ? out.dso : "-");
+	CHECK(pf_sym_add_map(s, FAKE_PID, 0x5000, 0x6000, 0, "//anon", 0, 0, 0) == 0, "anon map");
+	CHECK(pf_sym_add_map(s, FAKE_PID, 0x7000, 0x8000, 0, "[vdso-like]", 0, 0, 0) == 0,
+	    "named map");
+	in = (struct pf_frame_in){ .addr = 0x5010 };
+	pf_sym_frame(s, FAKE_PID, &in, &out);
+	CHECK(out.sym == NULL && out.dso == NULL && out.addr == 0x5010,
+	    "anonymous: %s in %s, want nothing", out.sym ? out.sym : "-",
+	    out.dso ? out.dso : "-");
+	in = (struct pf_frame_in){ .addr = 0x7010 };
+	pf_sym_frame(s, FAKE_PID, &in, &out);
+	CHECK(out.sym == NULL && out.dso && strcmp(out.dso, "[vdso-like]") == 0,
+	    "named non-file mapping: its name, no symbol (%s in %s)", out.sym ? out.sym : "-",
+	    out.dso ? out.dso : "-");
+	/* Kernel frames without kallsyms: the kernel's DSO, no symbol. */
+	in = (struct pf_frame_in){ .addr = 0xffffffff81000110ULL, .kernel = true };
+	pf_sym_frame(s, getpid(), &in, &out);
+	CHECK(out.sym == NULL && out.dso && strcmp(out.dso, "[kernel.kallsyms]") == 0,
+	    "kernel, no kallsyms: %s", out.sym ? out.sym : "(null)");
+
+	/* Kernel frames: core and module symbols, a return address a byte before. */
+	k = pf_kallsyms_load_text(ksyms, sizeof(ksyms) - 1);
+	CHECK(k != NULL, "kallsyms: %s", strerror(errno));
+	pf_sym_set_kallsyms(s, k);
+	pf_sym_frame(s, 0, &in, &out);
+	CHECK(out.sym && strcmp(out.sym, "do_work") == 0 && out.off == 0x10 &&
+	    strcmp(out.dso, "[kernel.kallsyms]") == 0, "kernel: %s+%#llx in %s",
+	    out.sym ? out.sym : "-", (unsigned long long)out.off, out.dso);
+	in = (struct pf_frame_in){ .addr = 0xffffffff81000200ULL, .kernel = true, .retaddr = true };
+	pf_sym_frame(s, 0, &in, &out);
+	CHECK(out.sym && strcmp(out.sym, "do_work") == 0 && out.off == 0x100,
+	    "kernel return address at do_more's start is do_work+0x100: %s+%#llx",
+	    out.sym ? out.sym : "-", (unsigned long long)out.off);
+	in = (struct pf_frame_in){ .addr = 0xffffffffc0001004ULL, .kernel = true };
+	pf_sym_frame(s, 0, &in, &out);
+	CHECK(out.sym && strcmp(out.sym, "mod_fn") == 0 && out.off == 4 &&
+	    strcmp(out.dso, "[mymod]") == 0, "module: %s+%#llx in %s",
+	    out.sym ? out.sym : "-", (unsigned long long)out.off, out.dso);
+	in = (struct pf_frame_in){ .addr = 0xffffffff80000000ULL, .kernel = true };
+	pf_sym_frame(s, 0, &in, &out);
+	CHECK(out.sym == NULL, "kernel below the first symbol: unknown");
+	pf_sym_set_kallsyms(s, NULL);
+	in = (struct pf_frame_in){ .addr = 0xffffffff81000110ULL, .kernel = true };
+	pf_sym_frame(s, 0, &in, &out);
+	CHECK(out.sym == NULL, "kallsyms set back to none: unknown");
+	pf_kallsyms_free(k);
+
+	/* Fork and exec: the child has the parent's mappings until it execs. */
+	CHECK(pf_sym_fork(s, getpid(), FAKE_CHILD) == 0, "fork");
+	check_frame(s, FAKE_CHILD, cap.ra_leaf, true, "st_middle", (uintptr_t)st_middle,
+	    self.path);
+	pf_sym_exec(s, FAKE_CHILD);
+	in = (struct pf_frame_in){ .addr = cap.ra_leaf, .retaddr = true };
+	pf_sym_frame(s, FAKE_CHILD, &in, &out);
+	CHECK(out.sym == NULL && out.dso == NULL, "after exec: %s", out.sym ? out.sym : "-");
+
+	found = 0;
+	pf_sym_foreach_file(s, foreach_cb, &found);
+	CHECK(found == 1, "foreach_file names the unit binary with its inode (%d)", found);
+	pf_sym_stats(s, &st);
+	CHECK(st.lookups == 16 && st.cache_hits >= 2 && st.files >= 1 && st.inline_lookups >= 2,
+	    "stats: %llu lookups, %llu cache hits, %llu files, %llu inline lookups",
+	    (unsigned long long)st.lookups, (unsigned long long)st.cache_hits,
+	    (unsigned long long)st.files, (unsigned long long)st.inline_lookups);
+	CHECK(pf_sym_jit_refusal(s) == NULL, "no JIT map refused");
+	pf_sym_free(s);
+
+	/*
+	 * A mapping given by hand at another address, its file gone from the
+	 * path it names: unknown, until a descriptor of that inode is offered.
+	 */
+	s = pf_sym_new(NULL);
+	CHECK(s != NULL, "pf_sym_new");
+	if (s == NULL)
+		return;
+	CHECK(pf_sym_add_map(s, FAKE_PID, base, base + (self.end - self.start), self.pgoff,
+	    "/nonexistent/pf-unit/test-stacks", 0, 0, 0) == 0, "add_map, missing file");
+	pc = (uintptr_t)st_middle + 4;
+	in = (struct pf_frame_in){ .addr = base + (pc - self.start) };
+	pf_sym_frame(s, FAKE_PID, &in, &out);
+	CHECK(out.sym == NULL && out.dso && strcmp(out.dso, "/nonexistent/pf-unit/test-stacks") == 0,
+	    "missing file: no symbol, its path (%s)", out.sym ? out.sym : "-");
+	found = 0;
+	pf_sym_foreach_file(s, foreach_cb, &found);
+	CHECK(found == 100, "foreach_file names the missing file without an inode (%d)", found);
+	pf_sym_free(s);
+
+	s = pf_sym_new(NULL);
+	CHECK(s != NULL, "pf_sym_new");
+	if (s == NULL)
+		return;
+	CHECK(pf_sym_add_map(s, FAKE_PID, base, base + (self.end - self.start), self.pgoff,
+	    "/nonexistent/pf-unit/test-stacks", major(self.st.st_dev), minor(self.st.st_dev),
+	    (uint64_t)self.st.st_ino) == 0, "add_map, offered file");
+	if ((fd = open(self.path, O_RDONLY | O_CLOEXEC)) != -1) {
+		pf_sym_offer_file("/nonexistent/pf-unit/test-stacks", major(self.st.st_dev),
+		    minor(self.st.st_dev), (uint64_t)self.st.st_ino, fd, s);
+		close(fd);	/* the symbolizer keeps its own */
+	}
+	pf_sym_frame(s, FAKE_PID, &in, &out);
+	CHECK(out.sym && strcmp(out.sym, "st_middle") == 0 && out.off == 4 &&
+	    out.addr == file_offset(pc),
+	    "offered descriptor: %s+%#llx at %#llx, want st_middle+0x4 at %#llx",
+	    out.sym ? out.sym : "-", (unsigned long long)out.off,
+	    (unsigned long long)out.addr, (unsigned long long)file_offset(pc));
+	pf_sym_free(s);
+
+	/*
+	 * A JIT map: the path is the convention's (/tmp/perf-PID.map), so
+	 * it is this process's own, made here and removed.  Ours: trusted;
+	 * another user's (as root): refused, and said so.
+	 */
+	{
+		char jpath[64], why[128];
+		static const char jtext[] = "40001000 1000 jitted_fn\n";
+
+		snprintf(jpath, sizeof(jpath), "/tmp/perf-%d.map", (int)getpid());
+		CHECK(pf_sym_jit_vet(getpid(), why, sizeof(why)) == 0, "no JIT map: 0");
+		if ((fd = open(jpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) == -1 ||
+		    pf_write_all(fd, jtext, sizeof(jtext) - 1) == -1) {
+			CHECK(0, "%s: %s", jpath, strerror(errno));
+		} else {
+			CHECK(pf_sym_jit_vet(getpid(), why, sizeof(why)) == 1, "our JIT map: 1");
+			s = pf_sym_new(NULL);
+			CHECK(s != NULL, "pf_sym_new");
+			in = (struct pf_frame_in){ .addr = 0x40001234, .retaddr = true };
+			if (s != NULL) {
+				pf_sym_frame(s, getpid(), &in, &out);
+				CHECK(out.sym && strcmp(out.sym, "jitted_fn") == 0 &&
+				    out.off == 0x234 && strcmp(out.dso, jpath) == 0,
+				    "JIT: %s+%#llx in %s", out.sym ? out.sym : "-",
+				    (unsigned long long)out.off, out.dso ? out.dso : "-");
+				pf_sym_stats(s, &st);
+				CHECK(st.jit_maps == 1 && st.jit_refused == 0, "one JIT map read");
+				CHECK(pf_sym_jit_refusal(s) == NULL, "none refused");
+				pf_sym_free(s);
+			}
+			if (geteuid() == 0 && fchown(fd, 65534, 65534) == 0) {
+				why[0] = '\0';
+				CHECK(pf_sym_jit_vet(getpid(), why, sizeof(why)) == -1 && why[0],
+				    "another user's JIT map: refused (%s)", why);
+				s = pf_sym_new(NULL);
+				CHECK(s != NULL, "pf_sym_new");
+				if (s != NULL) {
+					char want[128];
+
+					pf_sym_frame(s, getpid(), &in, &out);
+					CHECK(out.sym == NULL, "refused JIT map: unknown");
+					snprintf(want, sizeof(want), "%s: ", jpath);
+					CHECK(pf_sym_jit_refusal(s) != NULL &&
+					    strncmp(pf_sym_jit_refusal(s), want, strlen(want)) == 0,
+					    "the refusal names the map: %s", pf_sym_jit_refusal(s) ?
+					    pf_sym_jit_refusal(s) : "(null)");
+					pf_sym_free(s);
+				}
+			}
+		}
+		if (fd != -1) {
+			close(fd);
+			unlink(jpath);
+		}
+	}
+
+	/* A whole proc root of our own, read as a system-wide recording does. */
+	if (!fake_proc(root, sizeof(root), base)) {
+		CHECK(0, "fake proc root: %s", strerror(errno));
+		return;
+	}
+	s = pf_sym_new(NULL);
+	CHECK(s != NULL, "pf_sym_new");
+	if (s == NULL)
+		return;
+	CHECK(pf_sym_load_all(s, root) == 0, "load_all %s", root);
+	in = (struct pf_frame_in){ .addr = base + (pc - self.start) };
+	pf_sym_frame(s, FAKE_PID, &in, &out);
+	CHECK(out.sym && strcmp(out.sym, "st_middle") == 0 && out.off == 4 &&
+	    strcmp(out.dso, self.path) == 0 && out.addr == file_offset(pc),
+	    "load_all: %s+%#llx in %s", out.sym ? out.sym : "-",
+	    (unsigned long long)out.off, out.dso ? out.dso : "-");
+	in.addr = 0x7f0000000010ULL;
+	pf_sym_frame(s, FAKE_PID, &in, &out);
+	CHECK(out.sym == NULL && out.dso == NULL, "a data mapping is not loaded");
+	errno = 0;
+	CHECK(pf_sym_load_proc(s, root, FAKE_PID + 1, false) == -1 && errno == ENOENT,
+	    "load_proc of a pid without maps: ENOENT (%s)", strerror(errno));
+	errno = 0;
+	CHECK(pf_sym_load_all(s, "/nonexistent/pf-unit") == -1 && errno == ENOENT,
+	    "load_all of no proc root: ENOENT (%s)", strerror(errno));
+	pf_sym_free(s);
+	rm_fake_proc(root);
+}
+
+/* ---- script: the sample-stream writer ---------------------------------- */
+
+/* The whole content of fd. */
+static size_t
+slurp(int fd, struct pf_buf *b)
+{
+	char tmp[4096];
+	ssize_t n;
+	off_t at = 0;
+
+	pf_buf_reset(b);
+	while ((n = pread(fd, tmp, sizeof(tmp), at)) > 0) {
+		if (pf_buf_append(b, tmp, (size_t)n) == -1)
+			break;
+		at += n;
+	}
+	return b->len;
+}
+
+static bool
+same_bytes(const struct pf_buf *b, const char *want, size_t len)
+{
+	return b->len == len && memcmp(b->data, want, len) == 0;
+}
+
+static int
+memfd(void)
+{
+	return memfd_create("pf-unit-script", MFD_CLOEXEC);
+}
+
+/* Folded stacks the parser makes of a stream, one "stack weight\n" each. */
+static int
+fold_cb(const struct ps_sample *s, void *arg)
+{
+	struct pf_buf *b = arg;
+
+	return pf_buf_printf(b, "%s %llu\n", s->stack, (unsigned long long)s->weight);
+}
+
+static int
+read_back(const struct pf_buf *in, struct pf_buf *out)
+{
+	struct ps_config cfg = { .include_pid = 1 };
+	struct perfscript *ps = ps_new(&cfg, fold_cb, out);
+	size_t i = 0, nl;
+	int rc = 0;
+
+	if (ps == NULL)
+		return -1;
+	while (rc == 0 && i < in->len) {
+		const char *p = memchr(in->data + i, '\n', in->len - i);
+
+		nl = p ? (size_t)(p - in->data) : in->len;
+		rc = ps_line(ps, in->data + i, nl - i);
+		i = nl + 1;
+	}
+	if (rc == 0)
+		rc = ps_finish(ps);
+	ps_free(ps);
+	return rc;
+}
+
+/* One sample as the recorders write it (pf_rawrec_format's layout). */
+static void
+sample_text(struct pf_buf *b, const char *comm, unsigned pid, unsigned tid, uint64_t period,
+    const char *const *frames, size_t n)
+{
+	size_t i;
+
+	pf_buf_reset(b);
+	pf_buf_printf(b, "%s %5u/%-5u [%03u] %12s: %10llu %s: \n", comm, pid, tid, 1u,
+	    "12.000345", (unsigned long long)period, "cpu-clock");
+	for (i = 0; i < n; i++)
+		pf_buf_printf(b, "\t%16llx %s+0x%x (/usr/lib/x.so)\n",
+		    (unsigned long long)(0x1000 + i), frames[i], (unsigned)i);
+	pf_buf_putc(b, '\n');
+}
+
+static void
+test_script(void)
+{
+	static const char hdr[] = "# pf-record: version 1\n# pf-record: target pid=7\n";
+	static const char s1[] = "a 7/7 [000] 1.000000: 1 cpu-clock: \n\t1 f+0x1 (m)\n\n";
+	static const char s2[] = "b 8/8 [001] 2.000000: 2 cpu-clock: \n\t2 g+0x2 (m)\n\n";
+	/* Bytes the writer must pass as they are: it owns the caps, not the names. */
+	static const char hostile[] =
+	    "x\x1b]0;t\x07 9/9 [000] 3.000000: 3 cpu-clock: \n"
+	    "\t3 \x01\x7f\xff\xc0\x80;\"<>+0x3 (m)\n\n";
+	struct pf_script *w;
+	struct pf_buf got = { 0 }, want = { 0 }, smp = { 0 }, folded = { 0 };
+	char *big;
+	size_t bigname = 20000;
+	char pbuf[4];
+	int fd, p[2];
+
+	/* Header, samples, trailer: the stream is exactly what was given, then the trailer. */
+	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+		CHECK(0, "memfd writer: %s", strerror(errno));
+		return;
+	}
+	CHECK(pf_script_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_NONE, "header");
+	CHECK(slurp(fd, &got) == sizeof(hdr) - 1, "the header reaches the file at once (%zu)",
+	    got.len);
+	CHECK(pf_script_bytes(w) == sizeof(hdr) - 1 && pf_script_samples(w) == 0,
+	    "after the header: %llu bytes, %llu samples",
+	    (unsigned long long)pf_script_bytes(w), (unsigned long long)pf_script_samples(w));
+	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "sample 1");
+	CHECK(pf_script_sample(w, s2, sizeof(s2) - 1) == PF_STOP_NONE, "sample 2");
+	CHECK(pf_script_bytes(w) == sizeof(hdr) - 1 + sizeof(s1) - 1 + sizeof(s2) - 1,
+	    "bytes count the buffered samples (%llu)", (unsigned long long)pf_script_bytes(w));
+	CHECK(pf_script_samples(w) == 0, "buffered samples are not counted before they are written");
+	CHECK(pf_script_sample(w, hostile, sizeof(hostile) - 1) == PF_STOP_NONE, "hostile");
+	CHECK(pf_script_finish(w, "pf-record", 3, 4, PF_STOP_DURATION) == PF_STOP_DURATION,
+	    "finish: duration");
+	CHECK(pf_script_samples(w) == 3, "3 samples written (%llu)",
+	    (unsigned long long)pf_script_samples(w));
+	CHECK(pf_script_errno(w) == 0, "no error");
+	pf_buf_append(&want, hdr, sizeof(hdr) - 1);
+	pf_buf_append(&want, s1, sizeof(s1) - 1);
+	pf_buf_append(&want, s2, sizeof(s2) - 1);
+	pf_buf_append(&want, hostile, sizeof(hostile) - 1);
+	/* 49 + 50 + 50 + 64 bytes before it, 66 of its own. */
+	pf_buf_puts(&want, "# pf-record: samples=3 lost=3 throttled=4 stop=duration bytes=279\n");
+	slurp(fd, &got);
+	CHECK(same_bytes(&got, want.data, want.len), "stream: %zu bytes, want %zu:\n%.*s",
+	    got.len, want.len, (int)got.len, got.data);
+	CHECK(pf_script_bytes(w) == 279, "bytes= is the stream's size (%llu)",
+	    (unsigned long long)pf_script_bytes(w));
+	pf_script_free(w);
+	close(fd);
+
+	/* The trailer's extras, in their order. */
+	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+		CHECK(0, "memfd writer: %s", strerror(errno));
+		return;
+	}
+	pf_script_trailer_chains(w, 7);
+	pf_script_trailer_aggregated(w, 6);
+	pf_script_trailer_truncated(w, 5);
+	CHECK(pf_script_sample(w, "s\n\n", 3) == PF_STOP_NONE, "sample");
+	CHECK(pf_script_finish(w, "pf-offcpu", 0, 0, PF_STOP_SIGNAL) == PF_STOP_SIGNAL,
+	    "finish: signal");
+	slurp(fd, &got);
+	pf_buf_reset(&want);
+	pf_buf_puts(&want, "s\n\n# pf-offcpu: samples=1 lost=0 throttled=0 truncated=5 "
+	    "aggregated=6 unknown-chain=7 stop=signal bytes=108\n");
+	CHECK(same_bytes(&got, want.data, want.len), "extras: %.*s", (int)got.len, got.data);
+	pf_script_free(w);
+	close(fd);
+
+	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+		CHECK(0, "memfd writer: %s", strerror(errno));
+		return;
+	}
+	/* bytes= counts its own digits: 35 + 62 + 3 digits + newline = 101, not 100. */
+	CHECK(pf_script_sample(w, "012345678901234567890123456789012\n\n", 35) == PF_STOP_NONE,
+	    "sample");
+	CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
+	    "finish");
+	slurp(fd, &got);
+	pf_buf_reset(&want);
+	pf_buf_puts(&want, "012345678901234567890123456789012\n\n"
+	    "# pf-record: samples=1 lost=0 throttled=0 stop=duration bytes=101\n");
+	CHECK(same_bytes(&got, want.data, want.len), "101 bytes, trailer included: %.*s",
+	    (int)got.len, got.data);
+	pf_script_free(w);
+	close(fd);
+
+	/* A sample longer than a write piece, with a 20,000-byte name: whole, in pieces. */
+	big = malloc(bigname + 1);
+	if (big == NULL) {
+		CHECK(0, "malloc");
+		return;
+	}
+	memset(big, 'n', bigname);
+	big[bigname] = '\0';
+	{
+		const char *frames[] = { "leaf", big, "main" };
+
+		sample_text(&smp, "long", 11, 12, 5, frames, 3);
+	}
+	CHECK(smp.len > PF_SCRIPT_PIECE, "the long sample is longer than a piece");
+	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+		CHECK(0, "memfd writer: %s", strerror(errno));
+		free(big);
+		return;
+	}
+	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "short sample");
+	CHECK(pf_script_sample(w, smp.data, smp.len) == PF_STOP_NONE, "long sample");
+	CHECK(pf_script_samples(w) == 2, "both written once past a piece (%llu)",
+	    (unsigned long long)pf_script_samples(w));
+	CHECK(slurp(fd, &got) == sizeof(s1) - 1 + smp.len &&
+	    memcmp(got.data + sizeof(s1) - 1, smp.data, smp.len) == 0,
+	    "the long sample reaches the file whole (%zu bytes)", got.len);
+	pf_script_free(w);
+	close(fd);
+
+	/*
+	 * Round trip: what the writer wrote, read by the stream's parser, is
+	 * the stacks that went in (a comm with spaces and escape bytes, an
+	 * escape sequence and a 20,000-byte name among the frames).
+	 */
+	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+		CHECK(0, "memfd writer: %s", strerror(errno));
+		free(big);
+		return;
+	}
+	CHECK(pf_script_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_NONE, "header");
+	{
+		const char *f1[] = { "leaf\x1b[2J", "mid", "main" };
+		const char *f2[] = { "other", big, "main" };
+
+		sample_text(&smp, "my prog\x1b", 21, 22, 1000, f1, 3);
+		CHECK(pf_script_sample(w, smp.data, smp.len) == PF_STOP_NONE, "rt sample 1");
+		sample_text(&smp, "thr", 21, 23, 250, f2, 3);
+		CHECK(pf_script_sample(w, smp.data, smp.len) == PF_STOP_NONE, "rt sample 2");
+	}
+	CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
+	    "finish");
+	slurp(fd, &got);
+	CHECK(read_back(&got, &folded) == 0, "the parser reads the stream: %s", strerror(errno));
+	pf_buf_reset(&want);
+	pf_buf_puts(&want, "my_prog\x1b-21;main;mid;leaf\x1b[2J 1000\nthr-21;main;");
+	pf_buf_puts(&want, big);
+	pf_buf_puts(&want, ";other 250\n");
+	CHECK(same_bytes(&folded, want.data, want.len), "read back: %.*s", (int)folded.len > 200 ?
+	    200 : (int)folded.len, folded.data);
+	pf_script_free(w);
+	close(fd);
+	free(big);
+
+	/* The size cap: the sample that would pass it is refused, and every one after. */
+	if ((fd = memfd()) == -1 ||
+	    (w = pf_script_new(fd, (sizeof(s1) - 1) * 2 + PF_SCRIPT_TRAILER_MAX, 0)) == NULL) {
+		CHECK(0, "memfd writer: %s", strerror(errno));
+		return;
+	}
+	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "first fits");
+	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "second fits exactly");
+	CHECK(pf_script_sample(w, "\n", 1) == PF_STOP_SIZE_CAP, "one byte more: size-cap");
+	CHECK(pf_script_sample(w, "", 0) == PF_STOP_SIZE_CAP, "and it stays");
+	CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_SIZE_CAP,
+	    "the cap overrides the caller's reason");
+	slurp(fd, &got);
+	CHECK(got.len <= (sizeof(s1) - 1) * 2 + PF_SCRIPT_TRAILER_MAX &&
+	    got.len > (sizeof(s1) - 1) * 2 &&
+	    memcmp(got.data + (sizeof(s1) - 1) * 2, "# pf-record: samples=2 lost=0 throttled=0 "
+	    "stop=size-cap bytes=", 62) == 0, "capped stream: %.*s", (int)got.len, got.data);
+	pf_script_free(w);
+	close(fd);
+
+	/* The disk floor: nothing is written when the filesystem cannot keep it. */
+	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, UINT64_MAX / 2)) == NULL) {
+		CHECK(0, "memfd writer: %s", strerror(errno));
+		return;
+	}
+	CHECK(pf_script_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_DISK_FLOOR, "header: floor");
+	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_DISK_FLOOR, "sample: floor");
+	CHECK(slurp(fd, &got) == 0, "nothing below the floor (%zu bytes)", got.len);
+	pf_script_free(w);
+	close(fd);
+
+	/* Write errors: a full device, a descriptor not open for writing, a closed pipe. */
+	if ((fd = open("/dev/full", O_WRONLY | O_CLOEXEC)) != -1 &&
+	    (w = pf_script_new(fd, 1 << 20, 0)) != NULL) {
+		CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "buffered");
+		CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DISK_FULL,
+		    "/dev/full: disk-full");
+		CHECK(pf_script_errno(w) == ENOSPC, "/dev/full: ENOSPC (%d)", pf_script_errno(w));
+		pf_script_free(w);
+		close(fd);
+	} else
+		CHECK(0, "/dev/full: %s", strerror(errno));
+	if ((fd = memfd()) != -1) {
+		int ro;
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if ((ro = open(path, O_RDONLY | O_CLOEXEC)) != -1 &&
+		    (w = pf_script_new(ro, 1 << 20, 0)) != NULL) {
+			CHECK(pf_script_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_IO,
+			    "read-only descriptor: io-error");
+			CHECK(pf_script_errno(w) == EBADF, "EBADF (%d)", pf_script_errno(w));
+			CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_IO,
+			    "finish: io-error, no trailer");
+			CHECK(slurp(fd, &got) == 0, "nothing written (%zu)", got.len);
+			pf_script_free(w);
+		} else
+			CHECK(0, "read-only reopen: %s", strerror(errno));
+		if (ro != -1)
+			close(ro);
+		close(fd);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (pipe2(p, O_CLOEXEC) == 0 && (w = pf_script_new(p[1], 1 << 20, 0)) != NULL) {
+		CHECK(pf_script_header(w, "# h\n", 4) == PF_STOP_NONE, "pipe: header");
+		CHECK(read(p[0], pbuf, 4) == 4 && memcmp(pbuf, "# h\n", 4) == 0,
+		    "pipe: the header is there at once");
+		close(p[0]);
+		CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "pipe: buffered");
+		CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_PIPE,
+		    "closed pipe: pipe");
+		CHECK(pf_script_errno(w) == EPIPE, "EPIPE (%d)", pf_script_errno(w));
+		pf_script_free(w);
+		close(p[1]);
+	} else
+		CHECK(0, "pipe: %s", strerror(errno));
+	pf_script_free(NULL);
+
+	pf_buf_free(&got);
+	pf_buf_free(&want);
+	pf_buf_free(&smp);
+	pf_buf_free(&folded);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct { const char *name; void (*fn)(void); } groups[] = {
+		{ "unwind", test_unwind }, { "symbolize", test_symbolize },
+		{ "script", test_script },
+	};
+	size_t k;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test-stacks GROUP\n");
+		return 2;
+	}
+	for (k = 0; k < sizeof(groups) / sizeof(groups[0]); k++)
+		if (strcmp(argv[1], groups[k].name) == 0)
+			break;
+	if (k == sizeof(groups) / sizeof(groups[0])) {
+		fprintf(stderr, "test-stacks: no group %s\n", argv[1]);
+		return 2;
+	}
+	groups[k].fn();
+	printf("%s: %d checks, %d failed\n", argv[1], checks, failures);
+	return failures ? 1 : 0;
+}
