@@ -478,39 +478,42 @@ write_pprof(struct pprof *pp, const struct perfscript *ps)
 	pprof_free(pp);
 }
 
-int
-main(int argc, char *argv[])
-{
-	static const struct option longopts[] = {
-		{ "addrs", no_argument, NULL, OPT_ADDRS },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "diff", no_argument, NULL, OPT_DIFF },
-		{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
-		{ "filter-comm", required_argument, NULL, OPT_FILTER_COMM },
-		{ "filter-pid", required_argument, NULL, OPT_FILTER_PID },
-		{ "folded", no_argument, NULL, OPT_FOLDED },
-		{ "help", no_argument, NULL, 'h' },
-		{ "inline", no_argument, NULL, OPT_INLINE },
-		{ "jit", no_argument, NULL, OPT_JIT },
-		{ "kernel", no_argument, NULL, OPT_KERNEL },
-		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
-		{ "pid", no_argument, NULL, OPT_PID },
-		{ "pprof", no_argument, NULL, OPT_PPROF },
-		{ "strict", no_argument, NULL, OPT_STRICT },
-		{ "strip-hex", no_argument, NULL, OPT_STRIP_HEX },
-		{ "tid", no_argument, NULL, OPT_TID },
-		{ "time", required_argument, NULL, OPT_TIME },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ NULL, 0, NULL, 0 }
-	};
-	static const char shortopts[] = ":h";
-	static const char *const stdin_only[] = { "-", NULL };
-	struct state st = { 0 };
-	struct perfscript *ps = NULL;
-	const char *const *inputs;
-	int c, i, ninputs;
+static const struct option longopts[] = {
+	{ "addrs", no_argument, NULL, OPT_ADDRS },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
+	{ "filter-comm", required_argument, NULL, OPT_FILTER_COMM },
+	{ "filter-pid", required_argument, NULL, OPT_FILTER_PID },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "help", no_argument, NULL, 'h' },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "jit", no_argument, NULL, OPT_JIT },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
+	{ "pid", no_argument, NULL, OPT_PID },
+	{ "pprof", no_argument, NULL, OPT_PPROF },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "strip-hex", no_argument, NULL, OPT_STRIP_HEX },
+	{ "tid", no_argument, NULL, OPT_TID },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 }
+};
 
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+/* ':' first: a missing value comes back as ':', not '?' (pf_usage_getopt). */
+static const char shortopts[] = ":h";
+
+/*
+ * The options into opt, each misuse a usage error (exit 2): the first
+ * operand's index in argv.
+ */
+static int
+parse_options(int argc, char *argv[])
+{
+	const char *const *ops;
+	int c, nops;
+
 	opterr = 0;	/* one line of our own, from pf_usage_getopt */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
@@ -587,8 +590,8 @@ main(int argc, char *argv[])
 			pf_usage_getopt(synopsis, shortopts, c, argv);
 		}
 	}
-	inputs = (const char *const *)(argv + optind);
-	ninputs = argc - optind;
+	ops = (const char *const *)(argv + optind);
+	nops = argc - optind;
 	if ((opt.folded || opt.diff) && opt.perf_only)
 		pf_usage_error(synopsis, "%s reads folded stacks: sample-stream options do not apply",
 		    opt.diff ? "--diff" : "--folded");
@@ -602,10 +605,26 @@ main(int argc, char *argv[])
 	if ((opt.normalize || opt.strip_hex) && !opt.diff)
 		pf_usage_error(synopsis, "%s: only with --diff",
 		    opt.normalize ? "--normalize" : "--strip-hex");
-	if (opt.diff && ninputs != 2)
+	if (opt.diff && nops != 2)
 		pf_usage_error(synopsis, "--diff: want two files, BEFORE and AFTER");
-	if (opt.diff && strcmp(inputs[0], "-") == 0 && strcmp(inputs[1], "-") == 0)
+	if (opt.diff && strcmp(ops[0], "-") == 0 && strcmp(ops[1], "-") == 0)
 		pf_usage_error(synopsis, "--diff: BEFORE and AFTER cannot both be stdin");
+	return optind;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const char *const stdin_only[] = { "-", NULL };
+	struct state st = { 0 };
+	struct perfscript *ps = NULL;
+	const char *const *inputs;
+	int first, i, ninputs;
+
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	first = parse_options(argc, argv);
+	inputs = (const char *const *)(argv + first);
+	ninputs = argc - first;
 	if (ninputs == 0) {
 		inputs = stdin_only;
 		ninputs = 1;
