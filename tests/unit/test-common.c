@@ -33,6 +33,8 @@
 #include "linereader.h"
 #include "outfile.h"
 #include "parse.h"
+#include "perfscript.h"
+#include "pf.h"
 #include "pprof.h"
 #include "privs.h"
 #include "procstat.h"
@@ -1077,6 +1079,110 @@ pb_rd(const char *d, size_t len, size_t *pos, struct pbf *f)
 	return true;
 }
 
+/* What perfscript hands over besides the folded stack: fields and frames as printed. */
+struct ps_seen {
+	char text[8][512];	/* one line per sample: fields and frames */
+	size_t n, comments;
+	char comment[64];
+};
+
+static int
+ps_seen_sample(const struct ps_sample *s, void *arg)
+{
+	struct ps_seen *sn = arg;
+	char *t;
+	size_t i, k;
+
+	if (sn->n == PF_ARRAY_LEN(sn->text))
+		return 0;
+	t = sn->text[sn->n++];
+	k = (size_t)snprintf(t, sizeof(sn->text[0]), "%.*s|%.*s|%d:%llu|%d:%llu|%d:%llu|w%llu",
+	    (int)s->comm_len, s->comm, s->event ? (int)s->event_len : 4,
+	    s->event ? s->event : "NULL", s->has_pid, (unsigned long long)s->pid,
+	    s->has_tid, (unsigned long long)s->tid, s->has_time,
+	    (unsigned long long)s->time_ns, (unsigned long long)s->weight);
+	for (i = 0; i < s->nframes && k < sizeof(sn->text[0]); i++)
+		k += (size_t)snprintf(t + k, sizeof(sn->text[0]) - k, "|%llx %.*s (%.*s)",
+		    (unsigned long long)s->frames[i].addr, (int)s->frames[i].func_len,
+		    s->frames[i].func, (int)s->frames[i].module_len, s->frames[i].module);
+	return 0;
+}
+
+static int
+ps_seen_comment(const char *l, size_t len, void *arg)
+{
+	struct ps_seen *sn = arg;
+
+	if (sn->comments++ == 0)
+		snprintf(sn->comment, sizeof(sn->comment), "%.*s", (int)len, l);
+	return 0;
+}
+
+static void
+test_perfscript(void)
+{
+	static const char *const stream[] = {
+		"# pf-record 1 host=web1",
+		"my app 42/43 [001] 262.240843:   10101010 cpu-clock: ",
+		"\t            1267 inl_spin+0x27 (inlined)",
+		"\t ffffffffffffffffff1267 outer+0x27   (/usr/bin/app (deleted))",
+		"\t           2724a [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)",
+		"\t           zz12 (process) (/usr/bin/app)",
+		"# a comment inside a sample does not end it",
+		"\t           1 +0x1 (m)",
+		"",
+		"          sleeper    77 12.5: 3 cpu-clock:u:  7f0 nanosleep+0x5 (/lib/libc.so.6)",
+		"ww 99999999999999999999999/8 [000] x:  cpu-clock: ",
+		"\t1 f (m)",
+		"",
+	};
+	/* Each sample's fields: comm|event|has_pid:pid|has_tid:tid|has_time:ns|weight. */
+	static const char *const fields[] = {
+		"my app|cpu-clock|1:42|1:43|1:262240843000|w10101010",
+		"sleeper|cpu-clock:u|0:0|1:77|1:12500000000|w3",
+		"ww|cpu-clock|0:0|1:8|0:0|w1",
+	};
+	/* And its frames, leaf first, those folding leaves out too. */
+	static const char *const frames[] = {
+		"|1267 inl_spin (inlined)|ffffffffffff1267 outer (/usr/bin/app)"
+		    "|2724a [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)"
+		    "|0 (process) (/usr/bin/app)|1  (m)",
+		"|7f0 nanosleep (/lib/libc.so.6)",
+		"|1 f (m)",
+	};
+	struct ps_config cfg = { 0 };
+	struct ps_seen sn;
+	struct perfscript *ps;
+	char want[512];
+	size_t i;
+	int keep;
+
+	for (keep = 1; keep >= 0; keep--) {
+		memset(&sn, 0, sizeof(sn));
+		cfg.keep_frames = keep;
+		if ((ps = ps_new(&cfg, ps_seen_sample, &sn)) == NULL) {
+			CHECK(0, "ps_new: %s", strerror(errno));
+			return;
+		}
+		ps_on_comment(ps, ps_seen_comment);
+		for (i = 0; i < PF_ARRAY_LEN(stream); i++)
+			CHECK(ps_line(ps, stream[i], strlen(stream[i])) == 0, "line %zu: %s", i,
+			    ps_malformed(ps));
+		CHECK(ps_finish(ps) == 0, "finish");
+		ps_free(ps);
+		CHECK(sn.n == PF_ARRAY_LEN(fields), "%zu samples, want %zu", sn.n,
+		    PF_ARRAY_LEN(fields));
+		for (i = 0; i < sn.n && i < PF_ARRAY_LEN(fields); i++) {
+			snprintf(want, sizeof(want), "%s%s", fields[i], keep ? frames[i] : "");
+			CHECK(strcmp(sn.text[i], want) == 0,
+			    "keep_frames %d, sample %zu:\n  got  %s\n  want %s", keep, i,
+			    sn.text[i], want);
+		}
+		CHECK(sn.comments == 2 && strcmp(sn.comment, "# pf-record 1 host=web1") == 0,
+		    "%zu comments, the first \"%s\"", sn.comments, sn.comment);
+	}
+}
+
 static void
 test_pprof(void)
 {
@@ -1312,7 +1418,7 @@ main(int argc, char **argv)
 		{ "demangle", test_demangle }, { "jitmap", test_jitmap },
 		{ "comms", test_comms }, { "symfile", test_symfile },
 		{ "kallsyms", test_kallsyms }, { "procstat", test_procstat },
-		{ "pprof", test_pprof },
+		{ "perfscript", test_perfscript }, { "pprof", test_pprof },
 		{ "provenance", test_provenance },
 	};
 	size_t k;
