@@ -69,7 +69,7 @@ struct state {
 	int ncounts;		/* --folded: 1 or 2 once the first line decided it */
 	int column;		/* --diff: 0 reading BEFORE, 1 reading AFTER */
 	struct pf_buf tmp;
-	struct pprof *pp;	/* --pprof: the profile, fed every line */
+	struct pprof *pp;	/* --pprof: the profile, fed every sample and comment */
 	const char *file;	/* for messages */
 	uint64_t line;
 	uint64_t data_lines;	/* of this input, neither blank nor a comment, up to 2 */
@@ -181,7 +181,7 @@ emit_sample(const struct ps_sample *s, void *arg)
 	struct state *st = arg;
 
 	if (st->pp != NULL) {
-		if (pprof_add_current(st->pp, s->weight) == -1) {
+		if (pprof_add_sample(st->pp, s) == -1) {
 			if (errno == EOVERFLOW)
 				pf_diex(PF_EXIT_FAIL, "%s:%llu: --pprof: total weight "
 				    "overflows 63 bits", st->file, (unsigned long long)st->line);
@@ -241,10 +241,15 @@ add_prov_line(struct state *st, const struct pf_prov *p)
 	pf_buf_free(&one);
 }
 
-/* A comment of a sample stream: a recorder's header starts a recording. */
-static void
-stream_comment(struct state *st, const char *l, size_t len)
+/*
+ * A comment of a sample stream (perfscript's comment callback): a
+ * recorder's header starts a recording; --pprof keeps the recorder's
+ * lines as the profile's comments.
+ */
+static int
+stream_comment(const char *l, size_t len, void *arg)
 {
+	struct state *st = arg;
 	struct pf_prov p;
 
 	if (pf_prov_header(&p, l, len)) {
@@ -257,6 +262,7 @@ stream_comment(struct state *st, const char *l, size_t len)
 	} else if (st->nprov > 0) {
 		(void)pf_prov_note(&st->prov[st->nprov - 1], l, len);
 	}
+	return st->pp != NULL ? pprof_comment(st->pp, l, len) : 0;
 }
 
 /*
@@ -351,9 +357,7 @@ read_input(struct state *st, struct perfscript *ps, const char *path)
 			continue;
 		}
 		/* Only the first data line is looked at again, below. */
-		if (len > 0 && l[0] == '#')
-			stream_comment(st, l, len);
-		else if (st->data_lines < 2 && len > 0 && strspn(l, " \t\r\v\f") < len)
+		if (st->data_lines < 2 && len > 0 && l[0] != '#' && strspn(l, " \t\r\v\f") < len)
 			st->data_lines++;
 		if (ps_line(ps, l, len) == -1) {
 			struct folded_line fl;
@@ -368,8 +372,6 @@ read_input(struct state *st, struct perfscript *ps, const char *path)
 				    st->file, (unsigned long long)st->line);
 			malformed(st, ps_malformed(ps));
 		}
-		if (st->pp != NULL && pprof_line(st->pp, l, len) == -1)
-			pf_die(PF_EXIT_FAIL, "%s:%llu", st->file, (unsigned long long)st->line);
 	}
 	if (r == -1) {
 		if (errno == E2BIG)
@@ -464,9 +466,6 @@ write_pprof(struct pprof *pp, const struct perfscript *ps)
 	struct ps_stats pst;
 
 	ps_get_stats(ps, &pst);
-	if (pprof_unmatched(pp) > 0)
-		pf_warnx("--pprof: %llu samples left out: their event lines did not read as such",
-		    (unsigned long long)pprof_unmatched(pp));
 	if (pprof_encode(pp, pst.event, &out) == -1)
 		pf_die(PF_EXIT_FAIL, "--pprof");
 	if (fflush(stdout) == EOF || pf_write_all(STDOUT_FILENO, out.data, out.len) == -1) {
@@ -632,9 +631,13 @@ main(int argc, char *argv[])
 
 	if ((st.map = stackmap_new()) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
-	if (!opt.folded && !opt.diff &&
-	    (ps = ps_new(&opt.ps, emit_sample, &st)) == NULL)
-		pf_die(PF_EXIT_FAIL, "memory");
+	/* --pprof: perfscript reads the stream, each sample with its frames, for the builder. */
+	opt.ps.keep_frames = opt.pprof;
+	if (!opt.folded && !opt.diff) {
+		if ((ps = ps_new(&opt.ps, emit_sample, &st)) == NULL)
+			pf_die(PF_EXIT_FAIL, "memory");
+		ps_on_comment(ps, stream_comment);
+	}
 	if (opt.pprof && (st.pp = pprof_new()) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
 	for (i = 0; i < ninputs; i++) {

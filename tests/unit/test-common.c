@@ -1183,6 +1183,18 @@ test_perfscript(void)
 	}
 }
 
+static int
+pprof_test_sample(const struct ps_sample *s, void *arg)
+{
+	return pprof_add_sample(arg, s);
+}
+
+static int
+pprof_test_comment(const char *l, size_t len, void *arg)
+{
+	return pprof_comment(arg, l, len);
+}
+
 static void
 test_pprof(void)
 {
@@ -1205,12 +1217,23 @@ test_pprof(void)
 		"\t            1300 other+0x1 (/usr/bin/app)",
 		"",
 	};
-	static const uint64_t weights[] = { 10101010, 10101010, 5 };
+	static const char *const spans[] = {
+		"app 42/43 [001] 10.000000: 1 cpu-clock:",
+		"\t1267 outer (/usr/bin/app)",
+		"app 42/43 [001] 9.000000: 1 cycles:",
+		"\t1267 outer (/usr/bin/app)",
+		"app 42/43 [001] 10.250000: 1 cpu-clock:",
+		"\t1267 outer (/usr/bin/app)",
+		"app 42/43 [001] 12.000000: 1 cycles:",
+		"\t1267 outer (/usr/bin/app)",
+	};
+	struct ps_config cfg = { .keep_frames = 1 };
+	struct perfscript *ps;
 	struct pf_buf b = { 0 }, tmp = { 0 };
 	static const uint64_t packed[] = { 3, 270, 86942 };
 	struct pprof *pp;
 	struct pbf f, g;
-	size_t pos = 0, i, w = 0, nstr = 0, nsample = 0, nloc = 0, nmap = 0, nfn = 0;
+	size_t pos = 0, i, nstr = 0, nsample = 0, nloc = 0, nmap = 0, nfn = 0;
 	size_t ncomment = 0;
 	uint64_t count = 0, weight = 0, time_ns = 0, period = 0, duration = 0;
 	bool first_empty = false, libc = false, inl = false, label_comm = false;
@@ -1244,17 +1267,17 @@ test_pprof(void)
 	pb_packed(&b, &tmp, 4, packed, 0);
 	CHECK(b.len == 0, "an empty packed field wrote %zu bytes", b.len);
 
-	/* A profile from a stream: fed as pf-fold feeds it. */
-	if ((pp = pprof_new()) == NULL) {
-		CHECK(0, "pprof_new: %s", strerror(errno));
+	/* A profile from a stream: perfscript reads it, as in pf-fold --pprof. */
+	if ((pp = pprof_new()) == NULL || (ps = ps_new(&cfg, pprof_test_sample, pp)) == NULL) {
+		CHECK(0, "pprof_new, ps_new: %s", strerror(errno));
+		pprof_free(pp);
 		return;
 	}
-	for (i = 0; i < sizeof(stream) / sizeof(stream[0]); i++) {
-		/* The sample ends on its blank line: perfscript emits it then. */
-		if (stream[i][0] == '\0' && w < sizeof(weights) / sizeof(weights[0]))
-			CHECK(pprof_add_current(pp, weights[w++]) == 0, "add: %s", strerror(errno));
-		CHECK(pprof_line(pp, stream[i], strlen(stream[i])) == 0, "line %zu", i);
-	}
+	ps_on_comment(ps, pprof_test_comment);
+	for (i = 0; i < sizeof(stream) / sizeof(stream[0]); i++)
+		CHECK(ps_line(ps, stream[i], strlen(stream[i])) == 0, "line %zu", i);
+	CHECK(ps_finish(ps) == 0, "finish: %s", strerror(errno));
+	ps_free(ps);
 	CHECK(pprof_nsamples(pp) == 2, "%zu distinct samples, want 2", pprof_nsamples(pp));
 	pf_buf_reset(&b);
 	CHECK(pprof_encode(pp, "cpu-clock", &b) == 0, "encode: %s", strerror(errno));
@@ -1325,6 +1348,30 @@ test_pprof(void)
 	CHECK(duration == 15000000000ULL, "duration_nanos %llu", (unsigned long long)duration);
 	CHECK(period == 1000000000ULL / 99, "period %llu", (unsigned long long)period);
 	CHECK(ncomment == 2, "%zu comments, want the two pf-record lines", ncomment);
+	pprof_free(pp);
+
+	/*
+	 * No window in a header: the duration is the span of the samples in
+	 * the profile, not of the event lines the filters left out.
+	 */
+	if ((pp = pprof_new()) == NULL || (ps = ps_new(&cfg, pprof_test_sample, pp)) == NULL) {
+		CHECK(0, "pprof_new, ps_new: %s", strerror(errno));
+		pprof_free(pp);
+		return;
+	}
+	for (i = 0; i < sizeof(spans) / sizeof(spans[0]); i++)
+		CHECK(ps_line(ps, spans[i], strlen(spans[i])) == 0, "spans line %zu", i);
+	CHECK(ps_finish(ps) == 0, "finish: %s", strerror(errno));
+	ps_free(ps);
+	pf_buf_reset(&b);
+	CHECK(pprof_encode(pp, "cpu-clock", &b) == 0, "encode: %s", strerror(errno));
+	pos = 0;
+	duration = 0;
+	while (pb_rd(b.data, b.len, &pos, &f))
+		if (f.field == 10)
+			duration = f.v;
+	CHECK(duration == 250000000ULL, "duration_nanos %llu, want the 250 ms between the "
+	    "cpu-clock samples", (unsigned long long)duration);
 	pprof_free(pp);
 	pf_buf_free(&b);
 	pf_buf_free(&tmp);
