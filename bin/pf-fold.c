@@ -69,7 +69,7 @@ struct state {
 	int ncounts;		/* --folded: 1 or 2 once the first line decided it */
 	int column;		/* --diff: 0 reading BEFORE, 1 reading AFTER */
 	struct pf_buf tmp;
-	struct pprof *pp;	/* --pprof: the profile, fed every line */
+	struct pprof *pp;	/* --pprof: the profile, fed every sample and comment */
 	const char *file;	/* for messages */
 	uint64_t line;
 	uint64_t data_lines;	/* of this input, neither blank nor a comment, up to 2 */
@@ -181,7 +181,7 @@ emit_sample(const struct ps_sample *s, void *arg)
 	struct state *st = arg;
 
 	if (st->pp != NULL) {
-		if (pprof_add_current(st->pp, s->weight) == -1) {
+		if (pprof_add_sample(st->pp, s) == -1) {
 			if (errno == EOVERFLOW)
 				pf_diex(PF_EXIT_FAIL, "%s:%llu: --pprof: total weight "
 				    "overflows 63 bits", st->file, (unsigned long long)st->line);
@@ -241,10 +241,15 @@ add_prov_line(struct state *st, const struct pf_prov *p)
 	pf_buf_free(&one);
 }
 
-/* A comment of a sample stream: a recorder's header starts a recording. */
-static void
-stream_comment(struct state *st, const char *l, size_t len)
+/*
+ * A comment of a sample stream (perfscript's comment callback): a
+ * recorder's header starts a recording; --pprof keeps the recorder's
+ * lines as the profile's comments.
+ */
+static int
+stream_comment(const char *l, size_t len, void *arg)
 {
+	struct state *st = arg;
 	struct pf_prov p;
 
 	if (pf_prov_header(&p, l, len)) {
@@ -257,6 +262,7 @@ stream_comment(struct state *st, const char *l, size_t len)
 	} else if (st->nprov > 0) {
 		(void)pf_prov_note(&st->prov[st->nprov - 1], l, len);
 	}
+	return st->pp != NULL ? pprof_comment(st->pp, l, len) : 0;
 }
 
 /*
@@ -351,9 +357,7 @@ read_input(struct state *st, struct perfscript *ps, const char *path)
 			continue;
 		}
 		/* Only the first data line is looked at again, below. */
-		if (len > 0 && l[0] == '#')
-			stream_comment(st, l, len);
-		else if (st->data_lines < 2 && len > 0 && strspn(l, " \t\r\v\f") < len)
+		if (st->data_lines < 2 && len > 0 && l[0] != '#' && strspn(l, " \t\r\v\f") < len)
 			st->data_lines++;
 		if (ps_line(ps, l, len) == -1) {
 			struct folded_line fl;
@@ -368,8 +372,6 @@ read_input(struct state *st, struct perfscript *ps, const char *path)
 				    st->file, (unsigned long long)st->line);
 			malformed(st, ps_malformed(ps));
 		}
-		if (st->pp != NULL && pprof_line(st->pp, l, len) == -1)
-			pf_die(PF_EXIT_FAIL, "%s:%llu", st->file, (unsigned long long)st->line);
 	}
 	if (r == -1) {
 		if (errno == E2BIG)
@@ -464,9 +466,6 @@ write_pprof(struct pprof *pp, const struct perfscript *ps)
 	struct ps_stats pst;
 
 	ps_get_stats(ps, &pst);
-	if (pprof_unmatched(pp) > 0)
-		pf_warnx("--pprof: %llu samples left out: their event lines did not read as such",
-		    (unsigned long long)pprof_unmatched(pp));
 	if (pprof_encode(pp, pst.event, &out) == -1)
 		pf_die(PF_EXIT_FAIL, "--pprof");
 	if (fflush(stdout) == EOF || pf_write_all(STDOUT_FILENO, out.data, out.len) == -1) {
@@ -478,39 +477,42 @@ write_pprof(struct pprof *pp, const struct perfscript *ps)
 	pprof_free(pp);
 }
 
-int
-main(int argc, char *argv[])
-{
-	static const struct option longopts[] = {
-		{ "addrs", no_argument, NULL, OPT_ADDRS },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "diff", no_argument, NULL, OPT_DIFF },
-		{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
-		{ "filter-comm", required_argument, NULL, OPT_FILTER_COMM },
-		{ "filter-pid", required_argument, NULL, OPT_FILTER_PID },
-		{ "folded", no_argument, NULL, OPT_FOLDED },
-		{ "help", no_argument, NULL, 'h' },
-		{ "inline", no_argument, NULL, OPT_INLINE },
-		{ "jit", no_argument, NULL, OPT_JIT },
-		{ "kernel", no_argument, NULL, OPT_KERNEL },
-		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
-		{ "pid", no_argument, NULL, OPT_PID },
-		{ "pprof", no_argument, NULL, OPT_PPROF },
-		{ "strict", no_argument, NULL, OPT_STRICT },
-		{ "strip-hex", no_argument, NULL, OPT_STRIP_HEX },
-		{ "tid", no_argument, NULL, OPT_TID },
-		{ "time", required_argument, NULL, OPT_TIME },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ NULL, 0, NULL, 0 }
-	};
-	static const char shortopts[] = ":h";
-	static const char *const stdin_only[] = { "-", NULL };
-	struct state st = { 0 };
-	struct perfscript *ps = NULL;
-	const char *const *inputs;
-	int c, i, ninputs;
+static const struct option longopts[] = {
+	{ "addrs", no_argument, NULL, OPT_ADDRS },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
+	{ "filter-comm", required_argument, NULL, OPT_FILTER_COMM },
+	{ "filter-pid", required_argument, NULL, OPT_FILTER_PID },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "help", no_argument, NULL, 'h' },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "jit", no_argument, NULL, OPT_JIT },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
+	{ "pid", no_argument, NULL, OPT_PID },
+	{ "pprof", no_argument, NULL, OPT_PPROF },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "strip-hex", no_argument, NULL, OPT_STRIP_HEX },
+	{ "tid", no_argument, NULL, OPT_TID },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 }
+};
 
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+/* ':' first: a missing value comes back as ':', not '?' (pf_usage_getopt). */
+static const char shortopts[] = ":h";
+
+/*
+ * The options into opt, each misuse a usage error (exit 2): the first
+ * operand's index in argv.
+ */
+static int
+parse_options(int argc, char *argv[])
+{
+	const char *const *ops;
+	int c, nops;
+
 	opterr = 0;	/* one line of our own, from pf_usage_getopt */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
@@ -587,8 +589,8 @@ main(int argc, char *argv[])
 			pf_usage_getopt(synopsis, shortopts, c, argv);
 		}
 	}
-	inputs = (const char *const *)(argv + optind);
-	ninputs = argc - optind;
+	ops = (const char *const *)(argv + optind);
+	nops = argc - optind;
 	if ((opt.folded || opt.diff) && opt.perf_only)
 		pf_usage_error(synopsis, "%s reads folded stacks: sample-stream options do not apply",
 		    opt.diff ? "--diff" : "--folded");
@@ -602,10 +604,26 @@ main(int argc, char *argv[])
 	if ((opt.normalize || opt.strip_hex) && !opt.diff)
 		pf_usage_error(synopsis, "%s: only with --diff",
 		    opt.normalize ? "--normalize" : "--strip-hex");
-	if (opt.diff && ninputs != 2)
+	if (opt.diff && nops != 2)
 		pf_usage_error(synopsis, "--diff: want two files, BEFORE and AFTER");
-	if (opt.diff && strcmp(inputs[0], "-") == 0 && strcmp(inputs[1], "-") == 0)
+	if (opt.diff && strcmp(ops[0], "-") == 0 && strcmp(ops[1], "-") == 0)
 		pf_usage_error(synopsis, "--diff: BEFORE and AFTER cannot both be stdin");
+	return optind;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const char *const stdin_only[] = { "-", NULL };
+	struct state st = { 0 };
+	struct perfscript *ps = NULL;
+	const char *const *inputs;
+	int first, i, ninputs;
+
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	first = parse_options(argc, argv);
+	inputs = (const char *const *)(argv + first);
+	ninputs = argc - first;
 	if (ninputs == 0) {
 		inputs = stdin_only;
 		ninputs = 1;
@@ -613,9 +631,13 @@ main(int argc, char *argv[])
 
 	if ((st.map = stackmap_new()) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
-	if (!opt.folded && !opt.diff &&
-	    (ps = ps_new(&opt.ps, emit_sample, &st)) == NULL)
-		pf_die(PF_EXIT_FAIL, "memory");
+	/* --pprof: perfscript reads the stream, each sample with its frames, for the builder. */
+	opt.ps.keep_frames = opt.pprof;
+	if (!opt.folded && !opt.diff) {
+		if ((ps = ps_new(&opt.ps, emit_sample, &st)) == NULL)
+			pf_die(PF_EXIT_FAIL, "memory");
+		ps_on_comment(ps, stream_comment);
+	}
 	if (opt.pprof && (st.pp = pprof_new()) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
 	for (i = 0; i < ninputs; i++) {

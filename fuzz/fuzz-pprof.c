@@ -1,10 +1,12 @@
 /*
  * fuzz-pprof: lib/common/pprof.c on arbitrary sample streams, fed as
- * pf-fold --pprof feeds it (each line to perfscript, then to the
- * builder; each emitted sample added).  The encoded profile is then read
- * back with a wire-format reader of its own and checked: it parses to its
- * end, string 0 is empty, every id a sample or location names exists, and
- * the samples' values sum to what was added.
+ * pf-fold --pprof feeds it: each line to perfscript (keep_frames), each
+ * sample it emits to pprof_add_sample, each '#' line to pprof_comment.
+ * Every string perfscript hands over is read whole (ASan sees a read past
+ * its buffer).  The encoded profile is then read back with a wire-format reader
+ * of its own and checked: it parses to its end, string 0 is empty, every
+ * id a sample or location names exists, and the samples' values sum to
+ * what was added.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -22,24 +24,53 @@ struct run {
 	bool overflow;
 };
 
+/* Read every byte of a string perfscript handed over. */
+static void
+touch(const char *p, size_t n)
+{
+	volatile char c = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		c ^= p[i];
+	(void)c;
+}
+
 static int
 add(const struct ps_sample *s, void *arg)
 {
 	struct run *r = arg;
-	uint64_t before = pprof_unmatched(r->pp);
+	size_t i;
 
+	if (s->nframes > 0 && s->frames == NULL)
+		abort();
+	touch(s->comm, s->comm_len);
+	if (s->event != NULL)
+		touch(s->event, s->event_len);
+	for (i = 0; i < s->nframes; i++) {
+		touch(s->frames[i].func, s->frames[i].func_len);
+		touch(s->frames[i].module, s->frames[i].module_len);
+	}
 	if (r->overflow)
 		return 0;
-	if (pprof_add_current(r->pp, s->weight) == -1) {
+	if (pprof_add_sample(r->pp, s) == -1) {
 		if (errno != EOVERFLOW)
 			abort();
 		r->overflow = true;
 		return 0;
 	}
-	if (pprof_unmatched(r->pp) == before) {
-		r->count++;
-		r->weight += s->weight;
-	}
+	r->count++;
+	r->weight += s->weight;
+	return 0;
+}
+
+static int
+comment(const char *l, size_t len, void *arg)
+{
+	struct run *r = arg;
+
+	if (pprof_comment(r->pp, l, len) == -1)
+		abort();
 	return 0;
 }
 
@@ -156,7 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ps_config cfg = { 0 };
+	struct ps_config cfg = { .keep_frames = 1 };
 	struct run r = { 0 };
 	struct perfscript *ps;
 	struct ps_stats st;
@@ -167,6 +198,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if ((ps = ps_new(&cfg, add, &r)) == NULL)
 		abort();
+	ps_on_comment(ps, comment);
 	while (p < end) {
 		size_t n;
 		char *line;
@@ -178,8 +210,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		memcpy(line, p, n);
 		if (ps_line(ps, line, n) == -1 && errno != EBADMSG)
-			abort();
-		if (pprof_line(r.pp, line, n) == -1)
 			abort();
 		free(line);
 		p += n + 1;

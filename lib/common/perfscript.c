@@ -8,7 +8,10 @@
  *
  * One pass per line, no allocation per line: the folded key is built back
  * to front in one reusable buffer as the frame lines arrive leaf first, so
- * a finished sample is handed over without another copy.
+ * a finished sample is handed over without another copy.  The event
+ * line's fields, and with keep_frames each frame's, are copied as printed
+ * into a second reusable buffer, since the sample is handed over only at
+ * the line after its last.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <sys/types.h>
 
 #include "buf.h"
+#include "parse.h"
 #include "perfscript.h"
 
 enum state {
@@ -25,9 +29,16 @@ enum state {
 	SKIPPING	/* a filtered or unreadable sample: frames are ignored */
 };
 
+/* A kept frame while its sample grows: offsets into stext, which may move. */
+struct frame_at {
+	uint64_t addr;
+	size_t func, func_len, module, module_len;
+};
+
 struct perfscript {
 	struct ps_config cfg;
 	ps_emit_fn emit;
+	ps_comment_fn comment;
 	void *arg;
 	enum state state;
 	struct pf_buf pname;	/* root frame of the current sample */
@@ -45,6 +56,14 @@ struct perfscript {
 	int event_exact;	/* the filter named a modifier: compare whole names */
 	int defaulted;
 	int inline_sample;	/* the current sample began on its event line */
+	/* The current sample's fields as printed: comm, event, frames in stext. */
+	struct pf_buf stext;
+	size_t comm_len, event_off, event_len;
+	int has_event, has_pid, has_tid, has_time;
+	uint64_t pid, tid, time_ns;
+	struct frame_at *fat;
+	struct ps_frame *frames;	/* fat as pointers, when handed over */
+	size_t nframes, fcap, pcap;
 	uint64_t events, samples, other_events;
 	const char *reason;
 };
@@ -683,23 +702,75 @@ add_plain(struct perfscript *ps, const char *f, size_t n, struct span mod)
 	return key_prepend(ps, ";", 1);
 }
 
+/* The length of symbol f[0, n) without its "+0x<hex>" (the Perl's s/\+0x[\da-f]+$//). */
+static size_t
+strip_offset(const char *f, size_t n)
+{
+	size_t i;
+
+	for (i = n; i > 0 && (cls[(unsigned char)f[i - 1]] & C_HEX); i--)
+		;
+	if (i < n && i >= 3 && f[i - 1] == 'x' && f[i - 2] == '0' && f[i - 3] == '+')
+		return i - 3;
+	return n;
+}
+
+/* keep_frames: one frame's fields as printed, copied into stext. */
+static int
+keep_frame(struct perfscript *ps, struct span pc, struct span sym, struct span mod)
+{
+	struct frame_at *fa;
+	size_t i;
+
+	if (ps->nframes == ps->fcap) {
+		size_t cap = ps->fcap ? ps->fcap * 2 : 64;
+		struct frame_at *v = reallocarray(ps->fat, cap, sizeof(*v));
+
+		if (v == NULL)
+			return -1;
+		ps->fat = v;
+		ps->fcap = cap;
+	}
+	fa = &ps->fat[ps->nframes];
+	fa->addr = 0;
+	for (i = 0; i < pc.n; i++) {
+		int d = pf_hexval((unsigned char)pc.p[i]);
+
+		if (d < 0) {
+			fa->addr = 0;
+			break;
+		}
+		fa->addr = fa->addr << 4 | (uint64_t)d;
+	}
+	while (sym.n > 0 && is_s((unsigned char)sym.p[sym.n - 1]))
+		sym.n--;
+	sym.n = strip_offset(sym.p, sym.n);
+	fa->func = ps->stext.len;
+	fa->func_len = sym.n;
+	if (pf_buf_append(&ps->stext, sym.p, sym.n) == -1)
+		return -1;
+	fa->module = ps->stext.len;
+	fa->module_len = mod.n;
+	if (pf_buf_append(&ps->stext, mod.p, mod.n) == -1)
+		return -1;
+	ps->nframes++;
+	return 0;
+}
+
 /* One frame line of the current sample: becomes one group of frames. */
 static int
 add_frame(struct perfscript *ps, const char *l, size_t len, size_t s0)
 {
 	struct span pc, sym, mod;
-	size_t n, i, a, nf, last;
+	size_t n, a, nf, last;
 	const char *f;
 
 	if (!match_frame(l, len, s0, &pc, &sym, &mod))
 		return 1;
+	if (ps->cfg.keep_frames && keep_frame(ps, pc, sym, mod) == -1)
+		return -1;
 	f = sym.p;
-	n = sym.n;
-	/* s/\+0x[\da-f]+$// */
-	for (i = n; i > 0 && (cls[(unsigned char)f[i - 1]] & C_HEX); i--)
-		;
-	if (i < n && i >= 3 && f[i - 1] == 'x' && f[i - 2] == '0' && f[i - 3] == '+')
-		n = i - 3;
+	n = strip_offset(f, sym.n);
 	if (n > 0 && f[0] == '(')
 		return 0;	/* the Perl skips these ("process names") */
 	/* split /->/, trailing empty fields dropped */
@@ -725,6 +796,32 @@ add_frame(struct perfscript *ps, const char *l, size_t len, size_t s0)
 	return key_prepend(ps, ";", 1);
 }
 
+/* The kept frames as pointers into stext, which no longer moves. */
+static int
+frame_pointers(struct perfscript *ps)
+{
+	struct ps_frame *v;
+	size_t i;
+
+	if (ps->pcap < ps->nframes) {
+		if ((v = reallocarray(ps->frames, ps->fcap, sizeof(*v))) == NULL)
+			return -1;
+		ps->frames = v;
+		ps->pcap = ps->fcap;
+	}
+	v = ps->frames;
+	for (i = 0; i < ps->nframes; i++) {
+		const struct frame_at *fa = &ps->fat[i];
+
+		v[i].addr = fa->addr;
+		v[i].func = ps->stext.data + fa->func;
+		v[i].func_len = fa->func_len;
+		v[i].module = ps->stext.data + fa->module;
+		v[i].module_len = fa->module_len;
+	}
+	return 0;
+}
+
 static int
 finish_sample(struct perfscript *ps)
 {
@@ -740,6 +837,24 @@ finish_sample(struct perfscript *ps)
 	s.stack = ps->key + ps->kpos;
 	s.len = ps->kcap - ps->kpos;
 	s.weight = ps->weight;
+	s.comm = ps->stext.data;
+	s.comm_len = ps->comm_len;
+	s.event = ps->has_event ? ps->stext.data + ps->event_off : NULL;
+	s.event_len = ps->has_event ? ps->event_len : 0;
+	s.pid = ps->pid;
+	s.tid = ps->tid;
+	s.has_pid = ps->has_pid;
+	s.has_tid = ps->has_tid;
+	s.time_ns = ps->time_ns;
+	s.has_time = ps->has_time;
+	s.frames = NULL;
+	s.nframes = 0;
+	if (ps->cfg.keep_frames && ps->nframes > 0) {
+		if (frame_pointers(ps) == -1)
+			return -1;
+		s.frames = ps->frames;
+		s.nframes = ps->nframes;
+	}
 	ps->samples++;
 	return ps->emit(&s, ps->arg);
 }
@@ -825,6 +940,30 @@ bad(struct perfscript *ps, const char *why)
 	return -1;
 }
 
+/* The event line's fields as printed, for the callback; -1 on ENOMEM. */
+static int
+sample_fields(struct perfscript *ps, const struct event_line *ev)
+{
+	struct span one = ev->tid.p != NULL ? ev->tid : ev->pid;
+
+	pf_buf_reset(&ps->stext);
+	ps->nframes = 0;
+	ps->comm_len = ev->comm.n;
+	if (pf_buf_append(&ps->stext, ev->comm.p, ev->comm.n) == -1)
+		return -1;
+	ps->has_event = ev->event.p != NULL;
+	ps->event_off = ps->stext.len;
+	ps->event_len = ps->has_event ? ev->event.n : 0;
+	if (ps->has_event && pf_buf_append(&ps->stext, ev->event.p, ev->event.n) == -1)
+		return -1;
+	/* "PID/TID", or one number: the thread's. */
+	ps->pid = ps->tid = ps->time_ns = 0;
+	ps->has_pid = ev->tid.p != NULL && span_u64(ev->pid, &ps->pid) == 0;
+	ps->has_tid = span_u64(one, &ps->tid) == 0;
+	ps->has_time = ev->time.p != NULL && span_time_ns(ev->time, &ps->time_ns) == 0;
+	return 0;
+}
+
 static int
 event_line(struct perfscript *ps, const char *l, size_t len, size_t h,
     struct event_line *ev, int inline_only)
@@ -893,6 +1032,8 @@ event_line(struct perfscript *ps, const char *l, size_t len, size_t h,
 			pn->data[i] = '_';
 	ps->java = pn->len >= 4 && memcmp(pn->data, "java", 4) == 0;
 	ps->kpos = ps->kcap;
+	if (sample_fields(ps, ev) == -1)
+		return -1;
 	ps->state = IN_SAMPLE;
 	ps->inline_sample = inline_frame;
 	if (inline_frame && add_frame(ps, ev->frame.p, ev->frame.n, 0) == -1)
@@ -922,6 +1063,12 @@ ps_new(const struct ps_config *cfg, ps_emit_fn emit, void *arg)
 	return ps;
 }
 
+void
+ps_on_comment(struct perfscript *ps, ps_comment_fn comment)
+{
+	ps->comment = comment;
+}
+
 int
 ps_line(struct perfscript *ps, const char *l, size_t len)
 {
@@ -930,7 +1077,7 @@ ps_line(struct perfscript *ps, const char *l, size_t len)
 	int r;
 
 	if (len > 0 && l[0] == '#')
-		return 0;
+		return ps->comment != NULL ? ps->comment(l, len, ps->arg) : 0;
 	/* Not quite the Perl (only "" there): white space alone ends a sample too. */
 	for (i = 0; i < len && is_s((unsigned char)l[i]); i++)
 		;
@@ -1004,6 +1151,9 @@ ps_free(struct perfscript *ps)
 	pf_buf_free(&ps->grp);
 	free(ps->key);
 	pf_buf_free(&ps->tmp);
+	pf_buf_free(&ps->stext);
+	free(ps->fat);
+	free(ps->frames);
 	free(ps->event);
 	free(ps);
 }

@@ -15,7 +15,10 @@
  * `jitted-*.so` as JIT, and reads a frame carried on the event line.
  *
  * The caller feeds lines (ps_line) and gets each finished sample through a
- * callback; memory is bounded by the largest sample, not the input.
+ * callback: its folded stack, the event line's fields and, when asked
+ * (keep_frames), each frame's fields as printed, for a caller that keeps
+ * what folding loses (pprof).  '#' comment lines go to a second callback.
+ * Memory is bounded by the largest sample, not the input.
  */
 #ifndef PF_PERFSCRIPT_H
 #define PF_PERFSCRIPT_H
@@ -40,12 +43,41 @@ struct ps_config {
 	const char *comm;	/* keep samples of this comm (as printed, or with '_') */
 	int use_time;		/* keep samples with time_start <= t < time_end */
 	uint64_t time_start_ns, time_end_ns;
+	int keep_frames;	/* fill ps_sample's frames */
+};
+
+/* One frame line's fields as printed; pointers valid in the callback only. */
+struct ps_frame {
+	uint64_t addr;		/* the address (hex, its low 64 bits); 0 if not hex */
+	const char *func;	/* the symbol, without trailing white space and
+				   "+0x<offset>"; may be empty */
+	size_t func_len;
+	const char *module;	/* between the parentheses: a path, "[kernel.kallsyms]",
+				   "inlined", "[unknown]"...; perf's " (deleted)" mark dropped */
+	size_t module_len;
 };
 
 struct ps_sample {
 	const char *stack;	/* "root;caller;...;leaf", NUL-terminated, valid in the callback */
 	size_t len;
 	uint64_t weight;	/* the period, or 1 */
+	/* The event line's fields; strings as printed, not NUL-terminated. */
+	const char *comm;	/* spaces kept, a padded comm's leading ones dropped */
+	size_t comm_len;
+	const char *event;	/* the event's name, NULL when the line has none */
+	size_t event_len;
+	uint64_t pid, tid;
+	int has_pid;		/* "PID/TID" printed, PID a 64-bit number */
+	int has_tid;		/* TID (or the one number printed) a 64-bit number */
+	uint64_t time_ns;
+	int has_time;		/* a time "secs[.frac]" printed */
+	/*
+	 * With keep_frames, every frame line of the sample that the frame
+	 * rule reads (a frame on the event line first), leaf first, also
+	 * those folding leaves out; otherwise NULL and 0.
+	 */
+	const struct ps_frame *frames;
+	size_t nframes;
 };
 
 /*
@@ -54,6 +86,13 @@ struct ps_sample {
  * errno.
  */
 typedef int (*ps_emit_fn)(const struct ps_sample *s, void *arg);
+
+/*
+ * Called for every line that starts with '#' (len bytes, no newline, not
+ * NUL-terminated), with ps_new's arg.  0, or -1 with errno set: ps_line
+ * then returns -1 with that errno.
+ */
+typedef int (*ps_comment_fn)(const char *line, size_t len, void *arg);
 
 struct ps_stats {
 	uint64_t events;		/* event lines read, kept or not */
@@ -65,6 +104,9 @@ struct ps_stats {
 
 /* A parser (cfg is copied, its strings are not), or NULL with ENOMEM. */
 struct perfscript *ps_new(const struct ps_config *cfg, ps_emit_fn emit, void *arg);
+
+/* Hand the '#' lines to comment (NULL: ignore them, the default). */
+void ps_on_comment(struct perfscript *ps, ps_comment_fn comment);
 
 /*
  * Feed one line without its newline (len bytes; need not be

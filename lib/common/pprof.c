@@ -7,6 +7,7 @@
  * those numbers plus one, 0 meaning "none"; string 0 is "" as the format
  * requires.  Identical samples (same locations, same labels) merge, so
  * memory grows with the distinct stacks, as pf-fold's folded output does.
+ * The stream's text is perfscript's to read: samples arrive parsed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,13 +44,6 @@ struct ikey {
 	size_t len;
 };
 
-/* One frame line of the current sample; strings live in cur.text. */
-struct frame {
-	uint64_t addr;
-	size_t sym, symlen, dso, dsolen;
-	bool inlined;
-};
-
 struct sample_val {
 	uint64_t count, weight;
 };
@@ -66,17 +60,6 @@ struct pprof {
 	uint64_t first_ns, last_ns;
 	bool seen_time;
 	bool cut_short;		/* the trailer's stop= is not the window's end */
-	/* The current sample, as its lines said. */
-	struct {
-		struct pf_buf text;
-		struct frame *f;
-		size_t n, cap;
-		size_t comm, commlen;
-		uint64_t pid, tid, t_ns;
-		bool has_pid, valid;
-		bool emitted;	/* added already: a second emit is not this sample's */
-	} cur;
-	uint64_t unmatched;
 	struct pf_buf key, tmp, msg;
 };
 
@@ -216,8 +199,6 @@ pprof_free(struct pprof *pp)
 	itab_free(&pp->locations);
 	itab_free(&pp->samples);
 	free(pp->vals);
-	pf_buf_free(&pp->cur.text);
-	free(pp->cur.f);
 	pf_buf_free(&pp->key);
 	pf_buf_free(&pp->tmp);
 	pf_buf_free(&pp->msg);
@@ -230,214 +211,10 @@ pprof_nsamples(const struct pprof *pp)
 	return pp->samples.n;
 }
 
-uint64_t
-pprof_unmatched(const struct pprof *pp)
-{
-	return pp->unmatched;
-}
-
 static ssize_t
 str(struct pprof *pp, const char *s, size_t n)
 {
 	return itab_intern(&pp->strings, s, n, NULL);
-}
-
-static bool
-is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n';
-}
-
-static bool
-is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/* "digits" to a number; false when not all digits or too big. */
-static bool
-span_u64(const char *p, size_t n, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (n == 0)
-		return false;
-	for (i = 0; i < n; i++) {
-		if (!is_digit(p[i]) || v > (UINT64_MAX - (uint64_t)(p[i] - '0')) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(p[i] - '0');
-	}
-	*out = v;
-	return true;
-}
-
-/* "secs.frac:" (perf's time) to nanoseconds; false when it is not that. */
-static bool
-span_time(const char *p, size_t n, uint64_t *out)
-{
-	uint64_t s = 0, frac = 0, scale = 1000000000ULL;
-	size_t i = 0;
-
-	if (n < 2 || p[n - 1] != ':')
-		return false;
-	n--;
-	while (i < n && is_digit(p[i]))
-		i++;
-	if (i == 0 || i == n || p[i] != '.' || !span_u64(p, i, &s) || s > UINT64_MAX / 2000000000ULL)
-		return false;
-	for (i++; i < n; i++) {
-		if (!is_digit(p[i]))
-			return false;
-		if (scale > 1) {
-			scale /= 10;
-			frac += (uint64_t)(p[i] - '0') * scale;
-		}
-	}
-	*out = s * 1000000000ULL + frac;
-	return true;
-}
-
-static int
-add_frame(struct pprof *pp, const char *l, size_t n)
-{
-	struct frame fr = { 0 };
-	size_t i = 0, j, end, open;
-	int depth;
-
-	while (i < n && is_space(l[i]))
-		i++;
-	for (j = i; j < n && pf_hexval(l[j]) >= 0; j++)
-		if (fr.addr >> 60 == 0)
-			fr.addr = fr.addr << 4 | (uint64_t)pf_hexval(l[j]);
-	if (j == i)
-		return 0;	/* not a frame: perfscript has said so */
-	for (i = j; i < n && is_space(l[i]); i++)
-		;
-	end = n;
-	while (end > i && is_space(l[end - 1]))
-		end--;
-	/* The module: the parenthesised group the line ends with, nesting kept ("(x (deleted))"). */
-	open = end;
-	if (end > i && l[end - 1] == ')') {
-		for (depth = 0, j = end; j > i; j--) {
-			if (l[j - 1] == ')')
-				depth++;
-			else if (l[j - 1] == '(' && --depth == 0)
-				break;
-		}
-		if (j > i && (j - 1 == i || is_space(l[j - 2])))
-			open = j - 1;
-	}
-	if (open < end) {
-		fr.dso = pp->cur.text.len;
-		fr.dsolen = end - open - 2;
-		if (pf_buf_append(&pp->cur.text, l + open + 1, fr.dsolen) == -1)
-			return -1;
-		fr.inlined = fr.dsolen == 7 && memcmp(l + open + 1, "inlined", 7) == 0;
-		end = open;
-		while (end > i && is_space(l[end - 1]))
-			end--;
-	}
-	/* The symbol without its "+0x<offset>". */
-	for (j = end; j > i && pf_hexval(l[j - 1]) >= 0; j--)
-		;
-	if (j < end && j >= i + 3 && memcmp(l + j - 3, "+0x", 3) == 0)
-		end = j - 3;
-	fr.sym = pp->cur.text.len;
-	fr.symlen = end - i;
-	if (pf_buf_append(&pp->cur.text, l + i, end - i) == -1)
-		return -1;
-	if (pp->cur.n == pp->cur.cap) {
-		size_t cap = pp->cur.cap ? pp->cur.cap * 2 : 64;
-		struct frame *f = reallocarray(pp->cur.f, cap, sizeof(*f));
-
-		if (f == NULL)
-			return -1;
-		pp->cur.f = f;
-		pp->cur.cap = cap;
-	}
-	pp->cur.f[pp->cur.n++] = fr;
-	return 0;
-}
-
-/*
- * An event line: "comm pid/tid [cpu] secs.usecs: [period] event: [frame]".
- * The comm may hold spaces and digits, so the line is read from the
- * time token, the first word shaped like one after a pid word.  A line
- * that is not one leaves the current sample as it was: perfscript skips
- * it as malformed and goes on with that sample too.  1 for an event line,
- * 0 for another, -1 on ENOMEM.
- */
-static int
-event_line(struct pprof *pp, const char *l, size_t n)
-{
-	size_t w[64][2], nw = 0, i = 0, k, t, p;
-	uint64_t v, pid = 0, tid, t_ns = 0;
-	bool has_pid;
-
-	while (i < n && nw < PF_ARRAY_LEN(w)) {
-		while (i < n && is_space(l[i]))
-			i++;
-		if (i == n)
-			break;
-		w[nw][0] = i;
-		while (i < n && !is_space(l[i]))
-			i++;
-		w[nw][1] = i - w[nw][0];
-		nw++;
-	}
-	for (t = 2; t < nw; t++)
-		if (span_time(l + w[t][0], w[t][1], &t_ns))
-			break;
-	if (t >= nw)
-		return 0;
-	p = t - 1;
-	if (l[w[p][0]] == '[' && p >= 2)
-		p--;
-	if (p == 0)
-		return 0;
-	{
-		const char *s = l + w[p][0], *slash = memchr(s, '/', w[p][1]);
-
-		has_pid = slash != NULL;
-		if (slash != NULL) {
-			if (!span_u64(s, (size_t)(slash - s), &pid) ||
-			    !span_u64(slash + 1, w[p][1] - (size_t)(slash - s) - 1, &tid))
-				return 0;
-		} else if (!span_u64(s, w[p][1], &tid))
-			return 0;
-	}
-	pp->cur.n = 0;
-	pf_buf_reset(&pp->cur.text);
-	pp->cur.pid = pid;
-	pp->cur.tid = tid;
-	pp->cur.has_pid = has_pid;
-	pp->cur.t_ns = t_ns;
-	pp->cur.emitted = false;
-	/* Without call chains perf pads the comm to 16 columns, from the left. */
-	pp->cur.comm = pp->cur.text.len;
-	pp->cur.commlen = w[p - 1][0] + w[p - 1][1] - w[0][0];
-	if (pf_buf_append(&pp->cur.text, l + w[0][0], pp->cur.commlen) == -1) {
-		pp->cur.valid = false;
-		return -1;
-	}
-	pp->cur.valid = true;
-	if (!pp->seen_time || pp->cur.t_ns < pp->first_ns)
-		pp->first_ns = pp->cur.t_ns;
-	if (!pp->seen_time || pp->cur.t_ns > pp->last_ns)
-		pp->last_ns = pp->cur.t_ns;
-	pp->seen_time = true;
-	/* After the time: an optional period, the event word, then perhaps a frame. */
-	k = t + 1;
-	if (k < nw && span_u64(l + w[k][0], w[k][1], &v))
-		k++;
-	for (; k < nw; k++)
-		if (l[w[k][0] + w[k][1] - 1] == ':')
-			break;
-	if (k + 1 < nw && add_frame(pp, l + w[k + 1][0], n - w[k + 1][0]) == -1)
-		return -1;
-	return 1;
 }
 
 /* "YYYY-MM-DDTHH:MM:SSZ" to nanoseconds since the epoch; false if not that. */
@@ -480,9 +257,8 @@ field(const char *l, size_t n, const char *name, size_t *vlen)
 	return NULL;
 }
 
-/* A pf-record or pf-offcpu comment: the profile's comments and header facts. */
-static int
-comment_line(struct pprof *pp, const char *l, size_t n)
+int
+pprof_comment(struct pprof *pp, const char *l, size_t n)
 {
 	const char *v;
 	size_t vlen;
@@ -516,31 +292,6 @@ comment_line(struct pprof *pp, const char *l, size_t n)
 	return 0;
 }
 
-int
-pprof_line(struct pprof *pp, const char *line, size_t len)
-{
-	size_t i;
-
-	if (len == 0)
-		return 0;
-	if (line[0] == '#')
-		return comment_line(pp, line, len);
-	for (i = 0; i < len && is_space(line[i]); i++)
-		;
-	if (i == len)
-		return 0;
-	/* Frame lines are indented, but so is a padded comm: the event shape decides. */
-	switch (event_line(pp, line, len)) {
-	case -1:
-		return -1;
-	case 1:
-		return 0;
-	}
-	if (i == 0 || !pp->cur.valid || pp->cur.emitted)
-		return 0;
-	return add_frame(pp, line, len);
-}
-
 static int
 key_u64(struct pf_buf *b, uint64_t v)
 {
@@ -565,40 +316,39 @@ function(struct pprof *pp, const char *name, size_t n)
  * base name in brackets, as folded stacks name it.
  */
 static ssize_t
-frame_function(struct pprof *pp, const struct frame *f)
+frame_function(struct pprof *pp, const struct ps_frame *f)
 {
-	const char *sym = pp->cur.text.data + f->sym, *dso = pp->cur.text.data + f->dso;
+	const char *dso = f->module;
 	const char *base;
 	size_t blen;
 
-	if (f->symlen == 9 && memcmp(sym, "[unknown]", 9) == 0 && f->dsolen > 0 &&
-	    !(f->dsolen == 9 && memcmp(dso, "[unknown]", 9) == 0) && dso[0] != '[') {
-		base = memrchr(dso, '/', f->dsolen);
+	if (f->func_len == 9 && memcmp(f->func, "[unknown]", 9) == 0 && f->module_len > 0 &&
+	    dso[0] != '[') {
+		base = memrchr(dso, '/', f->module_len);
 		base = base != NULL ? base + 1 : dso;
-		blen = f->dsolen - (size_t)(base - dso);
+		blen = f->module_len - (size_t)(base - dso);
 		pf_buf_reset(&pp->tmp);
 		if (pf_buf_putc(&pp->tmp, '[') == -1 || pf_buf_append(&pp->tmp, base, blen) == -1 ||
 		    pf_buf_putc(&pp->tmp, ']') == -1)
 			return -1;
 		return function(pp, pp->tmp.data, pp->tmp.len);
 	}
-	if (f->symlen == 0)
+	if (f->func_len == 0)
 		return function(pp, "[unknown]", 9);
-	return function(pp, sym, f->symlen);
+	return function(pp, f->func, f->func_len);
 }
 
 /* The mapping number + 1 of a module, 0 for none or an unknown one. */
 static int
-mapping(struct pprof *pp, const struct frame *f, uint64_t *id)
+mapping(struct pprof *pp, const struct ps_frame *f, uint64_t *id)
 {
-	const char *dso = pp->cur.text.data + f->dso;
 	ssize_t s, m;
 	uint64_t k;
 
 	*id = 0;
-	if (f->dsolen == 0 || (f->dsolen == 9 && memcmp(dso, "[unknown]", 9) == 0))
+	if (f->module_len == 0 || (f->module_len == 9 && memcmp(f->module, "[unknown]", 9) == 0))
 		return 0;
-	if ((s = str(pp, dso, f->dsolen)) == -1)
+	if ((s = str(pp, f->module, f->module_len)) == -1)
 		return -1;
 	k = (uint64_t)s;
 	if ((m = itab_intern(&pp->mappings, &k, sizeof(k), NULL)) == -1)
@@ -613,52 +363,58 @@ mapping(struct pprof *pp, const struct frame *f, uint64_t *id)
  * then the function of each line.
  */
 static ssize_t
-location(struct pprof *pp, size_t a, size_t b)
+location(struct pprof *pp, const struct ps_frame *fr, size_t a, size_t b)
 {
 	struct pf_buf *k = &pp->tmp;
 	uint64_t map;
 	ssize_t fn;
 	size_t i;
 
-	if (mapping(pp, &pp->cur.f[b], &map) == -1)
+	if (mapping(pp, &fr[b], &map) == -1)
 		return -1;
 	/* frame_function uses tmp too: the key is built in msg. */
 	k = &pp->msg;
 	pf_buf_reset(k);
-	if (key_u64(k, map) == -1 || key_u64(k, pp->cur.f[b].addr) == -1)
+	if (key_u64(k, map) == -1 || key_u64(k, fr[b].addr) == -1)
 		return -1;
 	for (i = a; i <= b; i++) {
-		if ((fn = frame_function(pp, &pp->cur.f[i])) == -1 || key_u64(k, (uint64_t)fn) == -1)
+		if ((fn = frame_function(pp, &fr[i])) == -1 || key_u64(k, (uint64_t)fn) == -1)
 			return -1;
 	}
 	return itab_intern(&pp->locations, k->data, k->len, NULL);
 }
 
-int
-pprof_add_current(struct pprof *pp, uint64_t weight)
+static bool
+is_inlined(const struct ps_frame *f)
 {
+	return f->module_len == 7 && memcmp(f->module, "inlined", 7) == 0;
+}
+
+int
+pprof_add_sample(struct pprof *pp, const struct ps_sample *smp)
+{
+	const struct ps_frame *fr = smp->frames;
 	struct pf_buf *k = &pp->key;
+	uint64_t weight = smp->weight;
 	ssize_t s, loc;
 	size_t i, a;
 	bool fresh;
 
-	if (!pp->cur.valid || pp->cur.emitted) {
-		pp->unmatched++;
-		return 0;
-	}
 	if (weight > INT64_MAX - pp->total_weight || pp->total_count == INT64_MAX) {
 		errno = EOVERFLOW;
 		return -1;
 	}
 	pf_buf_reset(k);
-	if ((s = str(pp, pp->cur.text.data + pp->cur.comm, pp->cur.commlen)) == -1 ||
-	    key_u64(k, (uint64_t)s) == -1 || key_u64(k, pp->cur.has_pid) == -1 ||
-	    key_u64(k, pp->cur.pid) == -1 || key_u64(k, pp->cur.tid) == -1)
+	if ((s = str(pp, smp->comm, smp->comm_len)) == -1 ||
+	    key_u64(k, (uint64_t)s) == -1 || key_u64(k, smp->has_pid != 0) == -1 ||
+	    key_u64(k, smp->pid) == -1 || key_u64(k, smp->has_tid != 0) == -1 ||
+	    key_u64(k, smp->tid) == -1)
 		goto nomem;
-	for (a = i = 0; i < pp->cur.n; i++) {
-		if (pp->cur.f[i].inlined && i + 1 < pp->cur.n)
+	/* An inlined frame is a line of the location of the next frame that is not. */
+	for (a = i = 0; i < smp->nframes; i++) {
+		if (is_inlined(&fr[i]) && i + 1 < smp->nframes)
 			continue;
-		if ((loc = location(pp, a, i)) == -1 || key_u64(k, (uint64_t)loc) == -1)
+		if ((loc = location(pp, fr, a, i)) == -1 || key_u64(k, (uint64_t)loc) == -1)
 			goto nomem;
 		a = i + 1;
 	}
@@ -676,7 +432,13 @@ pprof_add_current(struct pprof *pp, uint64_t weight)
 		}
 		pp->vals[s] = (struct sample_val){ 0, 0 };
 	}
-	pp->cur.emitted = true;
+	if (smp->has_time) {
+		if (!pp->seen_time || smp->time_ns < pp->first_ns)
+			pp->first_ns = smp->time_ns;
+		if (!pp->seen_time || smp->time_ns > pp->last_ns)
+			pp->last_ns = smp->time_ns;
+		pp->seen_time = true;
+	}
 	pp->vals[s].count++;
 	pp->vals[s].weight += weight;
 	pp->total_count++;
@@ -730,8 +492,8 @@ encode_samples(struct pprof *pp, struct pf_buf *out)
 	for (i = 0; i < pp->samples.n; i++) {
 		key = (const uint64_t *)(const void *)itab_key(&pp->samples, i, &n);
 		n /= sizeof(uint64_t);
-		/* comm, has_pid, pid, tid, then the locations leaf first. */
-		nl = n - 4;
+		/* comm, has_pid, pid, has_tid, tid, then the locations leaf first. */
+		nl = n - 5;
 		if (nl > cap) {
 			uint64_t *p = reallocarray(locs, nl, sizeof(*p));
 
@@ -743,7 +505,7 @@ encode_samples(struct pprof *pp, struct pf_buf *out)
 		for (j = 0; j < nl; j++) {
 			uint64_t v;
 
-			memcpy(&v, key + 4 + j, sizeof(v));
+			memcpy(&v, key + 5 + j, sizeof(v));
 			locs[j] = v + 1;
 		}
 		vals[0] = pp->vals[i].count;
@@ -753,7 +515,7 @@ encode_samples(struct pprof *pp, struct pf_buf *out)
 		    pb_packed(&m, &pp->tmp, 2, vals, 2) == -1 ||
 		    label(pp, &m, "comm", (ssize_t)key[0], 0) == -1 ||
 		    (key[1] && label(pp, &m, "pid", -1, key[2]) == -1) ||
-		    label(pp, &m, "tid", -1, key[3]) == -1 ||
+		    (key[3] && label(pp, &m, "tid", -1, key[4]) == -1) ||
 		    pb_bytes(out, P_SAMPLE, m.data, m.len) == -1)
 			goto out;
 	}

@@ -3,14 +3,11 @@
  * built from the sample stream and written uncompressed, which every
  * pprof reader accepts: no zlib joins the run-time dependencies.
  *
- * The folded stack perfscript hands over has lost what pprof keeps apart
- * (the module, the address, pid/tid/comm, inlining), so the builder reads
- * the same lines itself: feed each line to pprof_line after perfscript
- * has seen it, and when perfscript emits a sample (its filters passed),
- * pprof_add_current adds the sample those lines described.  perfscript
- * emits a sample while it reads the line after the sample's last, and
- * before pprof_line has seen that line, so "current" is always the one
- * emitted.
+ * The builder reads no line of the stream itself: perfscript parses it
+ * (with keep_frames, so each sample comes with its frames' address,
+ * function and module), pprof_add_sample adds each sample perfscript
+ * emits (its filters passed), and pprof_comment reads the '#' lines
+ * perfscript hands to its comment callback.
  *
  * The encoder functions below are exported for the unit tests.
  */
@@ -21,6 +18,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "perfscript.h"
 
 struct pprof;
 
@@ -28,18 +26,20 @@ struct pprof;
 struct pprof *pprof_new(void);
 
 /*
- * One line of the sample stream (len bytes, no newline).  Header lines of
- * pf-record and pf-offcpu become the profile's comments and give its
- * start time, duration and sampling period.  0, or -1 with ENOMEM.
+ * One '#' line of the stream (len bytes, no newline).  The header, caps
+ * and trailer lines of pf-record and pf-offcpu become the profile's
+ * comments and give its start time, duration and sampling period; other
+ * comments are ignored.  0, or -1 with ENOMEM.
  */
-int pprof_line(struct pprof *pp, const char *line, size_t len);
+int pprof_comment(struct pprof *pp, const char *line, size_t len);
 
 /*
- * Add the sample of the last event line fed, weighing weight (its
- * period).  0, or -1 with ENOMEM, or EOVERFLOW when a total would pass
- * 2^63-1 (pprof's values are signed).
+ * Add one sample as perfscript hands it over: its frames (leaf first),
+ * its comm, pid and tid as labels, its weight (the period) and its time.
+ * 0, or -1 with ENOMEM, or EOVERFLOW when a total would pass 2^63-1
+ * (pprof's values are signed): the sample is then not added.
  */
-int pprof_add_current(struct pprof *pp, uint64_t weight);
+int pprof_add_sample(struct pprof *pp, const struct ps_sample *s);
 
 /*
  * Encode the profile into out (appended).  event names what the weights
@@ -51,13 +51,6 @@ int pprof_encode(struct pprof *pp, const char *event, struct pf_buf *out);
 
 /* Samples added so far (after merging identical ones: the distinct ones). */
 size_t pprof_nsamples(const struct pprof *pp);
-
-/*
- * Samples perfscript emitted that the builder could not match to lines
- * of its own (an event line it did not read as one): left out of the
- * profile, and counted here so the caller can say so.
- */
-uint64_t pprof_unmatched(const struct pprof *pp);
 
 void pprof_free(struct pprof *pp);
 

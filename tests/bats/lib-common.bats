@@ -31,6 +31,7 @@ unit() {
 @test "thread names are kept by tid through growth, inherited and truncated" { unit comms; }
 @test "the symbol check finds an ELF file's own symbol table and refuses a non-ELF file" { unit symfile; }
 @test "kallsyms loads, sorts and finds symbols; no symbol at all is an empty table" { unit kallsyms; }
+@test "perfscript hands over each sample's event fields and frames as printed, and the comment lines" { unit perfscript; }
 @test "pprof profiles encode as the protocol buffers wire format says, string 0 empty" { unit pprof; }
 @test "a recording's header and trailer become one provenance line that reads back" { unit provenance; }
 @test "per-thread /proc files open below a task directory and re-read in place until the task exits" { unit procstat; }

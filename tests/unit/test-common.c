@@ -33,6 +33,8 @@
 #include "linereader.h"
 #include "outfile.h"
 #include "parse.h"
+#include "perfscript.h"
+#include "pf.h"
 #include "pprof.h"
 #include "privs.h"
 #include "procstat.h"
@@ -1141,6 +1143,122 @@ pb_rd(const char *d, size_t len, size_t *pos, struct pbf *f)
 	return true;
 }
 
+/* What perfscript hands over besides the folded stack: fields and frames as printed. */
+struct ps_seen {
+	char text[8][512];	/* one line per sample: fields and frames */
+	size_t n, comments;
+	char comment[64];
+};
+
+static int
+ps_seen_sample(const struct ps_sample *s, void *arg)
+{
+	struct ps_seen *sn = arg;
+	char *t;
+	size_t i, k;
+
+	if (sn->n == PF_ARRAY_LEN(sn->text))
+		return 0;
+	t = sn->text[sn->n++];
+	k = (size_t)snprintf(t, sizeof(sn->text[0]), "%.*s|%.*s|%d:%llu|%d:%llu|%d:%llu|w%llu",
+	    (int)s->comm_len, s->comm, s->event ? (int)s->event_len : 4,
+	    s->event ? s->event : "NULL", s->has_pid, (unsigned long long)s->pid,
+	    s->has_tid, (unsigned long long)s->tid, s->has_time,
+	    (unsigned long long)s->time_ns, (unsigned long long)s->weight);
+	for (i = 0; i < s->nframes && k < sizeof(sn->text[0]); i++)
+		k += (size_t)snprintf(t + k, sizeof(sn->text[0]) - k, "|%llx %.*s (%.*s)",
+		    (unsigned long long)s->frames[i].addr, (int)s->frames[i].func_len,
+		    s->frames[i].func, (int)s->frames[i].module_len, s->frames[i].module);
+	return 0;
+}
+
+static int
+ps_seen_comment(const char *l, size_t len, void *arg)
+{
+	struct ps_seen *sn = arg;
+
+	if (sn->comments++ == 0)
+		snprintf(sn->comment, sizeof(sn->comment), "%.*s", (int)len, l);
+	return 0;
+}
+
+static void
+test_perfscript(void)
+{
+	static const char *const stream[] = {
+		"# pf-record 1 host=web1",
+		"my app 42/43 [001] 262.240843:   10101010 cpu-clock: ",
+		"\t            1267 inl_spin+0x27 (inlined)",
+		"\t ffffffffffffffffff1267 outer+0x27   (/usr/bin/app (deleted))",
+		"\t           2724a [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)",
+		"\t           zz12 (process) (/usr/bin/app)",
+		"# a comment inside a sample does not end it",
+		"\t           1 +0x1 (m)",
+		"",
+		"          sleeper    77 12.5: 3 cpu-clock:u:  7f0 nanosleep+0x5 (/lib/libc.so.6)",
+		"ww 99999999999999999999999/8 [000] x:  cpu-clock: ",
+		"\t1 f (m)",
+		"",
+	};
+	/* Each sample's fields: comm|event|has_pid:pid|has_tid:tid|has_time:ns|weight. */
+	static const char *const fields[] = {
+		"my app|cpu-clock|1:42|1:43|1:262240843000|w10101010",
+		"sleeper|cpu-clock:u|0:0|1:77|1:12500000000|w3",
+		"ww|cpu-clock|0:0|1:8|0:0|w1",
+	};
+	/* And its frames, leaf first, those folding leaves out too. */
+	static const char *const frames[] = {
+		"|1267 inl_spin (inlined)|ffffffffffff1267 outer (/usr/bin/app)"
+		    "|2724a [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)"
+		    "|0 (process) (/usr/bin/app)|1  (m)",
+		"|7f0 nanosleep (/lib/libc.so.6)",
+		"|1 f (m)",
+	};
+	struct ps_config cfg = { 0 };
+	struct ps_seen sn;
+	struct perfscript *ps;
+	char want[512];
+	size_t i;
+	int keep;
+
+	for (keep = 1; keep >= 0; keep--) {
+		memset(&sn, 0, sizeof(sn));
+		cfg.keep_frames = keep;
+		if ((ps = ps_new(&cfg, ps_seen_sample, &sn)) == NULL) {
+			CHECK(0, "ps_new: %s", strerror(errno));
+			return;
+		}
+		ps_on_comment(ps, ps_seen_comment);
+		for (i = 0; i < PF_ARRAY_LEN(stream); i++)
+			CHECK(ps_line(ps, stream[i], strlen(stream[i])) == 0, "line %zu: %s", i,
+			    ps_malformed(ps));
+		CHECK(ps_finish(ps) == 0, "finish");
+		ps_free(ps);
+		CHECK(sn.n == PF_ARRAY_LEN(fields), "%zu samples, want %zu", sn.n,
+		    PF_ARRAY_LEN(fields));
+		for (i = 0; i < sn.n && i < PF_ARRAY_LEN(fields); i++) {
+			snprintf(want, sizeof(want), "%s%s", fields[i], keep ? frames[i] : "");
+			CHECK(strcmp(sn.text[i], want) == 0,
+			    "keep_frames %d, sample %zu:\n  got  %s\n  want %s", keep, i,
+			    sn.text[i], want);
+		}
+		CHECK(sn.comments == 2 && strcmp(sn.comment, "# pf-record 1 host=web1") == 0,
+		    "%zu comments, the first \"%s\"", sn.comments, sn.comment);
+	}
+}
+
+static int
+pprof_test_sample(const struct ps_sample *s, void *arg)
+{
+	return pprof_add_sample(arg, s);
+}
+
+static int
+pprof_test_comment(const char *l, size_t len, void *arg)
+{
+	return pprof_comment(arg, l, len);
+}
+
 static void
 test_pprof(void)
 {
@@ -1163,12 +1281,23 @@ test_pprof(void)
 		"\t            1300 other+0x1 (/usr/bin/app)",
 		"",
 	};
-	static const uint64_t weights[] = { 10101010, 10101010, 5 };
+	static const char *const spans[] = {
+		"app 42/43 [001] 10.000000: 1 cpu-clock:",
+		"\t1267 outer (/usr/bin/app)",
+		"app 42/43 [001] 9.000000: 1 cycles:",
+		"\t1267 outer (/usr/bin/app)",
+		"app 42/43 [001] 10.250000: 1 cpu-clock:",
+		"\t1267 outer (/usr/bin/app)",
+		"app 42/43 [001] 12.000000: 1 cycles:",
+		"\t1267 outer (/usr/bin/app)",
+	};
+	struct ps_config cfg = { .keep_frames = 1 };
+	struct perfscript *ps;
 	struct pf_buf b = { 0 }, tmp = { 0 };
 	static const uint64_t packed[] = { 3, 270, 86942 };
 	struct pprof *pp;
 	struct pbf f, g;
-	size_t pos = 0, i, w = 0, nstr = 0, nsample = 0, nloc = 0, nmap = 0, nfn = 0;
+	size_t pos = 0, i, nstr = 0, nsample = 0, nloc = 0, nmap = 0, nfn = 0;
 	size_t ncomment = 0;
 	uint64_t count = 0, weight = 0, time_ns = 0, period = 0, duration = 0;
 	bool first_empty = false, libc = false, inl = false, label_comm = false;
@@ -1202,17 +1331,17 @@ test_pprof(void)
 	pb_packed(&b, &tmp, 4, packed, 0);
 	CHECK(b.len == 0, "an empty packed field wrote %zu bytes", b.len);
 
-	/* A profile from a stream: fed as pf-fold feeds it. */
-	if ((pp = pprof_new()) == NULL) {
-		CHECK(0, "pprof_new: %s", strerror(errno));
+	/* A profile from a stream: perfscript reads it, as in pf-fold --pprof. */
+	if ((pp = pprof_new()) == NULL || (ps = ps_new(&cfg, pprof_test_sample, pp)) == NULL) {
+		CHECK(0, "pprof_new, ps_new: %s", strerror(errno));
+		pprof_free(pp);
 		return;
 	}
-	for (i = 0; i < sizeof(stream) / sizeof(stream[0]); i++) {
-		/* The sample ends on its blank line: perfscript emits it then. */
-		if (stream[i][0] == '\0' && w < sizeof(weights) / sizeof(weights[0]))
-			CHECK(pprof_add_current(pp, weights[w++]) == 0, "add: %s", strerror(errno));
-		CHECK(pprof_line(pp, stream[i], strlen(stream[i])) == 0, "line %zu", i);
-	}
+	ps_on_comment(ps, pprof_test_comment);
+	for (i = 0; i < sizeof(stream) / sizeof(stream[0]); i++)
+		CHECK(ps_line(ps, stream[i], strlen(stream[i])) == 0, "line %zu", i);
+	CHECK(ps_finish(ps) == 0, "finish: %s", strerror(errno));
+	ps_free(ps);
 	CHECK(pprof_nsamples(pp) == 2, "%zu distinct samples, want 2", pprof_nsamples(pp));
 	pf_buf_reset(&b);
 	CHECK(pprof_encode(pp, "cpu-clock", &b) == 0, "encode: %s", strerror(errno));
@@ -1283,6 +1412,30 @@ test_pprof(void)
 	CHECK(duration == 15000000000ULL, "duration_nanos %llu", (unsigned long long)duration);
 	CHECK(period == 1000000000ULL / 99, "period %llu", (unsigned long long)period);
 	CHECK(ncomment == 2, "%zu comments, want the two pf-record lines", ncomment);
+	pprof_free(pp);
+
+	/*
+	 * No window in a header: the duration is the span of the samples in
+	 * the profile, not of the event lines the filters left out.
+	 */
+	if ((pp = pprof_new()) == NULL || (ps = ps_new(&cfg, pprof_test_sample, pp)) == NULL) {
+		CHECK(0, "pprof_new, ps_new: %s", strerror(errno));
+		pprof_free(pp);
+		return;
+	}
+	for (i = 0; i < sizeof(spans) / sizeof(spans[0]); i++)
+		CHECK(ps_line(ps, spans[i], strlen(spans[i])) == 0, "spans line %zu", i);
+	CHECK(ps_finish(ps) == 0, "finish: %s", strerror(errno));
+	ps_free(ps);
+	pf_buf_reset(&b);
+	CHECK(pprof_encode(pp, "cpu-clock", &b) == 0, "encode: %s", strerror(errno));
+	pos = 0;
+	duration = 0;
+	while (pb_rd(b.data, b.len, &pos, &f))
+		if (f.field == 10)
+			duration = f.v;
+	CHECK(duration == 250000000ULL, "duration_nanos %llu, want the 250 ms between the "
+	    "cpu-clock samples", (unsigned long long)duration);
 	pprof_free(pp);
 	pf_buf_free(&b);
 	pf_buf_free(&tmp);
@@ -1377,7 +1530,7 @@ main(int argc, char **argv)
 		{ "nameclean", test_nameclean },
 		{ "comms", test_comms }, { "symfile", test_symfile },
 		{ "kallsyms", test_kallsyms }, { "procstat", test_procstat },
-		{ "pprof", test_pprof },
+		{ "perfscript", test_perfscript }, { "pprof", test_pprof },
 		{ "provenance", test_provenance },
 	};
 	size_t k;
