@@ -1,16 +1,21 @@
 #!/usr/bin/env bats
 # lib/common unit checks: each test runs one table-driven group of
-# tests/unit/test-common.c and needs every check in it to pass.
+# tests/unit/test-common.c (or of a module's own driver, test-offcpu.c)
+# and needs every check in it to pass.
 
 load test_helper
 
-unit() {
-	local bin="${PF_UNIT_DIR:-$PF_ROOT/build/unit}/test-common"
+# unit_in DRIVER GROUP: run GROUP of tests/unit/DRIVER.c.
+unit_in() {
+	local bin="${PF_UNIT_DIR:-$PF_ROOT/build/unit}/$1"
 	[ -x "$bin" ] || fail "unit driver not built: $bin (run make units)"
-	run --separate-stderr "$bin" "$1"
-	[ "$status" -eq 0 ] || fail "$1: $stderr"
-	[[ "$output" == "$1: "*" checks, 0 failed" ]] || fail "$1: $output"
+	run --separate-stderr "$bin" "$2"
+	[ "$status" -eq 0 ] || fail "$2: $stderr"
+	[[ "$output" == "$2: "*" checks, 0 failed" ]] || fail "$2: $output"
 }
+
+unit() { unit_in test-common "$1"; }
+offcpu() { unit_in test-offcpu "$1"; }
 
 @test "numbers, sizes and durations are parsed strictly" { unit parse; }
 @test "folded lines give their stack and one or two counts" { unit folded; }
@@ -30,3 +35,10 @@ unit() {
 @test "pprof profiles encode as the protocol buffers wire format says, string 0 empty" { unit pprof; }
 @test "a recording's header and trailer become one provenance line that reads back" { unit provenance; }
 @test "per-thread /proc files open below a task directory and re-read in place until the task exits" { unit procstat; }
+@test "off-CPU pairing: a switch-out sample and the thread's next switch-in make one interval; idle, lost and unfinished ones none" { offcpu pair; }
+@test "off-CPU pairing: preempted intervals only with include_preempted" { offcpu preempt; }
+@test "off-CPU pairing: --min-block and --max-block bounds are inclusive" { offcpu filter; }
+@test "off-CPU pairing: a thread's exit drops its open interval; a switch-in at the same time still ends it" { offcpu exit; }
+@test "off-CPU pairing: summed across drains, a record older than the last drain's newest still pairs" { offcpu order; }
+@test "off-CPU pairing: summed per thread and stack, the totals are those of the intervals" { offcpu aggregate; }
+@test "off-CPU pairing: summing keeps memory bounded by one drain and the stacks, and says when over the cap" { offcpu memory; }
