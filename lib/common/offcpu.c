@@ -210,6 +210,13 @@ walk(struct pf_offcpu *o, const struct pf_rawrec *rec, const struct item *it, si
 		case K_IN:
 			if (op->off == UINT64_MAX || op->time == 0)
 				break;
+			/*
+			 * Older than the interval's switch-out: come after a
+			 * later drain had paired up to the switch-out (CPU clocks
+			 * out of step), it cannot end it.
+			 */
+			if (it[i].time < op->time)
+				break;
 			ns = it[i].time - op->time;
 			if (op->preempt && !o->include_preempted)
 				o->fig.preempted++;

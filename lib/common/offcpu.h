@@ -104,8 +104,10 @@ void pf_offcpu_aggregate(struct pf_offcpu *o);
  * drops from rec the records it no longer needs, and sets rec->over when
  * the records and the sums together are over rec->cap_bytes.  Records
  * must arrive as the rings give them: every record timed up to the
- * newest one of a drain has arrived by the end of the next drain.  0,
- * or -1 with ENOMEM (pairing cannot go on).
+ * newest one of a drain has arrived by the end of the next drain; a
+ * switch-in that comes later than that and is older than the switch-out
+ * it would pair with ends nothing (never a negative time).  0, or -1
+ * with ENOMEM (pairing cannot go on).
  */
 int pf_offcpu_drained(struct pf_offcpu *o, struct pf_rawrec *rec, bool last);
 

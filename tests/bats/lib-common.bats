@@ -39,6 +39,6 @@ offcpu() { unit_in test-offcpu "$1"; }
 @test "off-CPU pairing: preempted intervals only with include_preempted" { offcpu preempt; }
 @test "off-CPU pairing: --min-block and --max-block bounds are inclusive" { offcpu filter; }
 @test "off-CPU pairing: a thread's exit drops its open interval; a switch-in at the same time still ends it" { offcpu exit; }
-@test "off-CPU pairing: summed across drains, a record older than the last drain's newest still pairs" { offcpu order; }
+@test "off-CPU pairing: summed across drains, a record older than the last drain's newest still pairs; a switch-in older than its switch-out ends nothing" { offcpu order; }
 @test "off-CPU pairing: summed per thread and stack, the totals are those of the intervals" { offcpu aggregate; }
 @test "off-CPU pairing: summing keeps memory bounded by one drain and the stacks, and says when over the cap" { offcpu memory; }

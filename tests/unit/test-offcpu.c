@@ -326,6 +326,33 @@ test_order(void)
 	free(b);
 	pf_offcpu_free(&o);
 	pf_rawrec_free(&r);
+
+	/*
+	 * A switch-in later than the rings promise, older than the switch-out
+	 * it would end (CPU clocks out of step): it ends nothing, where it
+	 * was once a block of 2^64 - 5000 ns (found by fuzz/fuzz-offcpu.c).
+	 */
+	memset(&r, 0, sizeof(r));
+	r.cap_bytes = UINT64_MAX;
+	pf_offcpu_init(&o);
+	pf_offcpu_aggregate(&o);
+	sample(&r, 5, 10000, 0x50);
+	sw(&r, 5, 10000, true, false);
+	CHECK(pf_offcpu_drained(&o, &r, false) == 0, "drain 1");
+	sample(&r, 6, 30000, 0x60);
+	sw(&r, 6, 30000, true, false);
+	CHECK(pf_offcpu_drained(&o, &r, false) == 0, "drain 2 pairs up to 10000");
+	sw(&r, 5, 5000, false, false);		/* late, and before 10000 */
+	sw(&r, 5, 40000, false, false);
+	sw(&r, 6, 32000, false, false);
+	CHECK(pf_offcpu_drained(&o, &r, true) == 0, "last drain");
+	b = pf_offcpu_blocks(&o, &r, &n);
+	CHECK(b != NULL && n == 2 && b[0].period == 30000 && b[1].period == 2000,
+	    "a late switch-in: %zu blocks, first %llu", n,
+	    b != NULL && n ? (unsigned long long)b[0].period : 0ULL);
+	free(b);
+	pf_offcpu_free(&o);
+	pf_rawrec_free(&r);
 }
 
 /* A small deterministic generator (the checks must not vary run to run). */
