@@ -196,5 +196,5 @@ main(int argc, char **argv)
 {
 	struct pf_result st;
 
-	pf_result_exit(pf_recorder_main(&ops, argc, argv, &st), synopsis, help);
+	pf_result_exit(pf_recorder_main(&ops, NULL, argc, argv, &st), synopsis, help);
 }

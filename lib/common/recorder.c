@@ -973,7 +973,7 @@ fail:
 }
 
 const struct pf_result *
-pf_recorder_main(const struct pf_recorder_ops *ops, int argc, char **argv,
+pf_recorder_main(const struct pf_recorder_ops *ops, void *tool, int argc, char **argv,
     struct pf_result *st)
 {
 	static struct pf_recorder rec;
@@ -982,6 +982,7 @@ pf_recorder_main(const struct pf_recorder_ops *ops, int argc, char **argv,
 	memset(st, 0, sizeof(*st));
 	st->code = PF_EXIT_OK;
 	r->ops = ops;
+	r->tool = tool;
 	r->opt.max_size = PF_REC_SIZE_DEFAULT;
 	r->opt.min_free_pct = -1;
 	r->opt.progress = true;

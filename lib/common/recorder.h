@@ -201,6 +201,7 @@ struct pf_recorder_ops {
 /* One run.  The tool reads these from its callbacks. */
 struct pf_recorder {
 	const struct pf_recorder_ops *ops;
+	void *tool;			/* the tool's own state, as given to pf_recorder_main */
 	struct pf_rec_opts opt;
 	struct pf_caps caps;
 	long paranoid, kptr, max_rate, max_stack;	/* max_rate: -1 unknown */
@@ -238,10 +239,11 @@ struct pf_recorder {
  * The whole run of a recorder (one a process), argv to exit status: st,
  * returned, holds the PF_EXIT_* code, what to say (text empty when
  * nothing) and kind for -h and --version, for the tool to report with
- * pf_result_exit.
+ * pf_result_exit.  tool is the tool's own state (NULL: none), r->tool in
+ * its callbacks; the tool frees it.
  */
-const struct pf_result *pf_recorder_main(const struct pf_recorder_ops *ops, int argc,
-    char **argv, struct pf_result *st);
+const struct pf_result *pf_recorder_main(const struct pf_recorder_ops *ops, void *tool,
+    int argc, char **argv, struct pf_result *st);
 
 /*
  * Open /proc/kallsyms into r->kallsyms_fd for naming kernel frames after

@@ -263,3 +263,39 @@ needs_arg_option() {
 	done
 	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
 }
+
+# What a run keeps lives in a struct main owns, handed to the callbacks
+# (doc/style.md): these tools hold no file-scope or static local variable
+# that is not const.  The compiler says what is writable: each file is
+# compiled alone at -O0 (nothing dropped, -fno-common) and every object
+# in a writable data section fails the test; const tables, even those
+# holding pointers (.data.rel.ro), do not.
+@test "pf-offcpu keeps no mutable state outside main: only const tables at file scope" {
+	local t o objs name sec n bad=()
+	# pf-record still keeps its -F in a static: not on the list yet.
+	local tools=(pf-offcpu)
+	require_cmd cc objdump
+	for t in "${tools[@]}"; do
+		o="$BATS_TEST_TMPDIR/$t.o"
+		# shellcheck disable=SC2046 # pkg-config's flags are words
+		cc -std=gnu11 -O0 -fno-common -I"$PF_ROOT/lib/common" \
+		    $(pkg-config --cflags libelf libdw 2>/dev/null) \
+		    -c -o "$o" "$PF_ROOT/bin/$t.c" || fail "$t.c does not compile"
+		# "ADDRESS FLAGS... SECTION SIZE NAME"; the last flag is O for an object.
+		objs=$(objdump -t "$o" | awk 'NF >= 5 && $(NF-3) == "O" { print $NF, $(NF-2) }') ||
+		    fail "objdump -t $o failed"
+		n=0
+		while read -r name sec; do
+			[ -n "$name" ] || continue
+			n=$((n + 1))
+			case $sec in
+			.data.rel.ro|.data.rel.ro.*) ;;
+			.data|.data.*|.bss|.bss.*|.tdata|.tdata.*|.tbss|.tbss.*|'*COM*')
+				bad+=("bin/$t.c: $name ($sec)") ;;
+			esac
+		done <<<"$objs"
+		# Its synopsis, help and option tables at least: the listing was read.
+		[ "$n" -ge 3 ] || fail "$t.o: only $n objects in objdump -t: $objs"
+	done
+	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
+}

@@ -2,7 +2,8 @@
 # lib/common unit checks: each test runs one table-driven group of
 # tests/unit/test-common.c, or of another driver of tests/unit (test-classify:
 # pf-classify's snapshots and figures; test-stacks: unwinding, symbols and
-# the sample-stream writer), and needs every check in it to pass.
+# the sample-stream writer; test-offcpu: the off-CPU pairing), and needs
+# every check in it to pass.
 
 load test_helper
 
@@ -14,6 +15,8 @@ unit() {
 	[ "$status" -eq 0 ] || fail "$1: $stderr"
 	[[ "$output" == "$1: "*" checks, 0 failed" ]] || fail "$1: $output"
 }
+
+offcpu() { unit "$1" test-offcpu; }
 
 @test "numbers, sizes and durations are parsed strictly" { unit parse; }
 @test "folded lines give their stack and one or two counts" { unit folded; }
@@ -43,3 +46,10 @@ unit() {
 @test "the DWARF unwinder walks a stack of the unit binary's own to its return addresses; refused files, cut copies and forks" { unit unwind test-stacks; }
 @test "frames symbolize to the unit binary's own functions and offsets, inlined ones, kernel and JIT symbols, or nothing" { unit symbolize test-stacks; }
 @test "the sample-stream writer writes byte for byte under its caps, and the parser reads back what it wrote" { unit script test-stacks; }
+@test "off-CPU pairing: a switch-out sample and the thread's next switch-in make one interval; idle, lost and unfinished ones none" { offcpu pair; }
+@test "off-CPU pairing: preempted intervals only with include_preempted" { offcpu preempt; }
+@test "off-CPU pairing: --min-block and --max-block bounds are inclusive" { offcpu filter; }
+@test "off-CPU pairing: a thread's exit drops its open interval; a switch-in at the same time still ends it" { offcpu exit; }
+@test "off-CPU pairing: summed across drains, a record older than the last drain's newest still pairs; a switch-in older than its switch-out ends nothing" { offcpu order; }
+@test "off-CPU pairing: summed per thread and stack, the totals are those of the intervals" { offcpu aggregate; }
+@test "off-CPU pairing: summing keeps memory bounded by one drain and the stacks, and says when over the cap" { offcpu memory; }
