@@ -45,9 +45,18 @@ pf_target_spawn(struct pf_target *t, char **cmd, enum pf_spawn_stdout out)
 		close(go[1]);
 		return -1;
 	}
-	if ((t->child = fork()) == -1)
+	if ((t->child = fork()) == -1) {
+		int e = errno;
+
+		close(go[0]);
+		close(go[1]);
+		close(er[0]);
+		close(er[1]);
+		errno = e;
 		return -1;
+	}
 	if (t->child == 0) {
+		ssize_t n;
 		int e;
 
 		close(go[1]);
@@ -57,7 +66,9 @@ pf_target_spawn(struct pf_target *t, char **cmd, enum pf_spawn_stdout out)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		/* Wait until the events are open: counting starts at exec. */
-		if (read(go[0], &c, 1) != 1)
+		while ((n = read(go[0], &c, 1)) == -1 && errno == EINTR)
+			;
+		if (n != 1)
 			_exit(127);
 		if (child_stdout(out) == 0)
 			execvp(cmd[0], cmd);
@@ -72,16 +83,24 @@ pf_target_spawn(struct pf_target *t, char **cmd, enum pf_spawn_stdout out)
 	return 0;
 }
 
+/*
+ * The recorders' handlers are installed without SA_RESTART, so that a
+ * signal ends their waits: here a Ctrl-C must not end the read early, or
+ * a command that could not exec would read as started.
+ */
 int
 pf_target_start(struct pf_target *t)
 {
 	int e;
 	ssize_t n;
 
-	if (write(t->go_fd, "x", 1) != 1)
+	while ((n = write(t->go_fd, "x", 1)) == -1 && errno == EINTR)
+		;
+	if (n != 1)
 		return -1;
 	close(t->go_fd);
-	n = read(t->err_fd, &e, sizeof(e));
+	while ((n = read(t->err_fd, &e, sizeof(e))) == -1 && errno == EINTR)
+		;
 	close(t->err_fd);
 	if (n == (ssize_t)sizeof(e)) {
 		waitpid(t->child, NULL, 0);

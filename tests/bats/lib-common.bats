@@ -38,6 +38,7 @@ offcpu() { unit "$1" test-offcpu; }
 @test "pprof profiles encode as the protocol buffers wire format says, string 0 empty" { unit pprof; }
 @test "a recording's header and trailer become one provenance line that reads back" { unit provenance; }
 @test "per-thread /proc files open below a task directory and re-read in place until the task exits" { unit procstat; }
+@test "a -- CMD child: started, or its exec's error even when a signal ends the wait; a failed fork leaves no descriptor open" { unit spawn; }
 @test "pf-classify's CPU figures: guest time out of user, a counter that went back counts 0, the busiest CPU matched by number" { unit cpu test-classify; }
 @test "pf-classify's box figures: PSI missing at either end is unknown, itself taken off the run queue" { unit box test-classify; }
 @test "pf-classify's process figures from two snapshots: threads matched by tid and start time, the CPUs it may use, the shares decided on" { unit pid test-classify; }

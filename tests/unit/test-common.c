@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +41,7 @@
 #include "privs.h"
 #include "procstat.h"
 #include "provenance.h"
+#include "spawn.h"
 #include "stackmap.h"
 #include "symbolize.h"
 #include "sysctl.h"
@@ -1517,6 +1520,100 @@ test_provenance(void)
 	pf_buf_free(&st);
 }
 
+/* The descriptors this process has open (below 1024), without /proc. */
+static int
+open_fds(void)
+{
+	int fd, n = 0;
+
+	for (fd = 0; fd < 1024; fd++)
+		if (fcntl(fd, F_GETFD) != -1)
+			n++;
+	return n;
+}
+
+static pid_t spawn_held;
+
+static void
+spawn_release(int sig)
+{
+	(void)sig;
+	kill(spawn_held, SIGCONT);
+}
+
+/*
+ * pf_target_spawn and pf_target_start (spawn.c): a command that runs, one
+ * that cannot exec, the same while a signal handled without SA_RESTART
+ * (as the recorders install theirs) arrives during the start, and a fork
+ * that fails (no process left to the user) leaving no descriptor open.
+ */
+static void
+test_spawn(void)
+{
+	char t0[] = "true", m0[] = "/nonexistent/pf-test-cmd";
+	char *truecmd[] = { t0, NULL }, *missing[] = { m0, NULL };
+	struct pf_target t;
+	struct sigaction sa, old;
+	struct itimerval it;
+	pid_t p;
+	int st;
+
+	memset(&t, 0, sizeof(t));
+	CHECK(pf_target_spawn(&t, truecmd, PF_SPAWN_STDOUT_NULL) == 0, "spawn true: %s", strerror(errno));
+	CHECK(pf_target_start(&t) == 0, "start true: %s", strerror(errno));
+	CHECK(waitpid(t.child, &st, 0) == t.child && WIFEXITED(st) && WEXITSTATUS(st) == 0, "true's exit");
+
+	memset(&t, 0, sizeof(t));
+	CHECK(pf_target_spawn(&t, missing, PF_SPAWN_STDOUT_NULL) == 0, "spawn missing: %s", strerror(errno));
+	errno = 0;
+	CHECK(pf_target_start(&t) == -1 && errno == ENOENT, "start missing: %s", strerror(errno));
+	CHECK(t.child == 0, "a child that could not exec is reaped");
+
+	/*
+	 * The child is stopped before it can exec, so the start waits; 100 ms
+	 * in, SIGALRM's handler lets it go on.  A read ended by the signal
+	 * took the failed exec for a started command.
+	 */
+	memset(&t, 0, sizeof(t));
+	CHECK(pf_target_spawn(&t, missing, PF_SPAWN_STDOUT_NULL) == 0, "spawn missing: %s", strerror(errno));
+	spawn_held = t.child;
+	kill(t.child, SIGSTOP);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = spawn_release;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_usec = 100000;
+	setitimer(ITIMER_REAL, &it, NULL);
+	errno = 0;
+	CHECK(pf_target_start(&t) == -1 && errno == ENOENT,
+	    "start interrupted by a signal: %s (want the exec's ENOENT)", strerror(errno));
+	sigaction(SIGALRM, &old, NULL);
+	if (t.child > 0) {
+		kill(t.child, SIGKILL);
+		waitpid(t.child, NULL, 0);
+	}
+
+	/* fork fails: in a child of ours as another user allowed no process. */
+	if ((p = fork()) == 0) {
+		struct rlimit none = { 0, 0 };
+		int before, rc;
+
+		if ((getuid() == 0 && setuid(65534) == -1) || setrlimit(RLIMIT_NPROC, &none) == -1)
+			_exit(3);
+		before = open_fds();
+		memset(&t, 0, sizeof(t));
+		rc = pf_target_spawn(&t, truecmd, PF_SPAWN_STDOUT_NULL);
+		if (rc != -1 || errno != EAGAIN)
+			_exit(1);
+		_exit(open_fds() == before ? 0 : 2);
+	}
+	CHECK(p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st), "the fork-failure child");
+	CHECK(WEXITSTATUS(st) == 0, "fork failure: %s", WEXITSTATUS(st) == 1 ?
+	    "fork did not fail with EAGAIN" : WEXITSTATUS(st) == 2 ?
+	    "the pipes' four descriptors stayed open" : "could not drop to a user without processes");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1531,7 +1628,7 @@ main(int argc, char **argv)
 		{ "comms", test_comms }, { "symfile", test_symfile },
 		{ "kallsyms", test_kallsyms }, { "procstat", test_procstat },
 		{ "perfscript", test_perfscript }, { "pprof", test_pprof },
-		{ "provenance", test_provenance },
+		{ "provenance", test_provenance }, { "spawn", test_spawn },
 	};
 	size_t k;
 
