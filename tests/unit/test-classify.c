@@ -23,17 +23,8 @@
 #include "classify.h"
 #include "snapshot.h"
 
-static int failures, checks;
+#include "unit.h"
 
-#define CHECK(cond, ...) do {						\
-	checks++;							\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
 
 /* Figures are compared to two decimals, as pf-classify prints them. */
 #define NEAR(x, want) (fabs((x) - (want)) < 0.005)
@@ -627,24 +618,10 @@ test_live(void)
 int
 main(int argc, char **argv)
 {
-	static const struct { const char *name; void (*fn)(void); } groups[] = {
+	static const struct unit_group groups[] = {
 		{ "cpu", test_cpu }, { "box", test_box }, { "pid", test_pid },
 		{ "read", test_read }, { "live", test_live },
 	};
-	size_t k;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: test-classify GROUP\n");
-		return 2;
-	}
-	for (k = 0; k < sizeof(groups) / sizeof(groups[0]); k++)
-		if (strcmp(argv[1], groups[k].name) == 0)
-			break;
-	if (k == sizeof(groups) / sizeof(groups[0])) {
-		fprintf(stderr, "test-classify: no group %s\n", argv[1]);
-		return 2;
-	}
-	groups[k].fn();
-	printf("%s: %d checks, %d failed\n", argv[1], checks, failures);
-	return failures ? 1 : 0;
+	return unit_main(argc, argv, groups, sizeof(groups) / sizeof(groups[0]));
 }

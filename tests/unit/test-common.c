@@ -47,17 +47,8 @@
 #include "sysctl.h"
 #include "xmlesc.h"
 
-static int failures, checks;
+#include "unit.h"
 
-#define CHECK(cond, ...) do {						\
-	checks++;							\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
 
 /* One rule for every tool's pid list: each field a pid, none empty. */
 static void
@@ -1617,7 +1608,7 @@ test_spawn(void)
 int
 main(int argc, char **argv)
 {
-	static const struct { const char *name; void (*fn)(void); } groups[] = {
+	static const struct unit_group groups[] = {
 		{ "parse", test_parse }, { "folded", test_folded },
 		{ "stackmap", test_stackmap }, { "linereader", test_linereader },
 		{ "outfile", test_outfile }, { "privs", test_privs }, { "buf", test_buf },
@@ -1630,20 +1621,6 @@ main(int argc, char **argv)
 		{ "perfscript", test_perfscript }, { "pprof", test_pprof },
 		{ "provenance", test_provenance }, { "spawn", test_spawn },
 	};
-	size_t k;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: test-common GROUP\n");
-		return 2;
-	}
-	for (k = 0; k < sizeof(groups) / sizeof(groups[0]); k++)
-		if (strcmp(argv[1], groups[k].name) == 0)
-			break;
-	if (k == sizeof(groups) / sizeof(groups[0])) {
-		fprintf(stderr, "test-common: no group %s\n", argv[1]);
-		return 2;
-	}
-	groups[k].fn();
-	printf("%s: %d checks, %d failed\n", argv[1], checks, failures);
-	return failures ? 1 : 0;
+	return unit_main(argc, argv, groups, sizeof(groups) / sizeof(groups[0]));
 }

@@ -13,17 +13,8 @@
 #include "offcpu.h"
 #include "rawrec.h"
 
-static int failures, checks;
+#include "unit.h"
 
-#define CHECK(cond, ...) do {						\
-	checks++;							\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
 
 /* A switch-out sample of tid (pid tid) with a one-frame stack at ip. */
 static void
@@ -583,25 +574,11 @@ test_memory(void)
 int
 main(int argc, char **argv)
 {
-	static const struct { const char *name; void (*fn)(void); } groups[] = {
+	static const struct unit_group groups[] = {
 		{ "pair", test_pair }, { "preempt", test_preempt }, { "filter", test_filter },
 		{ "exit", test_exit }, { "order", test_order }, { "aggregate", test_aggregate },
 		{ "memory", test_memory },
 	};
-	size_t k;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: test-offcpu GROUP\n");
-		return 2;
-	}
-	for (k = 0; k < sizeof(groups) / sizeof(groups[0]); k++)
-		if (strcmp(argv[1], groups[k].name) == 0)
-			break;
-	if (k == sizeof(groups) / sizeof(groups[0])) {
-		fprintf(stderr, "test-offcpu: no group %s\n", argv[1]);
-		return 2;
-	}
-	groups[k].fn();
-	printf("%s: %d checks, %d failed\n", argv[1], checks, failures);
-	return failures ? 1 : 0;
+	return unit_main(argc, argv, groups, sizeof(groups) / sizeof(groups[0]));
 }

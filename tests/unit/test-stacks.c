@@ -31,17 +31,8 @@
 #include "symbolize.h"
 #include "unwind.h"
 
-static int failures, checks;
+#include "unit.h"
 
-#define CHECK(cond, ...) do {						\
-	checks++;							\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
 
 /* Pids no process has: above any pid_max the kernel allows (2^22). */
 #define FAKE_PID	2000000001
@@ -1102,24 +1093,10 @@ test_script(void)
 int
 main(int argc, char **argv)
 {
-	static const struct { const char *name; void (*fn)(void); } groups[] = {
+	static const struct unit_group groups[] = {
 		{ "unwind", test_unwind }, { "symbolize", test_symbolize },
 		{ "script", test_script },
 	};
-	size_t k;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: test-stacks GROUP\n");
-		return 2;
-	}
-	for (k = 0; k < sizeof(groups) / sizeof(groups[0]); k++)
-		if (strcmp(argv[1], groups[k].name) == 0)
-			break;
-	if (k == sizeof(groups) / sizeof(groups[0])) {
-		fprintf(stderr, "test-stacks: no group %s\n", argv[1]);
-		return 2;
-	}
-	groups[k].fn();
-	printf("%s: %d checks, %d failed\n", argv[1], checks, failures);
-	return failures ? 1 : 0;
+	return unit_main(argc, argv, groups, sizeof(groups) / sizeof(groups[0]));
 }
