@@ -172,8 +172,16 @@ assert_split() {
 	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu --min-block 25000 -o "$BATS_TEST_TMPDIR/m.txt" -- "$OFF" 1
 	grep -q ' min-block=25000us ' "$BATS_TEST_TMPDIR/m.txt"
 	pf-fold "$BATS_TEST_TMPDIR/m.txt" > "$BATS_TEST_TMPDIR/m.folded"
-	[ "$(blocked "$BATS_TEST_TMPDIR/m.folded" off_alpha)" -gt 0 ] || fail "30 ms blocks dropped"
-	[ "$(blocked "$BATS_TEST_TMPDIR/m.folded" off_beta)" -eq 0 ] || fail "20 ms blocks kept"
+	local a b
+	a=$(blocked "$BATS_TEST_TMPDIR/m.folded" off_alpha)
+	b=$(blocked "$BATS_TEST_TMPDIR/m.folded" off_beta)
+	[ "$a" -gt 0 ] || fail "30 ms blocks dropped"
+	# A 20 ms sleep woken more than 5 ms late is a block of 25 ms or
+	# more, rightly kept: even real-time, that happened once in a run
+	# with two busy loops beside the suite.  All of them kept would be
+	# as much as off_alpha's; a few are under a tenth of it.  The bound
+	# itself, block by block, is tests/unit/test-offcpu.c's filter group.
+	[ "$((b * 10))" -lt "$a" ] || fail "20 ms blocks kept: off_beta $b ns, off_alpha $a ns"
 	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu --max-block 25000 -o "$BATS_TEST_TMPDIR/x.txt" -- "$OFF" 1
 	pf-fold "$BATS_TEST_TMPDIR/x.txt" > "$BATS_TEST_TMPDIR/x.folded"
 	[ "$(blocked "$BATS_TEST_TMPDIR/x.folded" off_alpha)" -eq 0 ] || fail "30 ms blocks kept"
@@ -225,7 +233,7 @@ assert_split() {
 # the best of three one-second runs (other jobs on the host slow some).
 switch_rate() {
 	local _
-	for _ in 1 2 3; do "$SW" 1; done |
+	for _ in 1 2 3; do "${FAVOURED[@]}" "$SW" 1; done |
 		awk '{ r = $6 / ($4 / 1e9); if (r > m) m = r } END { printf "%.0f\n", m }'
 }
 
@@ -244,7 +252,11 @@ alpha_share() {
 	rate=$(switch_rate)
 	echo "# off-switch alone: $rate switches/s" >&3
 	[ "$rate" -ge 100000 ] || skip "this host reaches only $rate switches/s"
-	run -0 --separate-stderr pf-offcpu -d 10 --stats -o "$BATS_TEST_TMPDIR/h.txt" -- "$SW" 13
+	# Favoured (as root), recorder and workload: with two busy loops
+	# beside it the workload made some 36,000 switch-outs a second under
+	# pf-offcpu, below the rate cap, so nothing was summed and the stream
+	# of every switch stopped at the size cap (exit 1).
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-offcpu -d 10 --stats -o "$BATS_TEST_TMPDIR/h.txt" -- "$SW" 13
 	[[ "$stderr" == *"summed per thread and stack"* ]] || fail "stderr: $stderr"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/h.txt"
 	assert_output duration
