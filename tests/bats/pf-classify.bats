@@ -501,8 +501,8 @@ queued() {
 	# besides the two spinners: sleeping 15 ms between wake-ups, it
 	# queued 4-5 % of the time on a quiet machine (below the case), and
 	# 43-49 % with two busy loops beside the suite (above it); sleeping
-	# 5 ms, 13 % quiet.  Each try sleeps a different length, so one of
-	# them lands in the case whatever the machine's load.
+	# 5 ms gave the case on the quiet machine.  Each try sleeps a different
+	# length, so one of them lands in the case whatever the machine's load.
 	for ms in 15 5 40 10; do
 		# Far below the spinners' priority (nice 19 against 0): each wake-up
 		# waits for one.  (Not SCHED_IDLE: chrt itself would then wait to exec.)
