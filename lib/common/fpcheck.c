@@ -97,19 +97,16 @@ pf_fp_kept(const struct pf_fpinfo *fi)
 }
 
 /*
- * The base name for a header word: no blank or control byte may split
+ * The base name for a header word, as it is: the header escapes it when
+ * it writes it (pf_name_escape), so no blank or control byte can split
  * the header's key=value list.
  */
 static void
 name_of(const char *path, char *why, size_t whylen)
 {
 	const char *b = strrchr(path, '/');
-	size_t i;
 
 	snprintf(why, whylen, "%s", b ? b + 1 : path);
-	for (i = 0; why[i] != '\0'; i++)
-		if ((unsigned char)why[i] <= ' ' || why[i] == 0x7f)
-			why[i] = '?';
 }
 
 /* 1: the file at path lacks frame pointers; 0: keeps them or cannot be judged. */

@@ -118,7 +118,8 @@ pf_prov_header(struct pf_prov *p, const char *line, size_t len)
 	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
 		tl = strlen(tools[i]);
 		if (len > tl + 5 && memcmp(line, "# ", 2) == 0 &&
-		    memcmp(line + 2, tools[i], tl) == 0 && memcmp(line + 2 + tl, " 1 ", 3) == 0)
+		    memcmp(line + 2, tools[i], tl) == 0 && line[2 + tl] == ' ' &&
+		    (line[3 + tl] == '1' || line[3 + tl] == '2') && line[4 + tl] == ' ')
 			break;
 	}
 	if (i == sizeof(tools) / sizeof(tools[0]))

@@ -36,6 +36,7 @@
 #include "sysctl.h"
 #include "unwind.h"
 #include "window.h"
+#include "xmlesc.h"
 
 #define SECOND 1000000000ULL
 
@@ -299,8 +300,10 @@ pf_recorder_callgraph(const struct pf_recorder *r, struct pf_buf *h)
 		pf_buf_printf(h, "dwarf stack=%d", PF_REC_DWARF_STACK);
 	else
 		pf_buf_puts(h, "fp");
-	if (r->auto_why[0] != '\0')
-		pf_buf_printf(h, " auto=%s", r->auto_why);
+	if (r->auto_why[0] != '\0') {
+		pf_buf_puts(h, " auto=");
+		pf_name_escape_str(h, r->auto_why, PF_ESC_TOKEN);
+	}
 }
 
 /* The kernel's settings and the caller's capabilities. */
@@ -646,37 +649,45 @@ write_header(struct pf_recorder *r, struct pf_script *w)
 	uname(&u);
 	gmtime_r(&r->start_wall.tv_sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	pf_buf_printf(&h, "# %s 1 host=%s kernel=%s target=", tool, u.nodename, u.release);
+	/*
+	 * Version 2: every name in the stream is escaped (pf_name_escape);
+	 * version 1 wrote them raw.
+	 */
+	pf_buf_printf(&h, "# %s %d host=", tool, PF_STREAM_VERSION);
+	pf_name_escape_str(&h, u.nodename, PF_ESC_TOKEN);
+	pf_buf_puts(&h, " kernel=");
+	pf_name_escape_str(&h, u.release, PF_ESC_TOKEN);
+	pf_buf_puts(&h, " target=");
 	if (o->all)
 		pf_buf_puts(&h, "all");
 	else if (o->cmd) {
 		const char *b = strrchr(o->cmd[0], '/');
 
-		pf_buf_printf(&h, "cmd:%s", b ? b + 1 : o->cmd[0]);
+		pf_buf_puts(&h, "cmd:");
+		pf_name_escape_str(&h, b ? b + 1 : o->cmd[0], PF_ESC_TOKEN);
 	} else
 		for (i = 0; i < r->t.npids; i++)
 			pf_buf_printf(&h, "%s%d", i ? "," : "pid:", (int)r->t.pids[i]);
 	r->ops->header(r, &h, when);
 	/*
 	 * Each pid's comm, so that what the graph names survives the pipe;
-	 * never the command line, which may hold secrets.  Cleaned to one
+	 * never the command line, which may hold secrets.  Escaped to one
 	 * token; a pid gone already has none.
 	 */
 	for (i = 0; !o->all && !o->cmd && i < r->t.npids; i++) {
 		char path[64], comm[64];
-		ssize_t n, j;
+		ssize_t n;
 
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)r->t.pids[i]);
 		if ((n = pf_read_small(path, comm, sizeof(comm))) <= 0)
 			continue;
 		if (comm[n - 1] == '\n')
 			comm[--n] = '\0';
-		for (j = 0; j < n; j++)
-			if ((unsigned char)comm[j] <= ' ' || comm[j] == 0x7f || comm[j] == ';')
-				comm[j] = '_';
-		if (n > 0)
-			pf_buf_printf(&h, "# %s: target pid=%d comm=%s\n", tool,
-			    (int)r->t.pids[i], comm);
+		if (n == 0)
+			continue;
+		pf_buf_printf(&h, "# %s: target pid=%d comm=", tool, (int)r->t.pids[i]);
+		pf_name_escape(&h, comm, (size_t)n, PF_ESC_TOKEN);
+		pf_buf_putc(&h, '\n');
 	}
 	/* A JIT map refused now (foreign owner, not a regular file) says so. */
 	for (i = 0; !o->all && !o->cmd && i < r->t.npids; i++) {

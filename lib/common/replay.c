@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "replay.h"
+#include "xmlesc.h"
 
 static int
 cmp_ev(const void *a, const void *b)
@@ -88,7 +89,8 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 	 * stream, pf-fold --pid and --filter-pid work for every thread of a
 	 * multi-process recording, not only for main threads.
 	 */
-	pf_buf_printf(b, "%s %5u/%-5u [%03u] %12s: %10llu %s: \n", comm, s->pid, s->tid,
+	pf_name_escape_str(b, comm, PF_ESC_COMM);
+	pf_buf_printf(b, " %5u/%-5u [%03u] %12s: %10llu %s: \n", s->pid, s->tid,
 	    s->cpu, tbuf, (unsigned long long)period, evname);
 	for (i = 0; i < s->nr; i++) {
 		struct pf_frame_in in;
@@ -135,15 +137,22 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 		 * one it was inlined into, as perf prints them: the same
 		 * address and offset, "(inlined)" where the DSO goes.
 		 */
-		for (j = 0; j < out.ninl; j++)
-			pf_buf_printf(b, "\t%16llx %s+0x%llx (inlined)\n",
-			    (unsigned long long)out.addr, out.inl[j], (unsigned long long)out.off);
-		if (out.sym)
-			pf_buf_printf(b, "\t%16llx %s+0x%llx (%s)\n", (unsigned long long)out.addr,
-			    out.sym, (unsigned long long)out.off, out.dso ? out.dso : "[unknown]");
+		for (j = 0; j < out.ninl; j++) {
+			pf_buf_printf(b, "\t%16llx ", (unsigned long long)out.addr);
+			pf_name_escape_str(b, out.inl[j], 0);
+			pf_buf_printf(b, "+0x%llx (inlined)\n", (unsigned long long)out.off);
+		}
+		pf_buf_printf(b, "\t%16llx ", (unsigned long long)out.addr);
+		if (out.sym) {
+			pf_name_escape_str(b, out.sym, 0);
+			pf_buf_printf(b, "+0x%llx (", (unsigned long long)out.off);
+		} else
+			pf_buf_puts(b, "[unknown] (");
+		if (out.dso)
+			pf_name_escape_str(b, out.dso, 0);
 		else
-			pf_buf_printf(b, "\t%16llx [unknown] (%s)\n", (unsigned long long)out.addr,
-			    out.dso ? out.dso : "[unknown]");
+			pf_buf_puts(b, "[unknown]");
+		pf_buf_puts(b, ")\n");
 	}
 	pf_buf_putc(b, '\n');
 	return cut;

@@ -24,6 +24,13 @@
 
 #include "stop.h"
 
+/*
+ * The version in a stream's first line ("# pf-record 2 ...").  2: every
+ * name in the stream is escaped (xmlesc.h, pf_name_escape); 1 wrote them
+ * as they came.  Readers take both.
+ */
+#define PF_STREAM_VERSION 2
+
 /* Room kept for the trailer line; it is never longer. */
 #define PF_SCRIPT_TRAILER_MAX 192
 

@@ -66,6 +66,56 @@ pf_name_clean(char *s, size_t len)
 	return o;
 }
 
+/* Whether byte c of a name needs escaping in a stream (pf_name_escape). */
+static int
+stream_special(const char *s, size_t i, size_t len, int flags)
+{
+	unsigned char c = (unsigned char)s[i];
+
+	if (c < 0x20 || c == 0x7f || c == '\\' || c == ';')
+		return 1;
+	if (c != ' ')
+		return 0;
+	if (flags & PF_ESC_TOKEN)
+		return 1;
+	return (flags & PF_ESC_COMM) && i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9';
+}
+
+int
+pf_name_escape(struct pf_buf *b, const char *s, size_t len, int flags)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i = 0, run;
+
+	while (i < len) {
+		/* Plain bytes are copied as one run. */
+		for (run = i; run < len && !stream_special(s, run, len, flags); run++)
+			;
+		if (run > i && pf_buf_append(b, s + i, run - i) == -1)
+			return -1;
+		if ((i = run) == len)
+			break;
+		if (s[i] == '\\') {
+			if (pf_buf_append(b, "\\\\", 2) == -1)
+				return -1;
+		} else {
+			char e[4] = { '\\', 'x', hex[(unsigned char)s[i] >> 4],
+				      hex[(unsigned char)s[i] & 0xf] };
+
+			if (pf_buf_append(b, e, sizeof(e)) == -1)
+				return -1;
+		}
+		i++;
+	}
+	return 0;
+}
+
+int
+pf_name_escape_str(struct pf_buf *b, const char *s, int flags)
+{
+	return pf_name_escape(b, s, strlen(s), flags);
+}
+
 /* Characters XML 1.0 allows, less the controls we never want in a label. */
 static int
 acceptable(unsigned cp)

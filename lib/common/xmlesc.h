@@ -39,4 +39,27 @@ size_t xmlesc_utf8_decode(const unsigned char *s, size_t n, unsigned *cp);
  */
 size_t pf_name_clean(char *s, size_t len);
 
+/*
+ * How a name from the target (a function, a mapped file's path, a comm)
+ * is written into a sample stream, so that it can neither end its line
+ * nor split its field: every control byte (below 0x20, and DEL) and ';'
+ * (the folded format's frame separator) become \xHH, and the backslash
+ * itself \\.  Nothing else changes, so an ordinary name is written as it
+ * is, and an escaped name is never turned back: readers keep the escaped
+ * form.  PF_ESC_TOKEN also escapes every space (a header's key=value
+ * token); PF_ESC_COMM a space that a digit follows (a sample line's comm,
+ * which would otherwise read as the start of its pid/tid field).
+ */
+#define PF_ESC_TOKEN	0x1
+#define PF_ESC_COMM	0x2
+
+/*
+ * Append s (len bytes, need not be NUL-terminated) to b escaped as above.
+ * 0, or -1 with ENOMEM.
+ */
+int pf_name_escape(struct pf_buf *b, const char *s, size_t len, int flags);
+
+/* The same for a NUL-terminated name. */
+int pf_name_escape_str(struct pf_buf *b, const char *s, int flags);
+
 #endif

@@ -31,6 +31,7 @@ offcpu() { unit "$1" test-offcpu; }
 @test "names demangle as perf prints them, within the caps on input and output" { unit demangle; }
 @test "JIT maps are trusted only from root or the target, and read within caps" { unit jitmap; }
 @test "names are cleaned for a terminal: every control and every byte that is not UTF-8 a '?'" { unit nameclean; }
+@test "names are escaped for a stream: controls, ';' and the backslash as \\xHH and \\\\, nothing else changed" { unit nameescape; }
 @test "thread names are kept by tid through growth, inherited and truncated" { unit comms; }
 @test "the symbol check finds an ELF file's own symbol table and refuses a non-ELF file" { unit symfile; }
 @test "kallsyms loads, sorts and finds symbols; no symbol at all is an empty table" { unit kallsyms; }

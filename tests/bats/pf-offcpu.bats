@@ -27,7 +27,7 @@ valid_stream() {
 	local size
 	size=$(stat -c %s "$1")
 	awk -v size="$size" '
-	NR == 1 { if ($0 !~ /^# pf-offcpu 1 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ event=offcpu-time unit=ns callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|maps-unreadable|no-frame-pointers:[^ ]+))? preempted=(included|excluded) min-block=[0-9]+us max-block=[0-9a-z]+ kernel-symbols=(yes|no) above-rate-cap=sum start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
+	NR == 1 { if ($0 !~ /^# pf-offcpu 2 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ event=offcpu-time unit=ns callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|maps-unreadable|no-frame-pointers:[^ ]+))? preempted=(included|excluded) min-block=[0-9]+us max-block=[0-9a-z]+ kernel-symbols=(yes|no) above-rate-cap=sum start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
 	/^# pf-offcpu: samples=/ { trailer = $0; tline = NR; next }
 	/^# pf-offcpu/ { if (insample || nsamples) bad("comment inside the stream: " $0); next }
 	/^$/ { if (!insample) bad("blank line outside a sample"); insample = 0; next }

@@ -76,8 +76,8 @@ valid_stream() {
 	local size
 	size=$(stat -c %s "$1")
 	awk -v size="$size" '
-	NR == 1 { if ($0 !~ /^# pf-record 1 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ freq=[0-9]+ callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|maps-unreadable|no-frame-pointers:[^ ]+))? kernel-stacks=(yes|no) start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
-	/^# pf-record: samples=/ { trailer = $0; tline = NR; next }
+	NR == 1 { if ($0 !~ /^# pf-record 2 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ freq=[0-9]+ callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|maps-unreadable|no-frame-pointers:[^ ]+))? kernel-stacks=(yes|no) start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
+	/^# pf-record: samples=/ { if (tline) bad("a second trailer"); trailer = $0; tline = NR; next }
 	/^# pf-record/ { if (insample || nsamples) bad("comment inside the stream: " $0); next }
 	/^$/ { if (!insample) bad("blank line outside a sample"); insample = 0; next }
 	/^\t/ { if (!insample) bad("frame outside a sample"); if ($0 !~ /^\t *[0-9a-f]+ .+ \(.+\)$/) bad("frame: " $0); nframes++; next }
@@ -668,7 +668,7 @@ max_unknown_run() {
 
 @test "a closed pipe stops pf-record quietly" {
 	run -0 --separate-stderr sh -c "'$PF_BIN_DIR/pf-record' -F 999 -d 2 -- '$SPLIT' 3 | head -n 1"
-	assert_output --regexp '^# pf-record 1 '
+	assert_output --regexp '^# pf-record 2 '
 	# pf-record's own status, through bash's PIPESTATUS: 0, and nothing on stderr.
 	run -0 --separate-stderr bash -c "'$PF_BIN_DIR/pf-record' -F 999 -d 2 -- '$SPLIT' 3 | head -n 1 >/dev/null; echo \${PIPESTATUS[0]}"
 	assert_output 0
@@ -903,6 +903,69 @@ max_unknown_run() {
 	BGPID=
 }
 
+# forge_check FILE FORGED [SHARE]: FILE, pf-record's stream of rec-forge,
+# is a valid stream, and neither it nor its folding holds a line, a sample
+# or a frame that starts with FORGED (the name the target tried to slip
+# in).  With SHARE, at least SHARE% of the folded time has an escaped
+# newline in its stack: the hostile name is there, escaped.
+forge_check() {
+	local f=$1 forged=$2 share=${3:-0} stop n
+	stop=$(valid_stream "$f") || fail "not a valid stream: $stop"
+	[ "$stop" = duration ] || fail "stop=$stop"
+	! grep -aq "^$forged" "$f" || fail "a forged line: $(grep -an "^$forged" "$f" | head -3)"
+	! grep -aq '^[^	#].* 9999999999 cpu-clock' "$f" || fail "the forged period got in"
+	pf-fold "$f" > "$BATS_TEST_TMPDIR/forge.folded" 2> "$BATS_TEST_TMPDIR/forge.err" ||
+		fail "pf-fold failed: $(cat "$BATS_TEST_TMPDIR/forge.err")"
+	[ ! -s "$BATS_TEST_TMPDIR/forge.err" ] || fail "pf-fold warned: $(cat "$BATS_TEST_TMPDIR/forge.err")"
+	# shellcheck disable=SC2016 # an awk program
+	run awk -v forged="$forged" -v share="$share" '
+	/^# pf-provenance / { prov = $0; next }
+	{
+		n = split($0, fr, ";"); sub(/ [0-9]+$/, "", fr[n])
+		for (i = 1; i <= n; i++) if (index(fr[i], forged) == 1) { print "forged frame: " $0; exit 1 }
+		t += $NF; if (index($0, "\\x0a") > 0) esc += $NF
+	}
+	END { printf "%d ns, %d of them under an escaped name; %s\n", t, esc, prov
+	      exit !(t > 0 && esc * 100 >= t * share) }' "$BATS_TEST_TMPDIR/forge.folded"
+	echo "$output"
+	[ "$status" -eq 0 ] || fail "folded: $output"
+	n=$(awk '/^[^\t#]/ { n++ } END { print n + 0 }' "$f")
+	grep -q "^# pf-provenance .* samples=$n " "$BATS_TEST_TMPDIR/forge.folded" ||
+		fail "the provenance does not count the $n samples: $(head -1 "$BATS_TEST_TMPDIR/forge.folded")"
+}
+
+@test "a target's names forge no line: a symbol, a mapped path and a comm holding newlines are escaped" {
+	local forge off d=$BATS_TEST_TMPDIR
+	# The symbol: the placeholder overwritten in a copy, at the same length.
+	cp "$WORKLOADS/rec-forge" "$d/w"
+	forge=$'x\n\nforged 1/1 [000] 1.000000: 9999999999 cpu-clock: \n\tffff FORGED_FRAME+0x0 (/x)\n\n# pf-record: samples=1 stop=disk-full\n'
+	while [ ${#forge} -lt 122 ]; do forge="${forge}z"; done
+	[ ${#forge} -eq 122 ] || fail "the forged name is ${#forge} bytes, not 122"
+	for off in $(grep -obUa 'forge_spin_Q*' "$d/w" | cut -d: -f1); do
+		printf '%s' "$forge" | dd of="$d/w" bs=1 seek="$off" conv=notrunc status=none
+	done
+	nm "$d/w" | grep -q 'FORGED_FRAME' || fail "the symbol was not rewritten"
+	run -0 --separate-stderr pf-record -g fp -F 199 -d 1.5 --no-progress -o "$d/sym.perf" -- "$d/w" sym 3
+	forge_check "$d/sym.perf" forged 90
+	grep -aq '^	 *ffff FORGED' "$d/sym.perf" && fail "a forged frame line"
+	grep -aqF 'x\x0a\x0aforged 1/1' "$d/sym.perf" || fail "the symbol is not there, escaped"
+
+	# The mapped file's path.
+	mkdir "$d/lib"
+	run -0 --separate-stderr pf-record -g fp -F 199 -d 1.5 --no-progress -o "$d/path.perf" -- \
+	    "$WORKLOADS/rec-forge" path 3 "$d/lib"
+	forge_check "$d/path.perf" forged
+	grep -aq '(.*/lib/lib\\x0a\\x0aforged 11 .*\\x0a# pf-record: samples=1 stop=forged\\x0az)$' "$d/path.perf" ||
+		fail "the path is not there, escaped: $(grep -a -m3 'lib/lib' "$d/path.perf")"
+
+	# The comm, renamed during the window.
+	run -0 --separate-stderr pf-record -g fp -F 199 -d 2 --no-progress -o "$d/comm.perf" -- \
+	    "$WORKLOADS/rec-forge" comm 3
+	# Renamed half a second into a 2 s window: 75% under the new name.
+	forge_check "$d/comm.perf" FORGED_COMM 50
+	grep -aq '^x\\x0aFORGED_COMM  *[0-9]*/' "$d/comm.perf" || fail "the comm is not there, escaped"
+}
+
 @test "JIT frames are named from /tmp/perf-PID.map" {
 	[ "$(uname -m)" = x86_64 ] || skip "the rec-jit workload emits x86-64 code"
 	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/j.txt" -- "$WORKLOADS/rec-jit" 2
@@ -997,7 +1060,7 @@ start_jit() {
 	grep -aq 'status=2' "$BATS_TEST_TMPDIR/tty" || fail "$(cat -v "$BATS_TEST_TMPDIR/tty")"
 	grep -aq 'pf-record: the stream is not for a terminal: .*-o FILE.*| pf-fold' "$BATS_TEST_TMPDIR/tty" ||
 		fail "$(cat -v "$BATS_TEST_TMPDIR/tty")"
-	! grep -aq '^# pf-record 1 ' "$BATS_TEST_TMPDIR/tty" || fail "a header on the terminal"
+	! grep -aq '^# pf-record [0-9] ' "$BATS_TEST_TMPDIR/tty" || fail "a header on the terminal"
 	# -o on a terminal is fine: only the closing line shows.
 	script -qfec "'$PF_BIN_DIR/pf-record' --no-progress -d 1 -o '$BATS_TEST_TMPDIR/o.txt' -- true; echo status=\$?" "$BATS_TEST_TMPDIR/tty2" >/dev/null
 	grep -aq 'status=0' "$BATS_TEST_TMPDIR/tty2" || fail "$(cat -v "$BATS_TEST_TMPDIR/tty2")"

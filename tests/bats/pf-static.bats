@@ -73,7 +73,7 @@ in_root() {
 		chroot "$ROOT" /bin/pf-fold /tmp/rec.txt >"$OUT/folded"
 		chroot "$ROOT" /bin/pf-svg <"$OUT/folded" >"$OUT/cpu.svg"
 		cp "$ROOT/tmp/rec.txt" "$OUT/rec.txt"'
-	head -n 1 "$BATS_TEST_TMPDIR/rec.txt" | grep -q '^# pf-record 1 .* target=cmd:split ' ||
+	head -n 1 "$BATS_TEST_TMPDIR/rec.txt" | grep -q '^# pf-record 2 .* target=cmd:split ' ||
 		fail "no header: $(head -n 3 "$BATS_TEST_TMPDIR/rec.txt")"
 	grep -q '^# pf-record: samples=[1-9][0-9]* .* stop=target-exit ' "$BATS_TEST_TMPDIR/rec.txt" ||
 		fail "no trailer of a complete recording: $(tail -n 2 "$BATS_TEST_TMPDIR/rec.txt")"

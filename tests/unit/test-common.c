@@ -743,6 +743,57 @@ test_nameclean(void)
 }
 
 static void
+test_nameescape(void)
+{
+	static const struct { const char *in; int flags; const char *out; } t[] = {
+		{ "main", 0, "main" },
+		{ "ns::W<double>::spin(int, char const*)", 0, "ns::W<double>::spin(int, char const*)" },
+		{ "/usr/lib/x (deleted)", 0, "/usr/lib/x (deleted)" },
+		{ "a\nb", 0, "a\\x0ab" },
+		{ "x\n# pf-record: samples=1", 0, "x\\x0a# pf-record: samples=1" },
+		{ "\t\r\x1b\x7f", 0, "\\x09\\x0d\\x1b\\x7f" },
+		{ "a;b", 0, "a\\x3bb" },
+		{ "back\\slash", 0, "back\\\\slash" },
+		/* An escape already there is escaped again: never read back. */
+		{ "\\x0a", 0, "\\\\x0a" },
+		{ "caf\xc3\xa9\xff", 0, "caf\xc3\xa9\xff" },
+		{ "a b", 0, "a b" },
+		{ "a b", PF_ESC_TOKEN, "a\\x20b" },
+		{ "w 7/7 x", PF_ESC_COMM, "w\\x207/7 x" },
+		{ "Web Content", PF_ESC_COMM, "Web Content" },
+		{ "end ", PF_ESC_COMM, "end " },
+		{ "", 0, "" },
+	};
+	struct pf_buf b = { 0 };
+	size_t i, n, lines;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		pf_buf_reset(&b);
+		CHECK(pf_name_escape_str(&b, t[i].in, t[i].flags) == 0, "case %zu: fails", i);
+		CHECK(b.len == strlen(t[i].out) && memcmp(b.data, t[i].out, b.len) == 0,
+		    "case %zu: got \"%s\", want \"%s\"", i, b.data ? b.data : "", t[i].out);
+	}
+	/* Every byte value: no control byte, ';' or lone backslash comes out. */
+	for (i = 1; i < 256; i++) {
+		char in[2] = { (char)i, 0 };
+
+		pf_buf_reset(&b);
+		pf_name_escape_str(&b, in, PF_ESC_TOKEN);
+		for (n = 0, lines = 0; n < b.len; n++)
+			lines += (unsigned char)b.data[n] < 0x20 || b.data[n] == 0x7f ||
+			    b.data[n] == ';' || b.data[n] == ' ';
+		CHECK(lines == 0, "byte 0x%02zx: escaped as \"%s\"", i, b.data);
+		CHECK(b.len == 1 || b.data[0] == '\\', "byte 0x%02zx: an escape starts with a backslash",
+		    i);
+	}
+	/* Bytes with a NUL inside, by length. */
+	pf_buf_reset(&b);
+	CHECK(pf_name_escape(&b, "a\0b", 3, 0) == 0 && b.len == 6 &&
+	    memcmp(b.data, "a\\x00b", 6) == 0, "NUL by length: \"%s\"", b.data);
+	pf_buf_free(&b);
+}
+
+static void
 test_demangle(void)
 {
 	static const struct { const char *in, *want; int err; } t[] = {
@@ -1500,7 +1551,11 @@ test_provenance(void)
 	    "comms: %s pids %s", p.val[PF_PROV_TARGET], p.val[PF_PROV_PID]);
 	CHECK(pf_prov_header(&p, "# pf-record 1 target=cmd:make", strlen("# pf-record 1 target=cmd:make")) == 1 &&
 	    strcmp(p.val[PF_PROV_TARGET], "make") == 0 && p.val[PF_PROV_PID][0] == '\0', "cmd");
-	CHECK(pf_prov_header(&p, "# pf-record 2 target=cmd:make", strlen("# pf-record 2 target=cmd:make")) == 0, "another version");
+	/* Version 2 (names escaped) reads as 1 did; no other version is known. */
+	CHECK(pf_prov_header(&p, "# pf-record 2 target=cmd:ma\\x20ke", strlen("# pf-record 2 target=cmd:ma\\x20ke")) == 1 &&
+	    strcmp(p.val[PF_PROV_TARGET], "ma\\x20ke") == 0, "version 2: %s", p.val[PF_PROV_TARGET]);
+	CHECK(pf_prov_header(&p, "# pf-record 3 target=cmd:make", strlen("# pf-record 3 target=cmd:make")) == 0, "another version");
+	CHECK(pf_prov_header(&p, "# pf-record 12 target=cmd:make", strlen("# pf-record 12 target=cmd:make")) == 0, "a longer version");
 	/* A key given twice: the same recording as the line with the last value only. */
 	CHECK(pf_prov_parse(&p, "# pf-provenance host=longname host=a unit=ns",
 	    strlen("# pf-provenance host=longname host=a unit=ns")) == 1 &&
@@ -1615,7 +1670,7 @@ main(int argc, char **argv)
 		{ "addrsearch", test_addrsearch }, { "htab", test_htab },
 		{ "classify", test_classify },
 		{ "demangle", test_demangle }, { "jitmap", test_jitmap },
-		{ "nameclean", test_nameclean },
+		{ "nameclean", test_nameclean }, { "nameescape", test_nameescape },
 		{ "comms", test_comms }, { "symfile", test_symfile },
 		{ "kallsyms", test_kallsyms }, { "procstat", test_procstat },
 		{ "perfscript", test_perfscript }, { "pprof", test_pprof },
