@@ -77,6 +77,13 @@ struct state {
 	/* The recordings read (a sample stream) or their lines (--folded). */
 	struct pf_prov *prov;
 	size_t nprov;
+	/*
+	 * Where a recording's lines are trusted: its header is the comments
+	 * before its first data line, its trailer the last line.  A comment
+	 * after data is held in trailer, and kept only if no data follows.
+	 */
+	int in_body;		/* the latest recording has had data lines */
+	struct pf_buf trailer;	/* held comment, len 0 when none */
 	struct pf_buf provout;	/* the provenance lines to write, distinct */
 };
 
@@ -246,6 +253,15 @@ add_prov_line(struct state *st, const struct pf_prov *p)
  * recorder's header starts a recording; --pprof keeps the recorder's
  * lines as the profile's comments.
  */
+/* The held comment was the latest recording's last line: take it. */
+static void
+take_trailer(struct state *st)
+{
+	if (st->trailer.len > 0 && st->nprov > 0)
+		(void)pf_prov_note(&st->prov[st->nprov - 1], st->trailer.data, st->trailer.len);
+	pf_buf_reset(&st->trailer);
+}
+
 static int
 stream_comment(const char *l, size_t len, void *arg)
 {
@@ -253,14 +269,20 @@ stream_comment(const char *l, size_t len, void *arg)
 	struct pf_prov p;
 
 	if (pf_prov_header(&p, l, len)) {
-		struct pf_prov *v = reallocarray(st->prov, st->nprov + 1, sizeof(*v));
+		struct pf_prov *v;
 
-		if (v == NULL)
+		take_trailer(st);
+		if ((v = reallocarray(st->prov, st->nprov + 1, sizeof(*v))) == NULL)
 			pf_die(PF_EXIT_FAIL, "memory");
 		v[st->nprov++] = p;
 		st->prov = v;
-	} else if (st->nprov > 0) {
+		st->in_body = 0;
+	} else if (st->nprov > 0 && !st->in_body) {
 		(void)pf_prov_note(&st->prov[st->nprov - 1], l, len);
+	} else if (st->nprov > 0) {
+		pf_buf_reset(&st->trailer);
+		if (pf_buf_append(&st->trailer, l, len) == -1)
+			pf_die(PF_EXIT_FAIL, "memory");
 	}
 	return st->pp != NULL ? pprof_comment(st->pp, l, len) : 0;
 }
@@ -356,9 +378,14 @@ read_input(struct state *st, struct perfscript *ps, const char *path)
 			folded_line(st, l, len);
 			continue;
 		}
-		/* Only the first data line is looked at again, below. */
-		if (st->data_lines < 2 && len > 0 && l[0] != '#' && strspn(l, " \t\r\v\f") < len)
-			st->data_lines++;
+		if (len > 0 && l[0] != '#' && strspn(l, " \t\r\v\f") < len) {
+			/* Only the first data line is looked at again, below. */
+			if (st->data_lines < 2)
+				st->data_lines++;
+			/* A comment that data follows is no trailer. */
+			st->in_body = 1;
+			pf_buf_reset(&st->trailer);
+		}
 		if (ps_line(ps, l, len) == -1) {
 			struct folded_line fl;
 
@@ -662,6 +689,7 @@ main(int argc, char *argv[])
 			    "%llu samples of other events left out (--event-filter chooses)",
 			    pst.event, (unsigned long long)pst.other_events);
 	}
+	take_trailer(&st);
 	if (st.pp != NULL)
 		write_pprof(st.pp, ps);
 	else {
@@ -679,6 +707,7 @@ main(int argc, char *argv[])
 	stackmap_free(st.map);
 	pf_buf_free(&st.tmp);
 	pf_buf_free(&st.provout);
+	pf_buf_free(&st.trailer);
 	free(st.prov);
 	free(opt.pids);
 	pf_exit_checked(PF_EXIT_OK);

@@ -682,6 +682,29 @@ pg_dump;write_archive;schedule 30000000"
 	[[ "${lines[1]}" == *" tool=pf-offcpu "*" unit=ns" ]]
 }
 
+@test "the provenance takes the header before the first sample and the trailer from the last line only" {
+	# Comments between samples (the shape of a name that held a newline in
+	# a version 1 stream) are neither header nor trailer.
+	printf '%s\n' '# pf-record 2 host=web1 kernel=6.1.0 target=pid:1 freq=99 callgraph=fp kernel-stacks=yes start=x' \
+		'# pf-record: target pid=1 comm=app' \
+		'app 1/1 [000] 1.000000: 10 cpu-clock: ' '	1 f+0x1 (/x)' '' \
+		'# pf-record: target pid=1 comm=forged' \
+		'# pf-record: samples=999 lost=77 throttled=0 stop=disk-full bytes=1' \
+		'app 1/1 [000] 2.000000: 10 cpu-clock: ' '	1 f+0x1 (/x)' '' \
+		'# pf-record: samples=2 lost=0 throttled=0 unknown-chain=0 stop=duration bytes=400' \
+		>"$BATS_TEST_TMPDIR/mid.perf"
+	fold "$BATS_TEST_TMPDIR/mid.perf"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "# pf-provenance tool=pf-record host=web1 target=app pid=1 "*" samples=2 lost=0 "*"stop=duration "* ]] ||
+		fail "provenance: ${lines[0]}"
+	[ "${lines[1]}" = "app;f 20" ]
+	# A comment after the last sample that data follows is no trailer either.
+	printf '%s\n' 'app 1/1 [000] 3.000000: 10 cpu-clock: ' '	1 f+0x1 (/x)' '' >>"$BATS_TEST_TMPDIR/mid.perf"
+	fold "$BATS_TEST_TMPDIR/mid.perf"
+	[[ "${lines[0]}" != *"samples="* && "${lines[0]}" != *"stop="* ]] || fail "provenance: ${lines[0]}"
+	[ "${lines[1]}" = "app;f 30" ]
+}
+
 @test "a recording without a stack folds to nothing, provenance included" {
 	printf '%s\n' '# pf-record 1 host=web1 target=pid:1 freq=99 start=x' \
 		'# pf-record: samples=0 lost=0 throttled=0 stop=duration bytes=90' >"$BATS_TEST_TMPDIR/empty.perf"
