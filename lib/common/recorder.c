@@ -374,6 +374,9 @@ open_output(struct pf_recorder *r, struct pf_result *st)
 				return pf_result_set(st, PF_EXIT_FAIL, 0, "%s: %s, not a regular "
 				    "file: --force replaces only a regular file", o->output,
 				    pf_outfile_kind(o->output));
+			if (!o->force && errno == EEXIST)
+				return pf_result_set(st, PF_EXIT_FAIL, 0, "%s: %s (--force "
+				    "replaces it)", o->output, strerror(EEXIST));
 			return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", o->output);
 		}
 		r->out_fd = r->out.fd;

@@ -446,7 +446,7 @@ alpha_share() {
 	run -0 --separate-stderr pf-offcpu -d 1 -o "$BATS_TEST_TMPDIR/o.txt" -- true
 	[ "$(stat -c %a "$BATS_TEST_TMPDIR/o.txt")" = 600 ]
 	run -3 --separate-stderr pf-offcpu -d 1 -o "$BATS_TEST_TMPDIR/o.txt" -- true
-	[[ "$stderr" == *"o.txt: File exists"* ]] || fail "stderr: $stderr"
+	[[ "$stderr" == *"o.txt: File exists (--force replaces it)"* ]] || fail "stderr: $stderr"
 	run -0 --separate-stderr pf-offcpu -d 1 --force -o "$BATS_TEST_TMPDIR/o.txt" -- true
 }
 

@@ -679,7 +679,7 @@ max_unknown_run() {
 	run -0 --separate-stderr pf-record -d 1 -o "$BATS_TEST_TMPDIR/o.txt" -- true
 	[ "$(stat -c %a "$BATS_TEST_TMPDIR/o.txt")" = 600 ]
 	run -3 --separate-stderr pf-record -d 1 -o "$BATS_TEST_TMPDIR/o.txt" -- true
-	[[ "$stderr" == *"o.txt: File exists"* ]] || fail "stderr: $stderr"
+	[[ "$stderr" == *"o.txt: File exists (--force replaces it)"* ]] || fail "stderr: $stderr"
 	run -0 --separate-stderr pf-record -d 1 --force -o "$BATS_TEST_TMPDIR/o.txt" -- true
 	ln -s "$BATS_TEST_TMPDIR/o.txt" "$BATS_TEST_TMPDIR/link.txt"
 	run -3 --separate-stderr pf-record -d 1 --force -o "$BATS_TEST_TMPDIR/link.txt" -- true
