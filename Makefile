@@ -250,8 +250,10 @@ soak: test-deps
 	if [ -e build/soak-fuzz.failed ]; then echo "soak: the fuzz run failed (above)"; rc=1; fi; \
 	exit $$rc
 
+# make demo is quiet while it builds (the compiler's lines only on a failure).
 demo: deps
-	@$(MAKE) --no-print-directory -j$(NPROC) all
+	@echo "== building pf (make all)"
+	@$(MAKE) -s --no-print-directory -j$(NPROC) all
 	@sh scripts/demo
 
 bench: all
