@@ -402,7 +402,7 @@ fake_classify() {
 	grep -qx "pf-precheck -p $WPID -o ev --mode offcpu" ev/commands.log
 	grep -qx "pf-record -g auto -a -d 1 -o ev/cpu-system.perf" ev/commands.log
 	grep -qx "pf-offcpu -g auto -p $WPID -d 1 -o ev/offcpu.perf" ev/commands.log
-	grep -qE '^# pf-record 1 .*target=all' ev/cpu-system.perf
+	grep -qE '^# pf-record 2 .*target=all' ev/cpu-system.perf
 }
 
 @test "a verdict the runbook cannot carry out stays a suggestion; what was not seen is said" {
