@@ -941,9 +941,10 @@ forge_check() {
 	forge=$'x\n\nforged 1/1 [000] 1.000000: 9999999999 cpu-clock: \n\tffff FORGED_FRAME+0x0 (/x)\n\n# pf-record: samples=1 stop=disk-full\n'
 	while [ ${#forge} -lt 122 ]; do forge="${forge}z"; done
 	[ ${#forge} -eq 122 ] || fail "the forged name is ${#forge} bytes, not 122"
-	for off in $(grep -obUa 'forge_spin_Q*' "$d/w" | cut -d: -f1); do
+	grep -obUa 'forge_spin_Q*' "$d/w" | cut -d: -f1 > "$d/offsets"
+	while read -r off; do
 		printf '%s' "$forge" | dd of="$d/w" bs=1 seek="$off" conv=notrunc status=none
-	done
+	done < "$d/offsets"
 	nm "$d/w" | grep -q 'FORGED_FRAME' || fail "the symbol was not rewritten"
 	run -0 --separate-stderr pf-record -g fp -F 199 -d 1.5 --no-progress -o "$d/sym.perf" -- "$d/w" sym 3
 	forge_check "$d/sym.perf" forged 90
