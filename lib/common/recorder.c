@@ -965,6 +965,12 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 		pf_sym_set_kallsyms(r->sym, r->ksyms);
 	}
 	rc = emit(r, w, hst, &fin, st);
+	/*
+	 * What the file holds, as the trailer says: after a failed flush
+	 * (ENOSPC) the samples accepted since the last whole write were cut
+	 * back.
+	 */
+	r->written = pf_script_samples(w);
 	pf_script_free(w);
 	/* One refused after the header (a command's, or made during the window). */
 	if (pf_sym_jit_refusal(r->sym) != NULL)

@@ -544,9 +544,15 @@ max_unknown_run() {
 	mount_tmpfs 160K
 	run -1 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 3 --min-free 0 -o "$MNT/full.txt" -- "$SYSCALL" 4
 	[[ "$stderr" == *"No space left on device"* ]] || fail "stderr: $stderr"
+	local closing=$stderr
 	run -0 valid_stream "$MNT/full.txt"
 	assert_output disk-full
 	[ "$(stat -c %s "$MNT/full.txt")" -gt 40000 ] || fail "stopped too early"
+	# The closing line counts what the file holds, as the trailer does.
+	local n
+	n=$(tail -n 1 "$MNT/full.txt" | sed -n 's/.* samples=\([0-9]*\) .*/\1/p')
+	[[ "$closing" == *"pf-record: $n samples ("* ]] ||
+		fail "the trailer says $n samples, the closing line: $(grep ' samples (' <<< "$closing")"
 }
 
 @test "while recording, pf-record holds no capability and no_new_privs is set" {
