@@ -617,7 +617,8 @@ intern(struct pf_symbolizer *s, const char *str)
 
 /*
  * Versions go (foo@@GLIBC_2.34 -> foo), then C++/Rust names are demangled.
- * A name cut to fit buf is PF_DEMANGLE_MAX_IN long, so it stays mangled.
+ * A name of PF_DEMANGLE_MAX_IN bytes or more stays mangled, and whole:
+ * never cut, so two long names that share a prefix stay two frames.
  */
 static const char *
 clean_name(struct pf_symbolizer *s, const char *raw)
@@ -626,8 +627,15 @@ clean_name(struct pf_symbolizer *s, const char *raw)
 	const char *at = strchr(raw + 1, '@'), *r;
 	size_t n = at ? (size_t)(at - raw) : strlen(raw);
 
-	if (n >= sizeof(buf))
-		n = sizeof(buf) - 1;
+	if (n >= sizeof(buf)) {
+		if (at == NULL)
+			return intern(s, raw);
+		if ((d = strndup(raw, n)) == NULL)
+			return NULL;
+		r = intern(s, d);
+		free(d);
+		return r;
+	}
 	memcpy(buf, raw, n);
 	buf[n] = '\0';
 	if ((d = pf_demangle(buf)) != NULL) {

@@ -973,6 +973,26 @@ forge_check() {
 	grep -aq '^x\\x0aFORGED_COMM  *[0-9]*/' "$d/comm.perf" || fail "the comm is not there, escaped"
 }
 
+@test "a 5,004-byte function name is written whole, and two that share 5,000 bytes stay two frames" {
+	local d=$BATS_TEST_TMPDIR
+	run -0 --separate-stderr pf-record -g fp -F 499 -d 2 --no-progress -o "$d/l.perf" -- \
+	    "$WORKLOADS/rec-longname" 3
+	pf-fold "$d/l.perf" > "$d/l.folded"
+	# shellcheck disable=SC2016 # an awk program
+	run awk '{
+		n = split($0, fr, ";"); leaf = fr[n]; sub(/ [0-9]+$/, "", leaf)
+		if (leaf ~ /^long_a+_(one|two)$/) { t[substr(leaf, length(leaf) - 2)] += $NF; len[length(leaf)]++ }
+		all += $NF
+	}
+	END {
+		for (l in len) lens = lens " " l
+		printf "one %d two %d of %d ns; leaf lengths:%s\n", t["one"], t["two"], all, lens
+		exit !(t["one"] * 4 >= all && t["two"] * 4 >= all && lens == " 5004")
+	}' "$d/l.folded"
+	echo "$output"
+	[ "$status" -eq 0 ] || fail "the long names were cut or merged: $output"
+}
+
 @test "JIT frames are named from /tmp/perf-PID.map" {
 	[ "$(uname -m)" = x86_64 ] || skip "the rec-jit workload emits x86-64 code"
 	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/j.txt" -- "$WORKLOADS/rec-jit" 2

@@ -1,0 +1,48 @@
+/*
+ * rec-longname: CPU work split evenly between two functions whose
+ * symbols are 5,004 bytes long and share their first 5,000 (given with
+ * asm labels): a symbolizer that cuts names at some length merges them
+ * into one frame, or prints a cut name.  Runs for SECONDS (default 3).
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#define SPIN 200000UL
+
+#define A10	"aaaaaaaaaa"
+#define A100	A10 A10 A10 A10 A10 A10 A10 A10 A10 A10
+#define A1000	A100 A100 A100 A100 A100 A100 A100 A100 A100 A100
+#define A5000	"long_" A1000 A1000 A1000 A1000 A100 A100 A100 A100 A100 A100 A100 A100 A100 \
+	A10 A10 A10 A10 A10 A10 A10 A10 A10 "aaaaa"
+
+void long_one(void) __asm__(A5000 "_one");
+void long_two(void) __asm__(A5000 "_two");
+
+__attribute__((noinline)) void
+long_one(void)
+{
+	for (volatile unsigned long i = 0; i < SPIN; i++)
+		;
+}
+
+__attribute__((noinline)) void
+long_two(void)
+{
+	for (volatile unsigned long i = 0; i < SPIN; i++)
+		;
+}
+
+int
+main(int argc, char **argv)
+{
+	double seconds = argc > 1 ? atof(argv[1]) : 3;
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		long_one();
+		long_two();
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9 < seconds);
+	return 0;
+}
