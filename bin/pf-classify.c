@@ -317,6 +317,7 @@ print_pid(const struct pf_snap *a, const struct pf_snap *b, const struct pf_samp
 	print_figure("util", p->util);
 	print_figure("wait_share", p->wait_share);
 	print_figure("d_state", p->d_state);
+	print_figure("t_state", p->t_state);
 	print_figure("sysshare", p->sysshare);
 	printf("state_samples %u\n", sm->rounds);
 	if (p->throttled_ratio >= 0) {

@@ -116,7 +116,16 @@ pf_classify_pid(const struct pf_cls_pid *in, struct pf_cls_verdict *v)
 
 	if (wants_cpu(in) && starved_steal(b, v))
 		return;
-	if (in->throttled_ratio >= 0.2 && in->wait_share >= 0.1)
+	/*
+	 * Stopped by a signal or held by a tracer: nothing runs until it is
+	 * let go, so nothing is worth recording; not idle, which would send
+	 * the engineer to the load.
+	 */
+	if (in->t_state >= 0.5)
+		verdict(v, "STOPPED", "none",
+		    "stopped (SIGSTOP, job control) or held by a tracer: TracerPid in "
+		    "/proc/PID/status names it; kill -CONT resumes a stopped process");
+	else if (in->throttled_ratio >= 0.2 && in->wait_share >= 0.1)
 		verdict(v, "STARVED_THROTTLED", "pf-record -p",
 		    "the cgroup CPU quota throttles it: raise cpu.max / cpu.cfs_quota_us, or profile what uses the quota");
 	else if (memory_pressure(b))

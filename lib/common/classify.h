@@ -36,6 +36,7 @@ struct pf_cls_pid {
 	double wait_share;		/* run-queue wait / (on CPU + wait) */
 	double io_share;		/* block-I/O delay per active thread-second */
 	double d_state;			/* share of thread samples in D */
+	double t_state;			/* share stopped: T (a signal) or t (a tracer) */
 	double runq_wait;		/* run-queue seconds per second */
 	double on_cpu;			/* CPU seconds per second */
 	double runnable;		/* on_cpu + runq_wait: threads wanting a CPU */

@@ -535,6 +535,8 @@ pf_samples_round(struct pf_snap_reader *r, struct pf_samples *sm, const char *pr
 			sm->in_r++;
 		else if (p[2] == 'S')
 			sm->in_s++;
+		else if (p[2] == 'T' || p[2] == 't')
+			sm->in_t++;
 		if ((p[2] == 'D' || p[2] == 'S') && wchan_reads++ < WCHAN_READS)
 			tally_wchan(r, sm, proc_root, tid, first);
 	}
@@ -1021,6 +1023,7 @@ pf_pid_figures(const struct pf_snap *a, const struct pf_snap *b,
 	p->wait_share = p->on_s + p->runq_s > 0 ? p->runq_s / (p->on_s + p->runq_s) : 0;
 	p->d_state = sm->thread_points ? (double)sm->in_d / (double)sm->thread_points : 0;
 	p->s_state = sm->thread_points ? (double)sm->in_s / (double)sm->thread_points : 0;
+	p->t_state = sm->thread_points ? (double)sm->in_t / (double)sm->thread_points : 0;
 	throttling(a, b, seconds, p);
 	return 0;
 }
@@ -1039,6 +1042,7 @@ pf_pid_inputs(const struct pf_pid_figures *p, double seconds, struct pf_cls_pid 
 	in->wait_share = p->wait_share;
 	in->io_share = p->bio_s / (p->active * seconds);
 	in->d_state = p->d_state;
+	in->t_state = p->t_state;
 	in->runq_wait = p->runq_s / seconds;
 	in->on_cpu = p->on_s / seconds;
 	in->runnable = (p->on_s + p->runq_s) / seconds;

@@ -134,7 +134,7 @@ struct pf_samples {
 	unsigned wchan_seen;
 	unsigned rounds;		/* sampling rounds */
 	/* PID mode: thread states sampled, and how many were D, R, S. */
-	uint64_t thread_points, in_d, in_r, in_s;
+	uint64_t thread_points, in_d, in_r, in_s, in_t;
 	/* System mode: sums of procs_running and procs_blocked. */
 	uint64_t running_sum, blocked_sum;
 	unsigned sys_rounds;		/* rounds whose /proc/stat was read */
@@ -250,6 +250,7 @@ struct pf_pid_figures {
 	int threads, active;		/* threads; active ones (at least 1) */
 	double cpus;			/* CPUs it may use */
 	double capacity, util, wait_share, d_state, s_state;
+	double t_state;			/* share of thread samples stopped (T or t) */
 	double throttled_ratio, throttled_pct;	/* -1 when unknown */
 	struct pf_thread_figures *thread;	/* threads of them (malloc'd) */
 	unsigned nstate[PF_NTHR_STATE];		/* threads in each state */

@@ -650,6 +650,13 @@ test_classify(void)
 		  { .throttled_ratio = -1, .on_cpu = 0.01, .have_cs = true, .switches_s = 9 } },
 		{ "idle, switches unknown", "IDLE", "none", false,
 		  { .throttled_ratio = -1, .on_cpu = 0.01, .switches_s = 500 } },
+		/* Stopped by a signal or a tracer: was IDLE, advice about the load. */
+		{ "stopped", "STOPPED", "none", false,
+		  { .throttled_ratio = -1, .t_state = 1, .have_cs = true } },
+		{ "half stopped, throttled", "STOPPED", "none", false,
+		  { .throttled_ratio = 0.5, .wait_share = 0.5, .t_state = 0.5 } },
+		{ "a stop now and then", "IDLE", "none", false,
+		  { .throttled_ratio = -1, .t_state = 0.4, .on_cpu = 0.01 } },
 		{ "off cpu: switching", "OFF_CPU", "pf-offcpu -p", false,
 		  { .throttled_ratio = -1, .on_cpu = 0.01, .have_cs = true, .switches_s = 10 } },
 		{ "off cpu: some cpu", "OFF_CPU", "pf-offcpu -p", false,
