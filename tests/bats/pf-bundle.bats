@@ -29,6 +29,21 @@ setup() {
 	assert_line --regexp '^created [0-9]{8}T[0-9]{6}Z$'
 }
 
+@test "the MANIFEST names the pf version, the one pf.h and --version give" {
+	local want
+	want=$(sed -n 's/^#define PF_VERSION "\(.*\)"$/\1/p' "$PF_ROOT/lib/common/pf.h")
+	[ -n "$want" ]
+	run -0 --separate-stderr "$BUNDLE" --version
+	assert_output "pf-bundle $want"
+	run -0 --separate-stderr "$BUNDLE" -o "$BATS_TEST_TMPDIR/b.tgz" "$BATS_TEST_TMPDIR/ev"
+	mkdir "$BATS_TEST_TMPDIR/x"
+	tar -C "$BATS_TEST_TMPDIR/x" -xzf "$BATS_TEST_TMPDIR/b.tgz"
+	run -0 grep -c '^pf-version ' "$BATS_TEST_TMPDIR"/x/pf-bundle-*/MANIFEST
+	assert_output 1
+	run -0 cat "$BATS_TEST_TMPDIR"/x/pf-bundle-*/MANIFEST
+	assert_line "pf-version $want"
+}
+
 @test "an existing output is never replaced without -f" {
 	printf 'old' > "$BATS_TEST_TMPDIR/b.tgz"
 	run -3 --separate-stderr "$BUNDLE" -o "$BATS_TEST_TMPDIR/b.tgz" "$BATS_TEST_TMPDIR/ev"
