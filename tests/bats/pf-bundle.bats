@@ -123,6 +123,26 @@ unpack() {
 	assert_line "file 4 ./inc 42/it's here/a \"b\" c"
 }
 
+@test "a backslash in a name is written as it is: no escape forges or cuts a MANIFEST line, the path or a message" {
+	# Printable, so allowed; dash's echo would turn \n into a newline (a
+	# forged command line) and stop at \c.
+	local f='ev/a\ncommand rm -rf \c' o='o\tx.tgz'
+	cd "$BATS_TEST_TMPDIR"
+	printf 'z' > "$f"
+	run -0 --separate-stderr "$BUNDLE" -o "$o" ev
+	assert_output "$o"
+	unpack "$BATS_TEST_TMPDIR/$o"
+	run -0 cat MANIFEST
+	assert_line "file 1 ./$f"
+	assert_line "file 2 ./ev/sub/b.txt"
+	refute_line --regexp '^command rm'
+	run -0 sha256sum -c --strict SHA256SUMS
+	assert_line "./$f: OK"
+	cd "$BATS_TEST_TMPDIR"
+	run -3 --separate-stderr "$BUNDLE" -o "$o" 'no\nsuch\c'
+	[ "$stderr" = 'pf-bundle: no\nsuch\c: No such file or directory' ] || fail "$stderr"
+}
+
 @test "a newline or control character in a name is refused with exit 2 before anything is written" {
 	local nl
 	nl=$(printf 'a\nb')
