@@ -29,11 +29,27 @@ setup() {
 	assert_line --regexp '^created [0-9]{8}T[0-9]{6}Z$'
 }
 
+@test "the MANIFEST names the pf version, the one pf.h and --version give" {
+	local want
+	want=$(sed -n 's/^#define PF_VERSION "\(.*\)"$/\1/p' "$PF_ROOT/lib/common/pf.h")
+	[ -n "$want" ]
+	run -0 --separate-stderr "$BUNDLE" --version
+	assert_output "pf-bundle $want"
+	run -0 --separate-stderr "$BUNDLE" -o "$BATS_TEST_TMPDIR/b.tgz" "$BATS_TEST_TMPDIR/ev"
+	mkdir "$BATS_TEST_TMPDIR/x"
+	tar -C "$BATS_TEST_TMPDIR/x" -xzf "$BATS_TEST_TMPDIR/b.tgz"
+	run -0 grep -c '^pf-version ' "$BATS_TEST_TMPDIR"/x/pf-bundle-*/MANIFEST
+	assert_output 1
+	run -0 cat "$BATS_TEST_TMPDIR"/x/pf-bundle-*/MANIFEST
+	assert_line "pf-version $want"
+}
+
 @test "an existing output is never replaced without -f" {
 	printf 'old' > "$BATS_TEST_TMPDIR/b.tgz"
 	run -3 --separate-stderr "$BUNDLE" -o "$BATS_TEST_TMPDIR/b.tgz" "$BATS_TEST_TMPDIR/ev"
 	[[ "$stderr" == *"File exists"* ]]
 	[ "$(cat "$BATS_TEST_TMPDIR/b.tgz")" = old ]
+	[ ! -e "$BATS_TEST_TMPDIR/b.tgz.sha256" ]
 	run -0 --separate-stderr "$BUNDLE" -f -o "$BATS_TEST_TMPDIR/b.tgz" "$BATS_TEST_TMPDIR/ev"
 	run -0 tar -tzf "$BATS_TEST_TMPDIR/b.tgz"
 	assert_line --partial "/MANIFEST"
@@ -43,6 +59,138 @@ setup() {
 	ln -s "$BATS_TEST_TMPDIR/target" "$BATS_TEST_TMPDIR/b.tgz"
 	run -3 --separate-stderr "$BUNDLE" -f -o "$BATS_TEST_TMPDIR/b.tgz" "$BATS_TEST_TMPDIR/ev"
 	[ ! -e "$BATS_TEST_TMPDIR/target" ]
+	[ ! -e "$BATS_TEST_TMPDIR/b.tgz.sha256" ]
+}
+
+@test "TARBALL.sha256 beside the tarball: mode 0600, the line sha256sum writes for its base name, and it verifies" {
+	local o d b
+	mkdir "$BATS_TEST_TMPDIR/out"
+	cd "$BATS_TEST_TMPDIR"
+	# A backslash is escaped in sha256sum's format, and a file named - must
+	# be written ./- there, or sha256sum -c would read its standard input.
+	for o in "$BATS_TEST_TMPDIR/out/b.tgz" "out/it's a\\b.tar.gz" "out/-"; do
+		run -0 --separate-stderr "$BUNDLE" -o "$o" ev
+		# The output is still the tarball's path alone (pf-triage prints it).
+		assert_output "$o"
+		[ -f "$o.sha256" ]
+		[ ! -L "$o.sha256" ]
+		[ "$(stat -c %a "$o.sha256")" = 600 ]
+		d=$(dirname -- "$o") b=$(basename -- "$o")
+		[ "$b" != - ] || b=./-
+		[ "$(cat "$o.sha256")" = "$(cd "$d" && sha256sum -- "$b")" ] ||
+			fail "$o.sha256: $(cat "$o.sha256")"
+		# shellcheck disable=SC2016 # the inner sh expands $1 and $2
+		run -0 sh -c 'cd "$1" && sha256sum -c --strict -- "$2"' sh "$d" "$(basename -- "$o").sha256"
+		assert_output "$b: OK"
+	done
+	# The default name gets one too.
+	mkdir "$BATS_TEST_TMPDIR/def"
+	cd "$BATS_TEST_TMPDIR/def"
+	run -0 --separate-stderr "$BUNDLE" ../ev
+	[[ "$output" == ./pf-bundle-*.tar.gz ]]
+	o=$output
+	run -0 sha256sum -c --strict "$o.sha256"
+	assert_output "${o#./}: OK"
+	[ "$(find . -mindepth 1 -maxdepth 1 | wc -l)" -eq 2 ]
+}
+
+@test "a symlink planted at TARBALL.sha256 is never followed, with or without -f; nothing is written" {
+	local f
+	cd "$BATS_TEST_TMPDIR"
+	printf 'root-owned\n' > victim
+	for f in "" -f; do
+		ln -s victim b.tgz.sha256
+		# A dangling link too: writing through it would create its target.
+		ln -s "$BATS_TEST_TMPDIR/created" c.tgz.sha256
+		# shellcheck disable=SC2086 # $f is no option or one
+		run -3 --separate-stderr "$BUNDLE" $f -o b.tgz ev
+		if [ -z "$f" ]; then
+			[ "$stderr" = "pf-bundle: b.tgz.sha256: File exists (use -f to replace)" ] || fail "$stderr"
+		else
+			[ "$stderr" = "pf-bundle: b.tgz.sha256: not a regular file" ] || fail "$stderr"
+		fi
+		# shellcheck disable=SC2086
+		run -3 --separate-stderr "$BUNDLE" $f -o c.tgz ev
+		[ "$(cat victim)" = root-owned ]
+		[ ! -e created ]
+		[ ! -L created ]
+		[ -L b.tgz.sha256 ]
+		[ -L c.tgz.sha256 ]
+		[ ! -e b.tgz ]
+		[ ! -e c.tgz ]
+		[ -z "$(find . -maxdepth 1 -name '.pf-bundle.*')" ]
+		rm b.tgz.sha256 c.tgz.sha256
+	done
+}
+
+@test "an existing TARBALL.sha256 is kept without -f, and with -f its name is replaced, not its content" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'old\n' > b.tgz.sha256
+	# A second hard link to it: -f renames over the name, never writes the file.
+	ln b.tgz.sha256 keep
+	run -3 --separate-stderr "$BUNDLE" -o b.tgz ev
+	[ "$stderr" = "pf-bundle: b.tgz.sha256: File exists (use -f to replace)" ] || fail "$stderr"
+	[ "$(cat b.tgz.sha256)" = old ]
+	[ ! -e b.tgz ]
+	run -0 --separate-stderr "$BUNDLE" -f -o b.tgz ev
+	run -0 sha256sum -c --strict b.tgz.sha256
+	assert_output "b.tgz: OK"
+	[ "$(stat -c %a b.tgz.sha256)" = 600 ]
+	[ "$(cat keep)" = old ]
+	# With both there, -f replaces the pair.
+	run -0 --separate-stderr "$BUNDLE" -f -o b.tgz ev
+	run -0 sha256sum -c --strict b.tgz.sha256
+	assert_output "b.tgz: OK"
+	[ -z "$(find . -maxdepth 1 -name '.pf-bundle.*')" ]
+}
+
+@test "a failure or a signal before TARBALL.sha256 is in place takes the tarball away again, and only it" {
+	local f tool
+	# ln and mv that refuse a name ending in .sha256, as when something
+	# takes that name between the check and the link; with SWAP set, that
+	# something first puts its own file at the tarball's name too; with
+	# TERM_PARENT set, pf-bundle gets SIGTERM there instead.
+	mkdir "$BATS_TEST_TMPDIR/fake"
+	for tool in ln mv; do
+		cat > "$BATS_TEST_TMPDIR/fake/$tool" <<-EOF
+		#!/bin/sh
+		for a; do :; done
+		case \$a in
+		*.sha256)
+			[ -z "\${TERM_PARENT:-}" ] || { kill -TERM \$PPID; exit 0; }
+			[ -z "\${SWAP:-}" ] || $(command -v mv) -f -- "\$SWAP" "\${a%.sha256}"
+			echo "$tool: refused by the test" >&2
+			exit 1 ;;
+		esac
+		exec $(command -v "$tool") "\$@"
+		EOF
+		chmod +x "$BATS_TEST_TMPDIR/fake/$tool"
+	done
+	cd "$BATS_TEST_TMPDIR"
+	for f in "" -f; do
+		# shellcheck disable=SC2086 # $f is no option or one
+		run -3 --separate-stderr env PATH="$BATS_TEST_TMPDIR/fake:$PATH" "$BUNDLE" $f -o b.tgz ev
+		[[ "$stderr" == *"pf-bundle: b.tgz.sha256: "* ]] || fail "$stderr"
+		[ ! -e b.tgz ]
+		[ ! -e b.tgz.sha256 ]
+		[ -z "$(find . -maxdepth 1 -name '.pf-bundle.*')" ]
+		# A file that took the tarball's name meanwhile is not this run's:
+		# it stays.
+		printf 'theirs\n' > theirs
+		# shellcheck disable=SC2086
+		run -3 --separate-stderr env SWAP="$BATS_TEST_TMPDIR/theirs" \
+		    PATH="$BATS_TEST_TMPDIR/fake:$PATH" "$BUNDLE" $f -o b.tgz ev
+		[ "$(cat b.tgz)" = theirs ]
+		[ ! -e b.tgz.sha256 ]
+		rm b.tgz
+		# A signal between the two.
+		# shellcheck disable=SC2086
+		run -3 --separate-stderr env TERM_PARENT=1 \
+		    PATH="$BATS_TEST_TMPDIR/fake:$PATH" "$BUNDLE" $f -o b.tgz ev
+		[ ! -e b.tgz ]
+		[ ! -e b.tgz.sha256 ]
+		[ -z "$(find . -maxdepth 1 -name '.pf-bundle.*')" ]
+	done
 }
 
 @test "a missing input exits 3 naming it and writes nothing" {
@@ -74,10 +222,14 @@ unpack() {
 		ln -s "$1/victim" "$1/shared/b.tgz.partial.$$"
 		exec "$2" -o "$1/shared/b.tgz" "$1/ev"' sh "$BATS_TEST_TMPDIR" "$BUNDLE"
 	[ "$(cat "$BATS_TEST_TMPDIR/victim")" = root-owned ]
-	[ -f "$BATS_TEST_TMPDIR/shared/b.tgz" ] && [ ! -L "$BATS_TEST_TMPDIR/shared/b.tgz" ]
+	[ -f "$BATS_TEST_TMPDIR/shared/b.tgz" ]
+	[ ! -L "$BATS_TEST_TMPDIR/shared/b.tgz" ]
+	[ -f "$BATS_TEST_TMPDIR/shared/b.tgz.sha256" ]
+	[ ! -L "$BATS_TEST_TMPDIR/shared/b.tgz.sha256" ]
 	run -0 tar -tzf "$BATS_TEST_TMPDIR/shared/b.tgz"
-	# Nothing else is left beside the output and the planted link, or in TMPDIR.
-	[ "$(find "$BATS_TEST_TMPDIR/shared" -mindepth 1 -maxdepth 1 | wc -l)" -eq 2 ]
+	# Nothing else is left beside the output, its .sha256 and the planted
+	# link, or in TMPDIR.
+	[ "$(find "$BATS_TEST_TMPDIR/shared" -mindepth 1 -maxdepth 1 | wc -l)" -eq 3 ]
 	[ -z "$(ls -A "$BATS_TEST_TMPDIR/tmp")" ]
 	# The bundle's own MANIFEST and SHA256SUMS cannot be brought in as links.
 	ln -s "$BATS_TEST_TMPDIR/victim" "$BATS_TEST_TMPDIR/MANIFEST"
@@ -106,6 +258,26 @@ unpack() {
 	assert_line "inputs inc 42"
 	assert_line "command pf-fold 'inc 42/cpu.perf'"
 	assert_line "file 4 ./inc 42/it's here/a \"b\" c"
+}
+
+@test "a backslash in a name is written as it is: no escape forges or cuts a MANIFEST line, the path or a message" {
+	# Printable, so allowed; dash's echo would turn \n into a newline (a
+	# forged command line) and stop at \c.
+	local f='ev/a\ncommand rm -rf \c' o='o\tx.tgz'
+	cd "$BATS_TEST_TMPDIR"
+	printf 'z' > "$f"
+	run -0 --separate-stderr "$BUNDLE" -o "$o" ev
+	assert_output "$o"
+	unpack "$BATS_TEST_TMPDIR/$o"
+	run -0 cat MANIFEST
+	assert_line "file 1 ./$f"
+	assert_line "file 2 ./ev/sub/b.txt"
+	refute_line --regexp '^command rm'
+	run -0 sha256sum -c --strict SHA256SUMS
+	assert_line "./$f: OK"
+	cd "$BATS_TEST_TMPDIR"
+	run -3 --separate-stderr "$BUNDLE" -o "$o" 'no\nsuch\c'
+	[ "$stderr" = 'pf-bundle: no\nsuch\c: No such file or directory' ] || fail "$stderr"
 }
 
 @test "a newline or control character in a name is refused with exit 2 before anything is written" {
