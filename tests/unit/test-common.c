@@ -484,7 +484,18 @@ test_htab(void)
 	struct pf_htab t;
 	struct pf_htab_slot *s;
 	size_t k, n = 0, bad = 0;
-	uint64_t key;
+	uint64_t key, saved = pf_hash_seed, h1[2], h2[2];
+
+	/* The hash is keyed: which names and addresses collide follows the seed. */
+	pf_hash_seed = 1;
+	h1[0] = pf_hash("frame_name", 10);
+	h1[1] = pf_hash_u64(0x401000);
+	pf_hash_seed = 2;
+	h2[0] = pf_hash("frame_name", 10);
+	h2[1] = pf_hash_u64(0x401000);
+	pf_hash_seed = saved;
+	CHECK(h1[0] != h2[0] && h1[1] != h2[1], "the seed changes both hashes");
+	CHECK(pf_hash("frame_name", 10) == pf_hash("frame_name", 10), "one seed, one hash");
 
 	CHECK(pf_htab_init(&t, 10) == 0 && t.nslots == 16, "init rounds up to 16");
 	/* Every key hashes alike for the first 100: collisions probe on. */
