@@ -166,3 +166,29 @@ outside() {
 	grep -q "^h1;pffleet;" out/fleet.folded
 	[ -s out/h1.tar.gz ]
 }
+
+@test "no host name overwrites another host's files or the fleet's: such names are refused, and a host named fleet is merged" {
+	# fleet.svg would be a host directory where the graph goes; h1.tar.gz
+	# one where h1's bundle is fetched; a host named fleet had its stacks
+	# in fleet.folded, which the merge writes.
+	sed -i '/^\[fleet:vars\]/i fleet ansible_connection=local ansible_python_interpreter=/usr/bin/python3\
+fleet.svg ansible_connection=local ansible_python_interpreter=/usr/bin/python3\
+h1.tar.gz ansible_connection=local ansible_python_interpreter=/usr/bin/python3' inventory
+	# h2 is left out: one recording fewer.
+	sed -i '/^h2 /d' inventory
+	run fleet
+	[ "$status" -ne 0 ]
+	for h in fleet.svg h1.tar.gz; do
+		assert_output --partial "pf-fleet: host name $h refused"
+		grep -qxF "$h refused: no safe file name (shown URL-encoded)" out/failed.txt ||
+			fail "$h is not listed as refused in failed.txt"
+	done
+	[ "$(wc -l < out/failed.txt)" -eq 2 ]
+	[ -f out/fleet.svg ]
+	xmllint --noout out/fleet.svg
+	[ -f out/h1.tar.gz ]
+	[ -s out/h1.tar.gz ]
+	grep -q "^h1;pffleet;" out/fleet.folded
+	grep -q "^fleet;pffleet;" out/fleet.folded
+	[ -z "$(ls -A remote)" ]
+}
