@@ -839,3 +839,29 @@ flamegraph_totals() {
 	awk -v r="$yrun" -v s="$ysp" 'BEGIN { exit !(r - s == 16) }' ||
 		fail "reversed, the blank frame at y=$ysp, the root at $yrun"
 }
+
+@test "the search's Matched line stays in a 900 px high window however deep the graph" {
+	local d h y top
+	for d in 60 200; do
+		# A stack d frames deep, the deeper one with a provenance line
+		# (a subtitle, as a recording's graph has).
+		{
+			if [ "$d" -eq 200 ]; then
+				pf-fold "$FIXTURES/fold/prov-record.perf" | grep '^#'
+			fi
+			seq -f 'f%g' "$d" | paste -sd';' | sed 's/$/ 7/'
+			echo 'f1;g 3'
+		} >deep.folded
+		pf-svg deep.folded >deep.svg
+		h=$(sed -n 's/^<svg [^>]* height="\([0-9]*\)".*/\1/p' deep.svg)
+		[ "$h" -gt 900 ] || fail "depth $d: $h px tall, no deeper than a window"
+		y=$(sed -n 's/^<text id="matched" x="[^"]*" y="\([^"]*\)".*/\1/p' deep.svg)
+		# The baseline and the 3 px a descender takes below it.
+		awk -v y="$y" 'BEGIN { exit !(y > 0 && y + 3 <= 900) }' ||
+			fail "depth $d: Matched at y=$y in a graph $h px tall"
+		# Above the highest frame, so no frame hides it.
+		top=$(grep '^<[ga] data-s=' deep.svg | sed -n 's/.*<rect x="[^"]*" y="\([^"]*\)".*/\1/p' | sort -n | head -n 1)
+		awk -v y="$y" -v t="$top" 'BEGIN { exit !(y < t) }' ||
+			fail "depth $d: Matched at y=$y, a frame at $t"
+	done
+}
