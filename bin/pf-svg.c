@@ -630,6 +630,26 @@ apply_prov(const struct reader *rd, struct pf_buf *title, struct pf_buf *subtitl
 		opt.fo.subtitle = subtitle->data;
 }
 
+/*
+ * The length of the stack of a parsed line, as flamegraph.pl cuts it: one
+ * white-space character separates the stack from its count (the first of
+ * two), and any more before it stay at the end of the last frame's name.
+ * So "a;  3" ends in a frame named by one space (what a perf frame
+ * printed without a symbol can fold to), which the stack folded_parse
+ * gives, all the white space left out, would lose as an empty last frame;
+ * and "a;b  3" ends in "b ".  line[fl->stack_len] is white space: the
+ * stack ends where the white space before the count begins.
+ */
+static size_t
+stack_len_as_perl(const char *line, size_t len, const struct folded_line *fl)
+{
+	size_t e = fl->stack_len;
+
+	while (e < len && (line[e] == ' ' || line[e] == '\t'))
+		e++;
+	return e - 1;
+}
+
 static void
 read_input(struct reader *rd, int fd, const char *name)
 {
@@ -658,7 +678,7 @@ read_input(struct reader *rd, int fd, const char *name)
 			continue;
 		}
 		stack = fl.stack;
-		slen = fl.stack_len;
+		slen = stack_len_as_perl(line, len, &fl);
 		if (rd->cd != (iconv_t)-1) {
 			/* The stack lies in line, which is ours to pass on. */
 			convert(rd, line + (fl.stack - line), slen);

@@ -318,8 +318,14 @@ put_controls(struct out *o, const struct flame_opts *fo, double height,
 	    fo->width - XPAD - 100, fo->fontsize * 2);
 	oprintf(o, "<text id=\"ignorecase\" x=\"%.2f\" y=\"%.2f\">ic</text>\n",
 	    fo->width - XPAD - 16, fo->fontsize * 2);
-	oprintf(o, "<text id=\"matched\" x=\"%.2f\" y=\"%.2f\"> </text>\n",
-	    fo->width - XPAD - 100, height - ypad2 / 2);
+	/*
+	 * Under the Search button, right-aligned, above the frames: at the
+	 * bottom, where flamegraph.pl puts it, a graph deeper than about 50
+	 * rows had it below a 900 px window.
+	 */
+	oprintf(o, "<text id=\"matched\" x=\"%.2f\" y=\"%.2f\" "
+	    "text-anchor=\"end\"> </text>\n", fo->width - XPAD,
+	    fo->fontsize * 3 - 1);
 }
 
 static const char *

@@ -746,3 +746,122 @@ fails_with_svg() {
 	awk -v a="$ya" -v b="$yb" -v x="$yx" 'BEGIN { exit !(a - b == 32 && a - x == 16) }' ||
 		fail "depths: a at y=$ya, b at $yb, x at $yx"
 }
+
+# flamegraph_totals FILE: frame_totals's lines for the frames flamegraph.pl
+# draws from folded FILE, by its line rule as its documented behaviour
+# gives it (our own words and code): a line splits at the one
+# white-space character that only its count (a fraction allowed) follows,
+# so any more white space stays at the end of the last frame's name; when
+# the stack then ends in white space and a number too, that number is a
+# differential's first count and the last one gives the width; ";"
+# separates frames, empty ones at the end dropped.  A frame's samples add
+# up the same whatever order the lines merge in, so flamegraph.pl's
+# whole-line sort (which may split a parent, where pf-svg does not) needs
+# no modelling.
+flamegraph_totals() {
+	awk '
+	{
+		if (!match($0, /[[:space:]][0-9]+(\.[0-9]*)?$/))
+			next
+		w = substr($0, RSTART + 1)
+		s = substr($0, 1, RSTART - 1)
+		if (match(s, /[[:space:]][0-9]+(\.[0-9]*)?$/))
+			s = substr(s, 1, RSTART - 1)
+		n = split(s, f, ";")
+		while (n > 0 && f[n] == "")
+			n--
+		all += w
+		for (i = 1; i <= n; i++)
+			tot[i "\t" f[i]] += w
+	}
+	END {
+		printf "0\tall\t%.0f\n", all
+		for (k in tot)
+			printf "%s\t%.0f\n", k, tot[k]
+	}' "$1" | sort
+}
+
+@test "frame totals equal flamegraph.pl's on every conformance input" {
+	local conf="$SHARED_DIR/conformance/stackcollapse-perf/expected" f n=0 bad=
+	[ -d "$conf" ] || skip "conformance data not found at $conf (set PF_SHARED_DIR)"
+	# --minwidth 0: every frame drawn, none pruned by a width that
+	# flamegraph.pl's split parents would reach differently.
+	for f in "$conf"/*.default.folded; do
+		pf-svg --minwidth 0 "$f" >g.svg
+		frame_totals g.svg >pf.txt
+		flamegraph_totals "$f" >fg.txt
+		[ "$(wc -l <fg.txt)" -gt 2 ] || fail "${f##*/}: no frames to compare"
+		if ! cmp -s pf.txt fg.txt; then
+			bad="$bad ${f##*/}"
+			diff pf.txt fg.txt | head -4 | cut -c1-160 >&2
+		fi
+		n=$((n + 1))
+	done
+	[ -z "$bad" ] || fail "frame totals differ from flamegraph.pl's:$bad"
+	# The 14 captures of stackcollapse-perf.pl's suite, default options.
+	[ "$n" -eq 14 ] || fail "compared $n inputs, expected 14"
+}
+
+@test "a frame named by a single space is drawn, as flamegraph.pl draws it" {
+	# Hand-made.  flamegraph.pl takes one white-space character before
+	# the count, so "run;  3" ends in a frame named " " (a perf frame
+	# printed without a symbol can fold to that), and more white space
+	# makes longer names.
+	local f="$FIXTURES/svg/blank-symbols.folded" yrun ysp
+	pf-svg "$f" >sp.svg
+	xml_ok sp.svg
+	# "run;  3": a frame named by one space on run, as wide as its 3.
+	run tip " " sp.svg
+	assert_output "  (1 samples, 6.67%)
+  (3 samples, 20.00%)"
+	read -r _ yrun _ _ <<<"$(geom run sp.svg)"
+	ysp=$(grep -F '<title>  (3 samples' sp.svg | sed -n 's/.*<rect x="[^"]*" y="\([^"]*\)".*/\1/p')
+	awk -v r="$yrun" -v s="$ysp" 'BEGIN { exit !(r - s == 16) }' ||
+		fail "the blank frame at y=$ysp, run at $yrun"
+	# Three spaces make a frame of two; "poll  5" a frame "poll ".
+	run tip "  " sp.svg
+	assert_output "   (4 samples, 26.67%)"
+	run tip "poll " sp.svg
+	assert_output "poll  (5 samples, 33.33%)"
+	run tip poll sp.svg
+	assert_failure
+	# Every frame as flamegraph.pl's line rule gives it.
+	frame_totals sp.svg >pf.txt
+	flamegraph_totals "$f" >fg.txt
+	diff pf.txt fg.txt
+	grep -qx $'4\t \t3' pf.txt
+	# --reverse keeps the blank frame: the root's child now.
+	pf-svg --reverse "$f" >rev.svg
+	run tip " " rev.svg
+	assert_line "  (3 samples, 20.00%)"
+	read -r _ yrun _ _ <<<"$(geom all rev.svg)"
+	ysp=$(grep -F '<title>  (3 samples' rev.svg | sed -n 's/.*<rect x="[^"]*" y="\([^"]*\)".*/\1/p')
+	awk -v r="$yrun" -v s="$ysp" 'BEGIN { exit !(r - s == 16) }' ||
+		fail "reversed, the blank frame at y=$ysp, the root at $yrun"
+}
+
+@test "the search's Matched line stays in a 900 px high window however deep the graph" {
+	local d h y top
+	for d in 60 200; do
+		# A stack d frames deep, the deeper one with a provenance line
+		# (a subtitle, as a recording's graph has).
+		{
+			if [ "$d" -eq 200 ]; then
+				pf-fold "$FIXTURES/fold/prov-record.perf" | grep '^#'
+			fi
+			seq -f 'f%g' "$d" | paste -sd';' | sed 's/$/ 7/'
+			echo 'f1;g 3'
+		} >deep.folded
+		pf-svg deep.folded >deep.svg
+		h=$(sed -n 's/^<svg [^>]* height="\([0-9]*\)".*/\1/p' deep.svg)
+		[ "$h" -gt 900 ] || fail "depth $d: $h px tall, no deeper than a window"
+		y=$(sed -n 's/^<text id="matched" x="[^"]*" y="\([^"]*\)".*/\1/p' deep.svg)
+		# The baseline and the 3 px a descender takes below it.
+		awk -v y="$y" 'BEGIN { exit !(y > 0 && y + 3 <= 900) }' ||
+			fail "depth $d: Matched at y=$y in a graph $h px tall"
+		# Above the highest frame, so no frame hides it.
+		top=$(grep '^<[ga] data-s=' deep.svg | sed -n 's/.*<rect x="[^"]*" y="\([^"]*\)".*/\1/p' | sort -n | head -n 1)
+		awk -v y="$y" -v t="$top" 'BEGIN { exit !(y < t) }' ||
+			fail "depth $d: Matched at y=$y, a frame at $t"
+	done
+}

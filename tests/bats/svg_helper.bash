@@ -32,3 +32,27 @@ heading() {
 	sed -n "s/.*<text id=\"$1\"[^>]*>\([^<]*\)<.*/\1/p" "$2"
 }
 
+
+# frame_totals FILE: for each depth and name, the samples of the frames
+# drawn there added up, one "depth<TAB>name<TAB>samples" line each, sorted
+# (the root is depth 0, "all"; default --height and no --inverted).  A
+# frame's samples are its data-n; its name is its tooltip before the last
+# " (", unescaped.
+frame_totals() {
+	awk -v fh=16 '
+	/^<[ga] data-s="/ {
+		n = $0; sub(/^[^>]*data-n="/, "", n); sub(/".*/, "", n)
+		t = $0; sub(/^[^>]*><title>/, "", t); sub(/<\/title>.*/, "", t)
+		sub(/ \([^(]*\)$/, "", t)
+		gsub(/&lt;/, "<", t); gsub(/&gt;/, ">", t); gsub(/&amp;/, "\\&", t)
+		y = $0; sub(/.*<rect x="[^"]*" y="/, "", y); sub(/".*/, "", y)
+		k++; ys[k] = y + 0; names[k] = t; ns[k] = n
+		if (k == 1 || y + 0 > ymax) ymax = y + 0
+	}
+	END {
+		for (i = 1; i <= k; i++)
+			tot[(ymax - ys[i]) / fh "\t" names[i]] += ns[i]
+		for (key in tot)
+			printf "%s\t%.0f\n", key, tot[key]
+	}' "$1" | sort
+}
