@@ -159,6 +159,9 @@ print_system(const struct pf_cpu_figures *f, const struct pf_cls_system *in, dou
 	printf("mode system\n");
 	print_figure("interval", T);
 	printf("ncpu %d\n", f->ncpu);
+	printf("percent_basis %%usr to %%idle of all CPUs' time over the interval "
+	    "(they add up to 100); busy and busiest_cpu the same of all CPUs and of "
+	    "the busiest one\n");
 	print_figure("%usr", f->usr);
 	print_figure("%nice", f->nice);
 	print_figure("%sys", f->sys);
@@ -292,6 +295,11 @@ print_pid(const struct pf_snap *a, const struct pf_snap *b, const struct pf_samp
 {
 	printf("threads %d\n", p->threads);
 	printf("threads_active %d\n", p->active);
+	/* What each percentage is of: they are not shares of one whole. */
+	printf("percent_basis %%usr %%system %%guest %%CPU %%wait of one CPU over the "
+	    "interval (100 = one whole CPU, more with several threads); a thread's "
+	    "%%CPU %%wait %%io each of the interval, measured apart (run time, queue "
+	    "time, block-I/O delay or D-state samples), so they can add up past 100\n");
 	print_figure("cpus", p->cpus);
 	print_figure("%usr", p->usr);
 	print_figure("%system", p->system);

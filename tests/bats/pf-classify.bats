@@ -107,9 +107,13 @@ near() {
 	[ "$(value next)" = pf-record ]
 	assert_line "next pf-record -p $(cat "$FX/pid-on-cpu-kernel/pid")"
 	assert_line --regexp '^flags [a-z0-9,-]+$'
+	# What each percentage is of, since a thread's %CPU, %wait and %io
+	# may add up past 100.
+	assert_line --regexp '^percent_basis %usr %system %guest %CPU %wait of one CPU .* a thread.s %CPU %wait %io each of the interval, .*add up past 100$'
 	run -0 pf-classify --replay "$FX/sys-idle"
 	[ "$(head -n 3 <<<"$output" | awk '{ printf "%s ", $1 }')" = "class flags next " ] ||
 		fail "system mode: verdict not first: $output"
+	assert_line --regexp "^percent_basis %usr to %idle of all CPUs' time over the interval"
 	run -1 pf-classify --replay "$FX/pid-exited"
 	[ "$(head -n 3 <<<"$output" | awk '{ printf "%s ", $1 }')" = "class flags next " ] ||
 		fail "EXITED: verdict not first: $output"
