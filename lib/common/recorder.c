@@ -725,10 +725,12 @@ stats_line(struct pf_recorder *r, double tail)
 	r->ops->stats(r, &b);
 	if (r->dwarf)
 		pf_buf_printf(&b, " unwound %llu unwind-ns-per-sample %.0f fp-fallbacks %llu "
-		    "truncated %llu deferred %llu", (unsigned long long)r->rec.unwound,
+		    "truncated %llu deferred %llu modules-refused %llu",
+		    (unsigned long long)r->rec.unwound,
 		    r->rec.unwound ? (double)r->rec.unwind_ns / (double)r->rec.unwound : 0.0,
 		    (unsigned long long)r->rec.fp_fallback, (unsigned long long)r->rec.truncated,
-		    (unsigned long long)r->rec.deferred);
+		    (unsigned long long)r->rec.deferred,
+		    (unsigned long long)(r->rec.unwind ? pf_unwind_refused(r->rec.unwind) : 0));
 	pf_buf_printf(&b, " raw-bytes %zu files %llu files-failed %llu lookups %llu "
 	    "cache-hits %llu inline-lookups %llu inline-frames %llu",
 	    r->rec.samples.len + r->rec.events.len + r->rec.switches.len,
@@ -893,7 +895,7 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	struct sigaction sa;
 	struct pf_script *w;
 	struct rlimit rl;
-	enum pf_stop hst = PF_STOP_NONE, fin;
+	enum pf_stop hst = PF_STOP_NONE, fin = PF_STOP_NONE;
 	uint64_t t_end;
 	int rc;
 
@@ -972,6 +974,10 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	 */
 	r->written = pf_script_samples(w);
 	pf_script_free(w);
+	if (r->rec.unwind != NULL && pf_unwind_refused(r->rec.unwind) > 0)
+		say(r, PF_SAY_WARN, 0, "%llu mappings past the unwinder's budget of %d modules "
+		    "per process were not read: stacks through them end there",
+		    (unsigned long long)pf_unwind_refused(r->rec.unwind), PF_UNWIND_MODULES_MAX);
 	/* One refused after the header (a command's, or made during the window). */
 	if (pf_sym_jit_refusal(r->sym) != NULL)
 		say(r, PF_SAY_WARN, 0, "JIT map refused, its frames stay [unknown]: %s",

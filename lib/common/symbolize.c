@@ -72,6 +72,7 @@ struct proc {
 	pid_t pid;
 	struct map *maps;
 	size_t n, cap;
+	uint64_t top;		/* no map ends above it (it may be above them all) */
 	bool sorted;
 	bool jit_tried;
 	bool uid_known;
@@ -286,13 +287,19 @@ pf_sym_add_map(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t end,
 		return 0;
 	if ((p = get_proc(s, pid, true)) == NULL)
 		return -1;
-	/* A new mapping replaces whatever it overlaps. */
-	for (i = 0; i < p->n;) {
+	/*
+	 * A new mapping replaces whatever it overlaps.  One above all the
+	 * others (every map of /proc/PID/maps, read in order) overlaps none:
+	 * no look, so a target's 60,000 mappings cost no square.
+	 */
+	for (i = 0; start < p->top && i < p->n;) {
 		if (p->maps[i].start < end && start < p->maps[i].end)
 			p->maps[i] = p->maps[--p->n];
 		else
 			i++;
 	}
+	if (end > p->top)
+		p->top = end;
 	if (p->n == p->cap) {
 		size_t c = p->cap ? p->cap * 2 : 32;
 
@@ -471,6 +478,7 @@ pf_sym_fork(struct pf_symbolizer *s, pid_t parent, pid_t child)
 		}
 		cp->maps[cp->n++] = pp->maps[i];
 	}
+	cp->top = pp->top;
 	cp->sorted = false;
 	return 0;
 }
@@ -480,8 +488,10 @@ pf_sym_exec(struct pf_symbolizer *s, pid_t pid)
 {
 	struct proc *p = get_proc(s, pid, false);
 
-	if (p)
+	if (p) {
 		p->n = 0;
+		p->top = 0;
+	}
 }
 
 static int

@@ -33,6 +33,14 @@
  * stay; the Dwfl is rebuilt when it is sampled again).
  */
 #define LIVE_MAX	32
+/*
+ * Modules offered to one process's Dwfl, at most.  A process maps a few
+ * hundred files at most (a browser some 500); past this a target is
+ * making mappings to cost us time.
+ */
+#define MODULES_MAX	PF_UNWIND_MODULES_MAX
+/* libdw walks of one sample, at most, each after offering one more module. */
+#define OFFER_RETRIES	8
 
 /* How far above the copy a read still counts as "the stack went on". */
 #define STACK_REACH	(8ULL << 20)
@@ -54,6 +62,7 @@ struct map {
 	unsigned char bid[BID_MAX];	/* its build-id from the kernel, bidlen 0 when none */
 	size_t bidlen;
 	char *path;
+	bool offered;		/* offered to the process's Dwfl (report()) */
 };
 
 /* A file opened for its call-frame information, and which one it is. */
@@ -86,11 +95,23 @@ struct rule {
 	uint8_t bp_saved;	/* rbp is restored from CFA + bp_off */
 };
 
+/* An address found in no mapping, while the process had nmaps of them. */
+struct nomap {
+	uint64_t addr;
+	size_t nmaps;
+};
+
+#define NOMAP	16
+
 struct proc {
 	pid_t pid;
+	struct nomap nomap[NOMAP];
 	struct map *maps;
 	size_t nmaps, cap;
-	size_t reported;	/* maps offered to dwfl so far */
+	uint64_t top;		/* no map ends above it (it may be above them all) */
+	size_t seen;		/* maps there were when the rules were last good */
+	size_t offered;		/* maps offered to dwfl, at most MODULES_MAX */
+	uint64_t refused;	/* offers refused past MODULES_MAX */
 	Dwfl *dwfl;
 	bool attached;
 	uint64_t used;		/* tick of the last unwind */
@@ -114,6 +135,7 @@ struct pf_unwinder {
 	uint64_t sp, len;
 	bool beyond;		/* a read above the copy */
 	bool miss;		/* the walk stopped at a pc in no file it knows */
+	uint64_t miss_pc;	/* that pc, as libdw's walk saw it */
 	uint64_t *pcs;
 	size_t npcs, max;
 };
@@ -186,7 +208,9 @@ drop_dwfl(struct pf_unwinder *u, struct proc *p)
 	free(p->rules);
 	p->rules = NULL;
 	p->attached = false;
-	p->reported = 0;
+	p->seen = p->offered = 0;
+	for (size_t i = 0; i < p->nmaps; i++)
+		p->maps[i].offered = false;
 	u->nlive--;
 }
 
@@ -198,7 +222,8 @@ clear_maps(struct proc *p)
 	for (i = 0; i < p->nmaps; i++)
 		free(p->maps[i].path);
 	p->nmaps = 0;
-	p->reported = 0;
+	p->seen = 0;
+	p->top = 0;
 }
 
 /*
@@ -272,7 +297,13 @@ add_map(struct proc *p, const struct map *nm)
 {
 	size_t i;
 
-	for (i = 0; i < p->nmaps; i++)
+	/*
+	 * The same mapping twice (from /proc/PID/maps and from its record) is
+	 * kept once.  One above all the others (every line of /proc/PID/maps,
+	 * read in order) is none of them: no look, so 60,000 mappings cost
+	 * no square.
+	 */
+	for (i = 0; nm->start < p->top && i < p->nmaps; i++)
 		if (p->maps[i].start == nm->start && p->maps[i].end == nm->end &&
 		    p->maps[i].ino == nm->ino && p->maps[i].bidlen == nm->bidlen &&
 		    memcmp(p->maps[i].bid, nm->bid, nm->bidlen) == 0 &&
@@ -287,7 +318,10 @@ add_map(struct proc *p, const struct map *nm)
 		p->maps = m;
 		p->cap = c;
 	}
+	if (nm->end > p->top)
+		p->top = nm->end;
 	p->maps[p->nmaps] = *nm;
+	p->maps[p->nmaps].offered = false;
 	if ((p->maps[p->nmaps].path = strdup(nm->path)) == NULL)
 		return -1;
 	p->nmaps++;
@@ -395,7 +429,7 @@ pf_unwind_exec(struct pf_unwinder *u, pid_t pid, uint64_t time)
 			p->maps[n++] = p->maps[i];
 	}
 	p->nmaps = n;
-	p->reported = 0;
+	p->seen = 0;
 }
 
 /*
@@ -514,8 +548,8 @@ map_fd(struct pf_unwinder *u, const struct map *m)
 	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
 }
 
-/* Offer map m to p's Dwfl; a file that cannot be read is skipped. */
-static void
+/* Offer map m to p's Dwfl: true when it made a module; a file that cannot be read is skipped. */
+static bool
 report(struct pf_unwinder *u, struct proc *p, const struct map *m)
 {
 	const char *base;
@@ -524,23 +558,23 @@ report(struct pf_unwinder *u, struct proc *p, const struct map *m)
 	int fd, ok;
 
 	if (dwfl_addrmodule(p->dwfl, m->start) != NULL)
-		return;		/* another segment of a file reported already */
+		return false;	/* another segment of a file reported already */
 	if ((fd = map_fd(u, m)) == -1)
-		return;
+		return false;
 	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
 		close(fd);
-		return;
+		return false;
 	}
 	ok = load_bias(elf, m, &bias) == 0;
 	elf_end(elf);
 	if (!ok) {
 		close(fd);
-		return;
+		return false;
 	}
 	base = strrchr(m->path, '/');
 	base = base ? base + 1 : m->path;
 	/* dwfl_report_elf takes the fd, also when it fails. */
-	(void)dwfl_report_elf(p->dwfl, base, m->path, fd, bias, true);
+	return dwfl_report_elf(p->dwfl, base, m->path, fd, bias, true) != NULL;
 }
 
 /* A word of the sampled stack, or of a mapped file's contents. */
@@ -650,15 +684,85 @@ frame(Dwfl_Frame *state, void *arg)
 	 */
 	if (dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(state)), act ? pc : pc - 1) == NULL) {
 		u->miss = true;
+		u->miss_pc = act ? pc : pc - 1;
 		return DWARF_CB_ABORT;
 	}
 	return DWARF_CB_OK;
 }
 
-/* p's Dwfl, made or brought up to its mappings; false when it has none. */
+/*
+ * The newest mapping of p that holds addr, NULL when none does.  A look
+ * over every mapping, so an address found in none is remembered (with the
+ * count of mappings then): a pc outside every file, met in each sample,
+ * costs one look until a mapping comes.
+ */
+static struct map *
+map_at(struct proc *p, uint64_t addr)
+{
+	struct nomap *nm = &p->nomap[pf_hash_u64(addr) % NOMAP];
+	size_t i;
+
+	if (nm->addr == addr && nm->nmaps == p->nmaps && nm->nmaps != 0)
+		return NULL;
+	for (i = p->nmaps; i-- > 0;)
+		if (addr >= p->maps[i].start && addr < p->maps[i].end)
+			return &p->maps[i];
+	nm->addr = addr;
+	nm->nmaps = p->nmaps;
+	return NULL;
+}
+
+/*
+ * Offer m to p's Dwfl, between dwfl_report_begin(_add) and _end.  Past
+ * MODULES_MAX offers a process gets no more: each one makes libdwfl
+ * rebuild its tables of every module, so a target with tens of thousands
+ * of mappings would cost the square of them.  Those refused are counted.
+ */
+static bool
+offer(struct pf_unwinder *u, struct proc *p, struct map *m)
+{
+	if (m->offered)
+		return false;
+	if (p->offered >= MODULES_MAX) {
+		p->refused++;
+		return false;
+	}
+	m->offered = true;
+	p->offered++;
+	return report(u, p, m);
+}
+
+/*
+ * Modules are offered as the walks need them, never all at once: the
+ * mapping that holds pc, when it was not offered yet.  True when pc now
+ * has a module.  Never inside a libdw walk (it may hold the module table).
+ */
+static bool
+offer_at(struct pf_unwinder *u, struct proc *p, uint64_t pc)
+{
+	struct map *m = map_at(p, pc);
+
+	if (m == NULL || m->offered || p->offered >= MODULES_MAX) {
+		if (m != NULL && !m->offered)
+			p->refused++;
+		return false;
+	}
+	dwfl_report_begin_add(p->dwfl);
+	offer(u, p, m);
+	dwfl_report_end(p->dwfl, NULL, NULL);
+	return dwfl_addrmodule(p->dwfl, pc) != NULL;
+}
+
+/*
+ * p's Dwfl, made with the module of the sample's pc (libdwfl takes the
+ * machine from a first module), or brought up to new mappings (which may
+ * change the rules cached); false when it cannot unwind.
+ */
 static bool
 ready(struct pf_unwinder *u, struct proc *p)
 {
+	struct map *m;
+	bool made;
 	size_t i;
 
 	if (p->dwfl == NULL) {
@@ -674,19 +778,21 @@ ready(struct pf_unwinder *u, struct proc *p)
 		if ((p->dwfl = dwfl_begin(&u->cb)) == NULL)
 			return false;
 		u->nlive++;
-		p->reported = 0;
+		p->seen = p->nmaps;
 		dwfl_report_begin(p->dwfl);
-	} else if (p->reported < p->nmaps) {
-		dwfl_report_begin_add(p->dwfl);
-		/* New modules: a pc the cache knew may now have another rule. */
+		m = map_at(p, u->regs[R_IP]);
+		made = m != NULL && offer(u, p, m);
+		/* A pc in no file: any file gives libdwfl its machine. */
+		for (i = 0; !made && i < p->nmaps && i < 16; i++)
+			made = offer(u, p, &p->maps[i]);
+		dwfl_report_end(p->dwfl, NULL, NULL);
+	} else if (p->seen < p->nmaps) {
+		/* New mappings: a pc the cache knew may now have another rule. */
 		free(p->rules);
 		p->rules = NULL;
+		p->seen = p->nmaps;
 	} else
 		return p->attached;
-	for (i = p->reported; i < p->nmaps; i++)
-		report(u, p, &p->maps[i]);
-	p->reported = p->nmaps;
-	dwfl_report_end(p->dwfl, NULL, NULL);
 	if (!p->attached)
 		p->attached = dwfl_attach_state(p->dwfl, NULL, p->pid, &thread_cb, u);
 	return p->attached;
@@ -740,7 +846,7 @@ simple_rule(Dwarf_Frame *fr, struct rule *r)
 
 /* The rule at pc, looked up in the cache or worked out (and cached). */
 static const struct rule *
-rule_at(struct proc *p, uint64_t pc)
+rule_at(struct pf_unwinder *u, struct proc *p, uint64_t pc)
 {
 	struct rule *r;
 	Dwfl_Module *mod;
@@ -756,8 +862,9 @@ rule_at(struct proc *p, uint64_t pc)
 	memset(r, 0, sizeof(*r));
 	r->pc = pc;
 	r->kind = RULE_COMPLEX;
-	/* Not cached: the mapping's record may come later (ready() adds it). */
-	if ((mod = dwfl_addrmodule(p->dwfl, pc)) == NULL) {
+	/* Not cached: the mapping's record may come later. */
+	if ((mod = dwfl_addrmodule(p->dwfl, pc)) == NULL &&
+	    (!offer_at(u, p, pc) || (mod = dwfl_addrmodule(p->dwfl, pc)) == NULL)) {
 		static const struct rule none = { .kind = RULE_NOMODULE };
 
 		r->kind = RULE_EMPTY;
@@ -810,7 +917,7 @@ fast_walk(struct pf_unwinder *u, struct proc *p, bool *complete)
 		}
 		u->pcs[u->npcs++] = pc;
 		/* A caller's pc is a return address: the call is the byte before. */
-		if ((r = rule_at(p, first ? pc : pc - 1)) == NULL || r->kind == RULE_COMPLEX)
+		if ((r = rule_at(u, p, first ? pc : pc - 1)) == NULL || r->kind == RULE_COMPLEX)
 			return false;
 		if (r->kind == RULE_NOMODULE) {
 			u->miss = true;
@@ -842,7 +949,7 @@ static size_t
 walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 {
 	bool complete;
-	int rc;
+	int rc, tries;
 
 	*end = PF_UNWIND_BROKEN;
 	u->beyond = false;
@@ -859,10 +966,18 @@ walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 			*end = PF_UNWIND_COMPLETE;
 		return u->npcs;
 	}
-	u->beyond = false;
-	u->miss = false;
-	u->npcs = 0;
-	rc = dwfl_getthread_frames(p->dwfl, tid, frame, u);
+	/*
+	 * libdw's walk, again each time it stopped at a pc whose mapping was
+	 * not offered yet (offered between walks, never inside one).
+	 */
+	for (tries = 0;; tries++) {
+		u->beyond = false;
+		u->miss = false;
+		u->npcs = 0;
+		rc = dwfl_getthread_frames(p->dwfl, tid, frame, u);
+		if (!u->miss || tries == OFFER_RETRIES || !offer_at(u, p, u->miss_pc))
+			break;
+	}
 	if (u->beyond)
 		*end = PF_UNWIND_TRUNCATED;
 	else if (u->miss)
@@ -905,4 +1020,15 @@ pf_unwind_foreach_file(const struct pf_unwinder *u,
 	for (i = 0; i < u->nfiles; i++)
 		fn(u->files[i].path, u->files[i].maj, u->files[i].min, u->files[i].ino,
 		    u->files[i].fd, arg);
+}
+
+uint64_t
+pf_unwind_refused(const struct pf_unwinder *u)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < u->n; i++)
+		n += u->procs[i].refused;
+	return n;
 }

@@ -103,4 +103,14 @@ void pf_unwind_foreach_file(const struct pf_unwinder *u,
     void (*fn)(const char *path, uint32_t maj, uint32_t min, uint64_t ino, int fd, void *arg),
     void *arg);
 
+/*
+ * The unwinder's budget: a process's mappings are offered to libdwfl as
+ * the walks reach them, PF_UNWIND_MODULES_MAX at most per process (each
+ * offer costs libdwfl a pass over every module it has).  How many
+ * offers were refused past it, over every process: a walk that needed
+ * one of those mappings ended there.
+ */
+#define PF_UNWIND_MODULES_MAX 2048
+uint64_t pf_unwind_refused(const struct pf_unwinder *u);
+
 #endif

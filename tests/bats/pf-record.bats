@@ -885,6 +885,91 @@ max_unknown_run() {
 		fail "the crafted frame was not printed mangled"
 }
 
+# start_bomb ARGS...: rec-bomb ARGS as nobody (an unprivileged target)
+# in the background, BGPID its pid, once it says it has made its mappings.
+start_bomb() {
+	local _
+	# setpriv itself, not as_nobody: a function in the background is a
+	# subshell, whose pid is not the workload's.
+	setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$USER_DIR/workloads/rec-bomb" "$@" > "$USER_DIR/ready" & BGPID=$!
+	for _ in $(seq 600); do
+		grep -q '^ready$' "$USER_DIR/ready" && return 0
+		kill -0 "$BGPID" 2>/dev/null || fail "rec-bomb $* ended"
+		sleep 0.1
+	done
+	fail "rec-bomb $* made no mappings in 60 s"
+}
+
+# bomb_check: pf-record -g auto -p BGPID -d 2, favoured, ends within 3 s
+# of wall time below 64 MB of RSS, and 90% of the samples in bomb_spin
+# reach main.
+bomb_check() {
+	local wall rss
+	run -0 --separate-stderr "${FAVOURED[@]}" /usr/bin/time -f 'time %e %M' -o "$USER_DIR/time" \
+		pf-record -g auto -p "$BGPID" -d 2 --stats --no-progress -o "$USER_DIR/b.perf"
+	echo "$stderr"
+	read -r _ wall rss < "$USER_DIR/time"
+	echo "wall $wall s, max RSS $rss KB"
+	awk -v w="$wall" 'BEGIN { exit !(w <= 3) }' || fail "took $wall s for -d 2"
+	[ "$rss" -lt 65536 ] || fail "max RSS $rss KB"
+	pf-fold "$USER_DIR/b.perf" > "$USER_DIR/b.folded"
+	# shellcheck disable=SC2016 # an awk program
+	run awk '/;bomb_spin / { t += $NF; if (/;main;bomb_spin /) m += $NF }
+		END { printf "%d of %d ns in bomb_spin reach main\n", m, t; exit !(t > 0 && m * 10 >= t * 9) }' \
+		"$USER_DIR/b.folded"
+	echo "$output"
+	[ "$status" -eq 0 ] || fail "$output"
+}
+
+@test "a target with 60,000 mappings: -d 2 ends within 3 s below 64 MB, and its stacks reach main" {
+	require_root
+	require_cmd /usr/bin/time
+	local n
+	user_dir
+	# As many as the kernel lets it have, 60,000 at most.
+	n=$(($(sysctl -n vm.max_map_count) - 500))
+	[ "$n" -le 60000 ] || n=60000
+	start_bomb maps "$n" 60
+	# Before: a 37 s window at 302 MB (every mapping a libdwfl module).
+	bomb_check
+}
+
+@test "a target with 10,000 dlopened libraries: -d 2 ends within 3 s below 64 MB, and its stacks reach main" {
+	require_root
+	require_cmd /usr/bin/time cc
+	user_dir
+	printf 'int bomb_lib(int x) { return x + 1; }\n' > "$USER_DIR/l.c"
+	cc -shared -fPIC -O1 -s -o "$USER_DIR/l.so" "$USER_DIR/l.c" || fail "cc failed"
+	mkdir "$USER_DIR/libs"
+	chown nobody "$USER_DIR/libs"
+	chmod a+r "$USER_DIR/l.so"
+	start_bomb dlopen "$USER_DIR/l.so" "$USER_DIR/libs" 10000 60
+	# Before: a 20-24 s window at 243-259 MB.
+	bomb_check
+}
+
+@test "SIGINT a second into a recording of a target with 60,000 mappings ends it within a second" {
+	require_root
+	local n s e
+	user_dir
+	n=$(($(sysctl -n vm.max_map_count) - 500))
+	[ "$n" -le 60000 ] || n=60000
+	start_bomb maps "$n" 60
+	"${FAVOURED[@]}" pf-record -g auto -p "$BGPID" -d 10 --no-progress -o "$USER_DIR/i.perf" 2>/dev/null &
+	local rec=$!
+	BGPID="$BGPID $rec"
+	sleep 1
+	s=$(date +%s%N)
+	kill -INT "$rec"
+	wait "$rec" || true
+	e=$(date +%s%N)
+	echo "ended $(( (e - s) / 1000000 )) ms after SIGINT"
+	[ $(( (e - s) / 1000000 )) -le 1000 ] || fail "ended $(( (e - s) / 1000000 )) ms after SIGINT"
+	[ "$(tail -n 1 "$USER_DIR/i.perf" | sed -n 's/.* stop=\([a-z-]*\) .*/\1/p')" = signal ] ||
+		fail "trailer: $(tail -n 1 "$USER_DIR/i.perf")"
+}
+
 @test "when the locked-memory limit refuses the rings, they shrink and recording goes on" {
 	require_root
 	require_cmd setpriv prlimit
