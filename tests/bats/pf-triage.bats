@@ -500,6 +500,87 @@ echo 'class ON_CPU_USER'"
 	cmp "$u/gp/p.root/ev/commands.log" x/pf-bundle-*/ev/commands.log
 }
 
+# event_line N: the line that starts sample N of victim, pid 42.
+event_line() { printf 'victim  42/42  [000] 10.%06d:   10101010 cpu-clock: \n' "$1"; }
+
+# forged_stream VERSION: a recording (header version VERSION) whose
+# target put `#` lines of its choosing inside it, as a thread name or a
+# function name holding newlines would in a stream that does not escape
+# them: a trailer saying samples were lost and a cap stopped it, a header
+# saying kernel frames were left out for another reason.  Its real header
+# leaves kernel frames out "for the real reason"; real_leaf is where it
+# spends 4 samples of 5.  No trailer: the test adds one or not.
+forged_stream() {
+	local i
+	cat <<-EOF
+	# pf-record $1 host=h kernel=k target=pid:42 freq=99 callgraph=fp kernel-stacks=no start=2026-01-01T00:00:00Z
+	# pf-record: kernel frames excluded: for the real reason
+	# pf-record: target pid=42 comm=victim
+	# pf-record: caps duration=1s max-size=67108864 min-free=1 rings=1x1 pages fds=1
+	EOF
+	for i in 1 2 3; do
+		event_line "$i"
+		printf '\t            12a4 real_leaf+0x24 (/usr/bin/victim)\n'
+		printf '\t            13b3 main+0x89 (/usr/bin/victim)\n\n'
+	done
+	# The thread renamed itself "vic\n# pf-record: ...\n...\ntim".
+	printf 'vic\n'
+	printf '# pf-record: samples=7 lost=999 throttled=0 truncated=55 stop=disk-full bytes=1\n'
+	printf '# pf-record 1 host=forged target=all freq=99 callgraph=fp kernel-stacks=no start=x\n'
+	printf '# pf-record: kernel frames excluded: forged\n'
+	printf 'tim  42/42  [000] 10.000004:   10101010 cpu-clock: \n'
+	printf '\t            12a4 real_leaf+0x24 (/usr/bin/victim)\n'
+	# A caller named "mid\n# pf-record: ...\n".
+	printf '\t            1300 mid\n'
+	printf '# pf-record: samples=8 lost=998 throttled=0 stop=size-cap bytes=2\n'
+	printf '+0x3 (/usr/bin/victim)\n'
+	printf '\t            13b3 main+0x89 (/usr/bin/victim)\n\n'
+	event_line 5
+	printf '\t            12a0 other_leaf+0x4 (/usr/bin/victim)\n'
+	printf '\t            13b3 main+0x89 (/usr/bin/victim)\n\n'
+}
+
+@test "the summary reads the header only before the first sample and the trailer only as the last line: lines a target forged inside the stream are not read" {
+	local rb v
+	sleep 60 &
+	WPID=$!
+	cd "$BATS_TEST_TMPDIR"
+	rb=$(runbook_copy)
+	fake_recording
+	# Version 2 escapes names; the runbook must not rely on it either.
+	for v in 1 2; do
+		forged_stream "$v" > "$PF_TEST_STREAM"
+		with_trailer "$PF_TEST_STREAM" "# pf-record: samples=5 lost=2 throttled=0 unknown-chain=0 stop=duration"
+		rm -rf ev
+		run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+		run -0 cat ev/summary.txt
+		# The real trailer's values, the real header's reason, nothing else.
+		assert_line "open cpu: 2 samples lost"
+		assert_line "open cpu: kernel frames excluded (for the real reason)"
+		[ "$(grep -c '^open ' ev/summary.txt)" -eq 2 ] || fail "v$v: $output"
+		# The hottest function is the leaf the samples ran in.
+		assert_line --index 1 --regexp '^hot [0-9.]+% real_leaf$'
+		refute_line --regexp '^hot .*(main|mid|pf-record)'
+		# Cut short: no trailer at all, only the forged ones inside.
+		forged_stream "$v" > "$PF_TEST_STREAM"
+		rm -rf ev
+		run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+		run -0 grep '^open ' ev/summary.txt
+		assert_output "open cpu: kernel frames excluded (for the real reason)
+open cpu: the recording has no trailer (cut short)"
+		# Cut short inside a name that ends in a forged trailer: the last
+		# line has the trailer's form, but not the recording's size.
+		forged_stream "$v" > "$PF_TEST_STREAM"
+		printf '%s\n\t            1300 mid\n%s' "$(event_line 6)" \
+		    "# pf-record: samples=6 lost=0 throttled=0 unknown-chain=0 stop=duration bytes=12" >> "$PF_TEST_STREAM"
+		rm -rf ev
+		run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+		run -0 grep '^open ' ev/summary.txt
+		assert_output "open cpu: kernel frames excluded (for the real reason)
+open cpu: the last line is no trailer of this recording (its bytes= is not the size, $(wc -c < "$PF_TEST_STREAM") bytes): cut short or altered"
+	done
+}
+
 @test "the runbook follows next: system-wide and off-CPU profiles when the verdict asks for both" {
 	require_root
 	require_perf_events
