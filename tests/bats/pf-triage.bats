@@ -581,6 +581,29 @@ open cpu: the last line is no trailer of this recording (its bytes= is not the s
 	done
 }
 
+@test "-c NAME never picks the runbook's own processes" {
+	local name rb
+	# A name no other process on the machine has: the runbook's own (a
+	# script's processes are named after it).
+	name="pfself$$"
+	cd "$BATS_TEST_TMPDIR"
+	rb=$(runbook_copy "$name")
+	fake_recording
+	# Alone: the runbook and its subshells are the only processes so named.
+	run -3 --separate-stderr "$rb" -c "$name" -d 1 -i 1 -n -o ev
+	[ "$stderr" = "pf-triage: -c: no process named $name" ] || fail "stderr: $stderr"
+	[ ! -e ev ]
+	# Another process of that name: the only match.
+	mkdir a
+	cp "$(command -v sleep)" "a/$name"
+	"a/$name" 60 &
+	WPID=$!
+	wait_exec "$WPID" "$name"
+	run -0 --separate-stderr "$rb" -c "$name" -d 1 -i 1 -n -o ev
+	assert_line "target $WPID $name"
+	grep -qx "pf-record -g auto -p $WPID -d 1 -o cpu.perf" ev/commands.log
+}
+
 @test "the runbook follows next: system-wide and off-CPU profiles when the verdict asks for both" {
 	require_root
 	require_perf_events
