@@ -581,11 +581,12 @@ open cpu: the last line is no trailer of this recording (its bytes= is not the s
 	done
 }
 
-@test "-c NAME never picks the runbook's own processes" {
-	local name rb
+@test "-c NAME never picks the runbook's own processes, nor a process whose name holds NAME as one of its lines" {
+	local name odd rb
 	# A name no other process on the machine has: the runbook's own (a
 	# script's processes are named after it).
 	name="pfself$$"
+	odd=$(printf 'x\n%s' "$name")
 	cd "$BATS_TEST_TMPDIR"
 	rb=$(runbook_copy "$name")
 	fake_recording
@@ -593,15 +594,20 @@ open cpu: the last line is no trailer of this recording (its bytes= is not the s
 	run -3 --separate-stderr "$rb" -c "$name" -d 1 -i 1 -n -o ev
 	[ "$stderr" = "pf-triage: -c: no process named $name" ] || fail "stderr: $stderr"
 	[ ! -e ev ]
-	# Another process of that name: the only match.
-	mkdir a
+	# Another process of that name, and one named "x", a newline and the
+	# name: the first one is the only match.
+	mkdir a b
 	cp "$(command -v sleep)" "a/$name"
+	cp "$(command -v sleep)" "b/$odd"
 	"a/$name" 60 &
 	WPID=$!
-	wait_exec "$WPID" "$name"
+	"b/$odd" 60 &
+	WPID="$WPID $!"
+	wait_exec "${WPID%% *}" "$name"
+	wait_exec "${WPID##* }" "$odd"
 	run -0 --separate-stderr "$rb" -c "$name" -d 1 -i 1 -n -o ev
-	assert_line "target $WPID $name"
-	grep -qx "pf-record -g auto -p $WPID -d 1 -o cpu.perf" ev/commands.log
+	assert_line "target ${WPID%% *} $name"
+	grep -qx "pf-record -g auto -p ${WPID%% *} -d 1 -o cpu.perf" ev/commands.log
 }
 
 @test "the runbook follows next: system-wide and off-CPU profiles when the verdict asks for both" {
