@@ -168,7 +168,7 @@ wait_for() {
 	WPID=$!
 	cd "$BATS_TEST_TMPDIR"
 	for sig in HUP TERM; do
-		rm -rf ev ev.tar.gz x
+		rm -rf ev ev.tar.gz ev.tar.gz.sha256 x
 		# A 30 s classification: only a stopped step ends the run in time.
 		triage_bg -p "$WPID" -d 1 -i 30 -o ev
 		wait_for '^== classify' out
