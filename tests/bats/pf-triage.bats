@@ -34,7 +34,8 @@ teardown() {
 	# Its steps, in order (a loaded host may add a system-wide profile after them).
 	head -n 6 ev/commands.log | cut -d' ' -f1 | tr '\n' ' ' |
 	    grep -qx 'pf-precheck pf-classify pf-record pf-fold pf-svg pf-report '
-	grep -q '^pf-record -g auto -p '"$WPID"' -d 6 -o ev/cpu.perf$' ev/commands.log
+	# Run inside the directory: every path a tool is given is relative to it.
+	grep -q '^pf-record -g auto -p '"$WPID"' -d 6 -o cpu.perf$' ev/commands.log
 	grep -qE '^# pf-record: samples=[1-9][0-9]* .*stop=duration' ev/cpu.perf
 	grep -q 'pp_sixty' ev/cpu.folded
 	xmllint --noout ev/cpu.svg
@@ -53,7 +54,7 @@ teardown() {
 	wait_exec "$WPID" nofp-split
 	cd "$BATS_TEST_TMPDIR"
 	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 2 -i 1 -o ev
-	grep -q '^pf-record -g auto -p '"$WPID"' -d 2 -o ev/cpu.perf$' ev/commands.log
+	grep -q '^pf-record -g auto -p '"$WPID"' -d 2 -o cpu.perf$' ev/commands.log
 	head -n 1 ev/cpu.perf | grep -q ' callgraph=dwarf stack=16384 auto=no-frame-pointers:nofp-split ' ||
 		fail "header: $(head -n 1 ev/cpu.perf)"
 	# Unwound, the leaves sit under main (work is inlined into it).
@@ -101,8 +102,8 @@ teardown() {
 	assert_line "recorded offcpu ev/offcpu.perf"
 	assert_line --regexp '^hot-offcpu [0-9.]+% '
 	assert_line "offcpu-flamegraph ev/offcpu.svg"
-	grep -q '^pf-precheck -p '"$WPID"' -o ev --mode offcpu$' ev/commands.log
-	grep -q '^pf-offcpu -g auto -p '"$WPID"' -d 1 -o ev/offcpu.perf$' ev/commands.log
+	grep -q '^pf-precheck -p '"$WPID"' -o \. --mode offcpu$' ev/commands.log
+	grep -q '^pf-offcpu -g auto -p '"$WPID"' -d 1 -o offcpu.perf$' ev/commands.log
 	grep -qE '^# pf-offcpu: samples=[1-9][0-9]* .*stop=duration' ev/offcpu.perf
 	grep -q 'clock_nanosleep\|nanosleep' ev/offcpu.folded
 	xmllint --noout ev/offcpu.svg
@@ -127,7 +128,7 @@ teardown() {
 	assert_line --regexp '^class (OFF_CPU|IO_WAIT)$'
 	assert_line "recorded offcpu ev/offcpu.perf"
 	assert_line --regexp '^hot-offcpu [0-9.]+% '
-	grep -qE '^pf-offcpu -g auto -p [0-9]+ -d 2 -o ev/offcpu.perf$' ev/commands.log
+	grep -qE '^pf-offcpu -g auto -p [0-9]+ -d 2 -o offcpu.perf$' ev/commands.log
 }
 
 # check_bundle TARBALL: tar lists it and its SHA256SUMS verify.
@@ -167,7 +168,7 @@ wait_for() {
 	WPID=$!
 	cd "$BATS_TEST_TMPDIR"
 	for sig in HUP TERM; do
-		rm -rf ev ev.tar.gz x
+		rm -rf ev ev.tar.gz ev.tar.gz.sha256 x
 		# A 30 s classification: only a stopped step ends the run in time.
 		triage_bg -p "$WPID" -d 1 -i 30 -o ev
 		wait_for '^== classify' out
@@ -250,9 +251,9 @@ wait_for() {
 		grep -qx "command pf-classify -p $WPID -i 1" x/pf-bundle-*/MANIFEST
 		grep -qxF "file $(wc -c < "$d/commands.log") ./$d/commands.log" x/pf-bundle-*/MANIFEST
 	done
-	# commands.log quotes such names, so its lines can be run again.
-	grep -qxF "pf-precheck -p $WPID -o 'it'\\''s' --mode oncpu" "it's/commands.log"
-	grep -qxF "pf-precheck -p $WPID -o 'inc 42' --mode oncpu" "inc 42/commands.log"
+	# The tools ran inside the directory: its name is in no command line.
+	grep -qxF "pf-precheck -p $WPID -o . --mode oncpu" "it's/commands.log"
+	grep -qxF "pf-precheck -p $WPID -o . --mode oncpu" "inc 42/commands.log"
 }
 
 @test "a newline in the evidence name is refused with exit 2 before anything runs" {
@@ -359,23 +360,254 @@ wait_for() {
 	run -2 --separate-stderr "$TRIAGE" -c 'a/b'
 }
 
+# runbook_copy [NAME]: a copy of the runbook, rb/scripts/NAME (default
+# pf-triage) in the test's directory, whose tools are links to the real
+# ones in rb/bin; prints its path.  fake_tool replaces one of them.
+runbook_copy() {
+	local t="$BATS_TEST_TMPDIR/rb" f
+	mkdir -p "$t/scripts" "$t/bin"
+	cp "$TRIAGE" "$t/scripts/${1:-pf-triage}"
+	cp "$PF_ROOT/scripts/pf-bundle" "$t/scripts/"
+	for f in "$PF_BIN_DIR"/pf-*; do ln -sf "$f" "$t/bin/"; done
+	echo "$t/scripts/${1:-pf-triage}"
+}
+
+# fake_tool TOOL BODY: rb/bin/TOOL becomes a sh script that runs BODY.
+fake_tool() {
+	local f="$BATS_TEST_TMPDIR/rb/bin/$1"
+	rm -f "$f"
+	printf '#!/bin/sh\n%s\n' "$2" > "$f"
+	chmod +x "$f"
+}
+
 # fake_classify LINES...: a copy of the runbook whose pf-classify prints
 # LINES (a verdict chosen by the test); every other tool is the real one.
 fake_classify() {
-	local t="$BATS_TEST_TMPDIR/rb" f
-	mkdir -p "$t/scripts" "$t/bin"
-	cp "$TRIAGE" "$PF_ROOT/scripts/pf-bundle" "$t/scripts/"
-	for f in "$PF_BIN_DIR"/pf-*; do ln -sf "$f" "$t/bin/"; done
-	rm -f "$t/bin/pf-classify"
+	local rb
+	rb=$(runbook_copy)
+	fake_tool pf-classify "sleep 1
+printf '%s\\n'$(printf " '%s'" "$@")"
+	echo "$rb"
+}
+
+# with_trailer FILE TRAILER: end the stream FILE with TRAILER and
+# " bytes=N", N the size of the whole stream with that line, as the
+# recorders end theirs.
+with_trailer() {
+	local n t d
+	n=$(( $(wc -c < "$1") + ${#2} + 8 ))
+	for d in 1 2 3 4 5 6 7 8 9; do
+		t=$((n + d))
+		[ "${#t}" -ne "$d" ] || break
+	done
+	printf '%s bytes=%s\n' "$2" "$t" >> "$1"
+}
+
+# fake_recording: the runbook copy's precheck passes, its classifier
+# says ON_CPU_USER, and its pf-record writes the stream in the file
+# $PF_TEST_STREAM to its -o file: a run needs no perf events and its
+# recording is the test's.  The default stream is two samples.
+fake_recording() {
+	fake_tool pf-precheck 'echo "ok fake precheck"'
+	fake_tool pf-classify 'echo "class ON_CPU_USER"'
+	# shellcheck disable=SC2016 # expanded by the fake
+	fake_tool pf-record 'while [ $# -gt 1 ]; do [ "$1" != -o ] || out=$2; shift; done
+cat "$PF_TEST_STREAM" > "$out"'
+	PF_TEST_STREAM="$BATS_TEST_TMPDIR/stream.perf"
+	export PF_TEST_STREAM
 	{
-		echo '#!/bin/sh'
-		echo 'sleep 1'
-		printf "printf '%%s\\n'"
-		printf " '%s'" "$@"
-		echo
-	} > "$t/bin/pf-classify"
-	chmod +x "$t/bin/pf-classify"
-	echo "$t/scripts/pf-triage"
+		echo "# pf-record 1 host=h kernel=k target=pid:1 freq=99 callgraph=fp kernel-stacks=yes start=2026-01-01T00:00:00Z"
+		echo "# pf-record: caps duration=1s max-size=67108864 min-free=1 rings=1x1 pages fds=1"
+		local i
+		for i in 1 2; do
+			printf 'victim  1/1  [000] 10.%06d:   10101010 cpu-clock: \n' "$i"
+			printf '\t            12a4 leaf+0x24 (/usr/bin/victim)\n'
+			printf '\t            13b3 main+0x89 (/usr/bin/victim)\n\n'
+		done
+	} > "$PF_TEST_STREAM"
+	with_trailer "$PF_TEST_STREAM" "# pf-record: samples=2 lost=0 throttled=0 unknown-chain=0 stop=duration"
+}
+
+# swap_as_nobody SCRIPT: the runbook copy's pf-classify first runs the sh
+# SCRIPT as nobody (its output and errors to $USER_DIR/swap.log), then
+# says ON_CPU_USER: another user acting in the middle of a run.
+swap_as_nobody() {
+	printf '%s\n' "$1" > "$USER_DIR/swap.sh"
+	chmod 644 "$USER_DIR/swap.sh"
+	: > "$USER_DIR/swap.log"
+	fake_tool pf-classify "setpriv --reuid=nobody --regid=nogroup --clear-groups /bin/sh '$USER_DIR/swap.sh' >> '$USER_DIR/swap.log' 2>&1
+echo 'class ON_CPU_USER'"
+}
+
+@test "another user who may write the evidence directory's parent is refused unless it is sticky; a swap by them mid-run redirects no write" {
+	require_root
+	user_dir --data
+	local rb u p
+	u=$USER_DIR
+	sleep 60 &
+	WPID=$!
+	cd "$BATS_TEST_TMPDIR"
+	rb=$(runbook_copy)
+	fake_recording
+	# Root's file that a swap would have root append to.
+	printf 'canary\n' > "$u/canary"
+	# Others may write, without the sticky bit; nobody's own directory:
+	# refused before anything is made there (a swap would move root's
+	# directory aside and put nobody's in its place, its commands.log a
+	# link to the canary).
+	mkdir -m 0777 "$u/open"
+	mkdir -m 0755 "$u/theirs"
+	chown nobody "$u/theirs"
+	for p in open theirs; do
+		swap_as_nobody "cd '$u/$p' && mv ev ev.root && mkdir ev && ln -s '$u/canary' ev/commands.log && echo swapped"
+		run -3 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o "$u/$p/ev"
+		[ -z "$(ls -A "$u/$p")" ] || fail "$p: made $(ls -A "$u/$p")"
+		[ ! -s "$u/swap.log" ] || fail "$p: ran to the swap: $(cat "$u/swap.log")"
+		[ "$(cat "$u/canary")" = canary ] || fail "$p: written through the link: $(cat "$u/canary")"
+		case $p in
+		open) [[ "$stderr" == "pf-triage: $u/open: writable by others and not sticky, so another user could swap the evidence directory ev there: give -o "* ]] ;;
+		theirs) [[ "$stderr" == "pf-triage: $u/theirs: owned by uid $(id -u nobody), who could swap the evidence directory ev there: give -o "* ]] ;;
+		esac || fail "$p: stderr: $stderr"
+	done
+	# Sticky: accepted, and nobody may not move root's directory there.
+	mkdir -m 1777 "$u/sticky"
+	swap_as_nobody "cd '$u/sticky' && mv ev ev.root && mkdir ev && ln -s '$u/canary' ev/commands.log && echo swapped"
+	run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -o "$u/sticky/ev"
+	grep -q 'Operation not permitted' "$u/swap.log" || fail "swap: $(cat "$u/swap.log")"
+	[ "$(cat "$u/canary")" = canary ]
+	assert_line "bundle $u/sticky/ev.tar.gz"
+	[ ! -L "$u/sticky/ev/commands.log" ]
+	grep -qx "pf-record -g auto -p $WPID -d 1 -o cpu.perf" "$u/sticky/ev/commands.log"
+	# A parent's parent that nobody may write: the parent is root's and
+	# passes, so nobody moves the parent itself aside mid-run and makes the
+	# same path again, with the link.  The run keeps to the directory it
+	# made, wherever that went, and says where it now is.
+	mkdir -m 0777 "$u/gp"
+	mkdir -m 0755 "$u/gp/p"
+	swap_as_nobody "cd '$u/gp' && mv p p.root && mkdir -p p/ev && ln -s '$u/canary' p/ev/commands.log && echo swapped"
+	run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -o "$u/gp/p/ev"
+	grep -qx swapped "$u/swap.log" || fail "no swap: $(cat "$u/swap.log")"
+	[ "$(cat "$u/canary")" = canary ] || fail "written through the link: $(cat "$u/canary")"
+	# Nothing of the run in nobody's directory, all of it in root's.
+	[ "$(ls -A "$u/gp/p/ev")" = commands.log ] && [ -L "$u/gp/p/ev/commands.log" ]
+	[ ! -e "$u/gp/p/ev.tar.gz" ]
+	grep -qx "pf-record -g auto -p $WPID -d 1 -o cpu.perf" "$u/gp/p.root/ev/commands.log"
+	[ -s "$u/gp/p.root/ev/cpu.perf" ] && [ -s "$u/gp/p.root/ev/summary.txt" ]
+	assert_line "open the evidence directory was moved during the run: $u/gp/p/ev no longer names it; it is $u/gp/p.root/ev"
+	assert_line "recorded cpu $u/gp/p.root/ev/cpu.perf"
+	assert_line "bundle $u/gp/p.root/ev.tar.gz"
+	check_bundle "$u/gp/p.root/ev.tar.gz"
+	cmp "$u/gp/p.root/ev/commands.log" x/pf-bundle-*/ev/commands.log
+}
+
+# event_line N: the line that starts sample N of victim, pid 42.
+event_line() { printf 'victim  42/42  [000] 10.%06d:   10101010 cpu-clock: \n' "$1"; }
+
+# forged_stream VERSION: a recording (header version VERSION) whose
+# target put `#` lines of its choosing inside it, as a thread name or a
+# function name holding newlines would in a stream that does not escape
+# them: a trailer saying samples were lost and a cap stopped it, a header
+# saying kernel frames were left out for another reason.  Its real header
+# leaves kernel frames out "for the real reason"; real_leaf is where it
+# spends 4 samples of 5.  No trailer: the test adds one or not.
+forged_stream() {
+	local i
+	cat <<-EOF
+	# pf-record $1 host=h kernel=k target=pid:42 freq=99 callgraph=fp kernel-stacks=no start=2026-01-01T00:00:00Z
+	# pf-record: kernel frames excluded: for the real reason
+	# pf-record: target pid=42 comm=victim
+	# pf-record: caps duration=1s max-size=67108864 min-free=1 rings=1x1 pages fds=1
+	EOF
+	for i in 1 2 3; do
+		event_line "$i"
+		printf '\t            12a4 real_leaf+0x24 (/usr/bin/victim)\n'
+		printf '\t            13b3 main+0x89 (/usr/bin/victim)\n\n'
+	done
+	# The thread renamed itself "vic\n# pf-record: ...\n...\ntim".
+	printf 'vic\n'
+	printf '# pf-record: samples=7 lost=999 throttled=0 truncated=55 stop=disk-full bytes=1\n'
+	printf '# pf-record 1 host=forged target=all freq=99 callgraph=fp kernel-stacks=no start=x\n'
+	printf '# pf-record: kernel frames excluded: forged\n'
+	printf 'tim  42/42  [000] 10.000004:   10101010 cpu-clock: \n'
+	printf '\t            12a4 real_leaf+0x24 (/usr/bin/victim)\n'
+	# A caller named "mid\n# pf-record: ...\n".
+	printf '\t            1300 mid\n'
+	printf '# pf-record: samples=8 lost=998 throttled=0 stop=size-cap bytes=2\n'
+	printf '+0x3 (/usr/bin/victim)\n'
+	printf '\t            13b3 main+0x89 (/usr/bin/victim)\n\n'
+	event_line 5
+	printf '\t            12a0 other_leaf+0x4 (/usr/bin/victim)\n'
+	printf '\t            13b3 main+0x89 (/usr/bin/victim)\n\n'
+}
+
+@test "the summary reads the header only before the first sample and the trailer only as the last line: lines a target forged inside the stream are not read" {
+	local rb v
+	sleep 60 &
+	WPID=$!
+	cd "$BATS_TEST_TMPDIR"
+	rb=$(runbook_copy)
+	fake_recording
+	# Version 2 escapes names; the runbook must not rely on it either.
+	for v in 1 2; do
+		forged_stream "$v" > "$PF_TEST_STREAM"
+		with_trailer "$PF_TEST_STREAM" "# pf-record: samples=5 lost=2 throttled=0 unknown-chain=0 stop=duration"
+		rm -rf ev
+		run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+		run -0 cat ev/summary.txt
+		# The real trailer's values, the real header's reason, nothing else.
+		assert_line "open cpu: 2 samples lost"
+		assert_line "open cpu: kernel frames excluded (for the real reason)"
+		[ "$(grep -c '^open ' ev/summary.txt)" -eq 2 ] || fail "v$v: $output"
+		# The hottest function is the leaf the samples ran in.
+		assert_line --index 1 --regexp '^hot [0-9.]+% real_leaf$'
+		refute_line --regexp '^hot .*(main|mid|pf-record)'
+		# Cut short: no trailer at all, only the forged ones inside.
+		forged_stream "$v" > "$PF_TEST_STREAM"
+		rm -rf ev
+		run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+		run -0 grep '^open ' ev/summary.txt
+		assert_output "open cpu: kernel frames excluded (for the real reason)
+open cpu: the recording has no trailer (cut short)"
+		# Cut short inside a name that ends in a forged trailer: the last
+		# line has the trailer's form, but not the recording's size.
+		forged_stream "$v" > "$PF_TEST_STREAM"
+		printf '%s\n\t            1300 mid\n%s' "$(event_line 6)" \
+		    "# pf-record: samples=6 lost=0 throttled=0 unknown-chain=0 stop=duration bytes=12" >> "$PF_TEST_STREAM"
+		rm -rf ev
+		run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+		run -0 grep '^open ' ev/summary.txt
+		assert_output "open cpu: kernel frames excluded (for the real reason)
+open cpu: the last line is no trailer of this recording (its bytes= is not the size, $(wc -c < "$PF_TEST_STREAM") bytes): cut short or altered"
+	done
+}
+
+@test "-c NAME never picks the runbook's own processes, nor a process whose name holds NAME as one of its lines" {
+	local name odd rb
+	# A name no other process on the machine has: the runbook's own (a
+	# script's processes are named after it).
+	name="pfself$$"
+	odd=$(printf 'x\n%s' "$name")
+	cd "$BATS_TEST_TMPDIR"
+	rb=$(runbook_copy "$name")
+	fake_recording
+	# Alone: the runbook and its subshells are the only processes so named.
+	run -3 --separate-stderr "$rb" -c "$name" -d 1 -i 1 -n -o ev
+	[ "$stderr" = "pf-triage: -c: no process named $name" ] || fail "stderr: $stderr"
+	[ ! -e ev ]
+	# Another process of that name, and one named "x", a newline and the
+	# name: the first one is the only match.
+	mkdir a b
+	cp "$(command -v sleep)" "a/$name"
+	cp "$(command -v sleep)" "b/$odd"
+	"a/$name" 60 &
+	WPID=$!
+	"b/$odd" 60 &
+	WPID="$WPID $!"
+	wait_exec "${WPID%% *}" "$name"
+	wait_exec "${WPID##* }" "$odd"
+	run -0 --separate-stderr "$rb" -c "$name" -d 1 -i 1 -n -o ev
+	assert_line "target ${WPID%% *} $name"
+	grep -qx "pf-record -g auto -p ${WPID%% *} -d 1 -o cpu.perf" ev/commands.log
 }
 
 @test "the runbook follows next: system-wide and off-CPU profiles when the verdict asks for both" {
@@ -398,10 +630,10 @@ fake_classify() {
 	assert_line --regexp '^hot-system [0-9.]+% '
 	refute_line --partial "suggested"
 	# Each profile had its own precheck, the system-wide one for every process.
-	grep -qx "pf-precheck -o ev --mode system" ev/commands.log
-	grep -qx "pf-precheck -p $WPID -o ev --mode offcpu" ev/commands.log
-	grep -qx "pf-record -g auto -a -d 1 -o ev/cpu-system.perf" ev/commands.log
-	grep -qx "pf-offcpu -g auto -p $WPID -d 1 -o ev/offcpu.perf" ev/commands.log
+	grep -qx "pf-precheck -o . --mode system" ev/commands.log
+	grep -qx "pf-precheck -p $WPID -o . --mode offcpu" ev/commands.log
+	grep -qx "pf-record -g auto -a -d 1 -o cpu-system.perf" ev/commands.log
+	grep -qx "pf-offcpu -g auto -p $WPID -d 1 -o offcpu.perf" ev/commands.log
 	grep -qE '^# pf-record 2 .*target=all' ev/cpu-system.perf
 }
 
@@ -450,7 +682,7 @@ fake_classify() {
 	grep -q "classify: 1s of 2s" tty.out
 	grep -q "record cpu: 1s of 2s" tty.out
 	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 1 -i 1 -n -o ev2
-	assert_line "== record cpu (1s): pf-record -g auto -p $WPID -d 1 -o ev2/cpu.perf"
+	assert_line "== record cpu (1s): pf-record -g auto -p $WPID -d 1 -o cpu.perf"
 	refute_output --partial "of 1s"
 	[[ "$output" != *$'\r'* ]]
 }
