@@ -73,6 +73,18 @@ teardown() {
 	[ ! -e ev.tar.gz ]
 }
 
+@test "a stopped target is not recorded and the run says why" {
+	sleep 60 &
+	WPID=$!
+	kill -STOP "$WPID"
+	cd "$BATS_TEST_TMPDIR"
+	run -1 --separate-stderr "$TRIAGE" -p "$WPID" -d 1 -i 1 -n -o ev
+	kill -CONT "$WPID"
+	assert_line --partial "the target is stopped (a signal or a tracer holds it); nothing to record"
+	grep -q '^class STOPPED$' ev/classify.txt || fail "classify.txt: $(cat ev/classify.txt)"
+	[ ! -e ev/cpu.perf ]
+}
+
 @test "an existing evidence directory is never reused" {
 	mkdir "$BATS_TEST_TMPDIR/ev"
 	run -3 --separate-stderr "$TRIAGE" -p 1 -o "$BATS_TEST_TMPDIR/ev"
