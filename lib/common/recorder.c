@@ -830,6 +830,44 @@ run_window(struct pf_recorder *r, struct pf_script *w, enum pf_stop *hst,
 	return 0;
 }
 
+/*
+ * The stream being written, from the moment it has its name until its
+ * trailer: a run that ends before then still ends it with a trailer.
+ * libdw, out of memory, prints its own message and calls exit(1); the
+ * atexit handler below writes the trailer (stop=memory) and turns the
+ * exit into pf's: exit 3 with pf's own message.
+ */
+static struct {
+	struct pf_recorder *r;
+	struct pf_script *w;
+} open_stream;
+
+static void
+end_open_stream(void)
+{
+	struct pf_recorder *r = open_stream.r;
+	enum pf_stop fin;
+
+	if (r == NULL)
+		return;
+	open_stream.r = NULL;
+	fin = pf_script_finish(open_stream.w, r->ops->tool->name, r->rec.lost, r->rec.throttled,
+	    PF_STOP_MEMORY);
+	say(r, PF_SAY_WARN, 0, "out of memory: the stream ends here (stop=%s), %llu %s written",
+	    pf_stop_name(fin), (unsigned long long)pf_script_samples(open_stream.w),
+	    r->ops->tool->unit);
+}
+
+/* exit() from inside a library (libdw's out-of-memory handler). */
+static void
+exit_in_library(void)
+{
+	if (open_stream.r == NULL)
+		return;
+	end_open_stream();
+	_exit(PF_EXIT_FAIL);
+}
+
 /* The samples and the trailer, and what the end of the run says. */
 static int
 emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop *fin,
@@ -849,11 +887,16 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 	}
 	for (i = 0; hst == PF_STOP_NONE && i < n; i++) {
 		const struct pf_rawsample *s = pf_rawrec_sample(&r->rec, refs[i].off);
-		bool cut;
+		int cut;
 
 		pf_rawrec_replay_to(&r->rec, r->sym, &r->comms, s->time);
 		pf_buf_reset(&b);
-		cut = pf_rawrec_format(r->sym, &r->comms, s, refs[i].period, r->evname, &b);
+		if ((cut = pf_rawrec_format(r->sym, &r->comms, s, refs[i].period, r->evname,
+		    &b)) == -1) {
+			/* The stream ends at the last whole sample, saying why. */
+			r->stop = PF_STOP_MEMORY;
+			break;
+		}
 		hst = pf_script_sample(w, b.data, b.len);
 		nchains += hst == PF_STOP_NONE && cut;
 		r->written += hst == PF_STOP_NONE;
@@ -872,6 +915,10 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 		pf_script_trailer_aggregated(w, r->naggregated);
 	pf_script_trailer_chains(w, nchains);
 	*fin = pf_script_finish(w, r->ops->tool->name, r->rec.lost, r->rec.throttled, r->stop);
+	open_stream.r = NULL;	/* it has its trailer, or cannot have one */
+	if (*fin == PF_STOP_MEMORY)
+		return pf_result_set(st, PF_EXIT_FAIL, ENOMEM, "samples: the stream ends at the last "
+		    "whole sample (stop=memory)");
 	if (*fin == PF_STOP_IO)
 		return pf_result_set(st, PF_EXIT_FAIL, pf_script_errno(w), "%s", name);
 	if (*fin == PF_STOP_DISK_FULL)
@@ -948,6 +995,8 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 		goto fail;
 	if (publish_output(r, st) == -1)
 		goto fail;
+	open_stream.r = r;
+	open_stream.w = w;
 	if (run_window(r, w, &hst, st) == -1)
 		goto fail;
 	t_end = pf_now_ns();
@@ -967,6 +1016,9 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 		pf_sym_set_kallsyms(r->sym, r->ksyms);
 	}
 	rc = emit(r, w, hst, &fin, st);
+	if (rc == -1 && st->err == ENOMEM && open_stream.r != NULL)
+		end_open_stream();
+	open_stream.r = NULL;
 	/*
 	 * What the file holds, as the trailer says: after a failed flush
 	 * (ENOSPC) the samples accepted since the last whole write were cut
@@ -994,6 +1046,10 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	st->code = pf_stop_is_cap(fin) ? PF_EXIT_FINDING : PF_EXIT_OK;
 	return 0;
 fail:
+	/* Memory that ran out in our own code ends the stream alike. */
+	if (open_stream.r != NULL && st->err == ENOMEM)
+		end_open_stream();
+	open_stream.r = NULL;
 	pf_script_free(w);
 	return -1;
 }
@@ -1019,6 +1075,7 @@ pf_recorder_main(const struct pf_recorder_ops *ops, void *tool, int argc, char *
 	r->evname = ops->tool->evname;
 	r->rate_cap = ops->tool->rate_cap;
 	r->callgraph = ops->tool->callgraph;
+	(void)atexit(exit_in_library);
 	(void)run(r, argc, argv, st);
 	/* A failed run: no orphaned child, no temporary file left behind. */
 	pf_target_kill(&r->t);

@@ -2,6 +2,7 @@
  * replay: tracking records in time order, and samples as perf-script text.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +71,7 @@ pf_rawrec_replay_to(struct pf_rawrec *c, struct pf_symbolizer *sym,
 	}
 }
 
-bool
+int
 pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
     const struct pf_rawsample *s, uint64_t period, const char *evname,
     struct pf_buf *b)
@@ -79,6 +80,7 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 	char cbuf[32], tbuf[32];
 	const char *comm = pf_comms_get(comms, s->pid, s->tid, cbuf, sizeof(cbuf));
 	bool kernel = false, first_in_ctx = true, user_mapped = false, cut = false;
+	int bad = 0;	/* an append that ran out of memory */
 	uint32_t i;
 
 	snprintf(tbuf, sizeof(tbuf), "%llu.%06llu",
@@ -89,9 +91,9 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 	 * stream, pf-fold --pid and --filter-pid work for every thread of a
 	 * multi-process recording, not only for main threads.
 	 */
-	pf_name_escape_str(b, comm, PF_ESC_COMM);
-	pf_buf_printf(b, " %5u/%-5u [%03u] %12s: %10llu %s: \n", s->pid, s->tid,
-	    s->cpu, tbuf, (unsigned long long)period, evname);
+	bad |= pf_name_escape_str(b, comm, PF_ESC_COMM) == -1;
+	bad |= pf_buf_printf(b, " %5u/%-5u [%03u] %12s: %10llu %s: \n", s->pid, s->tid,
+	    s->cpu, tbuf, (unsigned long long)period, evname) == -1;
 	for (i = 0; i < s->nr; i++) {
 		struct pf_frame_in in;
 		struct pf_frame_out out;
@@ -105,7 +107,7 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 			else if (ip == (uint64_t)PERF_CONTEXT_USER)
 				kernel = false;
 			else if (ip == PF_RAWREC_TRUNCATED)
-				pf_buf_printf(b, "\t%16x [truncated] ([unknown])\n", 0);
+				bad |= pf_buf_printf(b, "\t%16x [truncated] ([unknown])\n", 0) == -1;
 			else
 				continue;	/* hv/guest: not sampled here */
 			first_in_ctx = true;
@@ -128,7 +130,7 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 		if (!kernel && !in.retaddr)
 			user_mapped = out.dso != NULL;
 		else if (!kernel && user_mapped && out.dso == NULL && out.sym == NULL) {
-			pf_buf_printf(b, "\t%16x [unknown-chain] ([unknown])\n", 0);
+			bad |= pf_buf_printf(b, "\t%16x [unknown-chain] ([unknown])\n", 0) == -1;
 			cut = true;
 			break;
 		}
@@ -138,22 +140,26 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 		 * address and offset, "(inlined)" where the DSO goes.
 		 */
 		for (j = 0; j < out.ninl; j++) {
-			pf_buf_printf(b, "\t%16llx ", (unsigned long long)out.addr);
-			pf_name_escape_str(b, out.inl[j], 0);
-			pf_buf_printf(b, "+0x%llx (inlined)\n", (unsigned long long)out.off);
+			bad |= pf_buf_printf(b, "\t%16llx ", (unsigned long long)out.addr) == -1;
+			bad |= pf_name_escape_str(b, out.inl[j], 0) == -1;
+			bad |= pf_buf_printf(b, "+0x%llx (inlined)\n", (unsigned long long)out.off) == -1;
 		}
-		pf_buf_printf(b, "\t%16llx ", (unsigned long long)out.addr);
+		bad |= pf_buf_printf(b, "\t%16llx ", (unsigned long long)out.addr) == -1;
 		if (out.sym) {
-			pf_name_escape_str(b, out.sym, 0);
-			pf_buf_printf(b, "+0x%llx (", (unsigned long long)out.off);
+			bad |= pf_name_escape_str(b, out.sym, 0) == -1;
+			bad |= pf_buf_printf(b, "+0x%llx (", (unsigned long long)out.off) == -1;
 		} else
-			pf_buf_puts(b, "[unknown] (");
+			bad |= pf_buf_puts(b, "[unknown] (") == -1;
 		if (out.dso)
-			pf_name_escape_str(b, out.dso, 0);
+			bad |= pf_name_escape_str(b, out.dso, 0) == -1;
 		else
-			pf_buf_puts(b, "[unknown]");
-		pf_buf_puts(b, ")\n");
+			bad |= pf_buf_puts(b, "[unknown]") == -1;
+		bad |= pf_buf_puts(b, ")\n") == -1;
 	}
-	pf_buf_putc(b, '\n');
+	bad |= pf_buf_putc(b, '\n') == -1;
+	if (bad) {
+		errno = ENOMEM;
+		return -1;
+	}
 	return cut;
 }

@@ -27,11 +27,12 @@ void pf_rawrec_replay_to(struct pf_rawrec *r, struct pf_symbolizer *sym,
  * "(inlined)" line per function inlined there, a blank line.  A user
  * chain that reaches a return address outside every executable mapping
  * of a process whose mappings are known ends there in one
- * "[unknown-chain]" frame: true when s's was cut so.  Every comm,
+ * "[unknown-chain]" frame: 1 when s's was cut so, else 0; -1 with
+ * ENOMEM when memory ran out (b then holds no whole sample).  Every comm,
  * function and file name is escaped as it is written (pf_name_escape):
  * none can end its line or split its field.
  */
-bool pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
+int pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
     const struct pf_rawsample *s, uint64_t period, const char *evname,
     struct pf_buf *b);
 

@@ -198,8 +198,9 @@ add(struct pf_script *w, const char *text, size_t len, bool sample)
 		if (r != PF_STOP_NONE)
 			return w->stop = r;
 	}
+	/* Out of memory: no more samples, but the trailer needs none. */
 	if (pf_buf_append(&w->b, text, len) == -1)
-		return w->stop = fail_stop(w, errno);
+		return w->stop = errno == ENOMEM ? PF_STOP_MEMORY : fail_stop(w, errno);
 	if (sample)
 		w->bsamples++;
 	/* The header goes out at once, so even a run stopped at once says what it was. */

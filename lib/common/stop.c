@@ -16,6 +16,7 @@ static const char *const stop_names[] = {
 	[PF_STOP_RATE_CAP] = "rate-cap",
 	[PF_STOP_PIPE] = "pipe",
 	[PF_STOP_IO] = "io-error",
+	[PF_STOP_MEMORY] = "memory",
 };
 
 const char *

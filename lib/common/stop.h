@@ -19,7 +19,8 @@ enum pf_stop {
 	PF_STOP_DISK_FULL,
 	PF_STOP_RATE_CAP,
 	PF_STOP_PIPE,		/* downstream closed: no trailer */
-	PF_STOP_IO		/* other write error: errno kept */
+	PF_STOP_IO,		/* other write error: errno kept */
+	PF_STOP_MEMORY		/* memory ran out (ours or a library's): exit 3 */
 };
 
 /* The trailer word for a stop reason ("duration", "size-cap"...). */

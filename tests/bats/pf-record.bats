@@ -970,6 +970,43 @@ bomb_check() {
 		fail "trailer: $(tail -n 1 "$USER_DIR/i.perf")"
 }
 
+@test "memory running out (RLIMIT_AS), in libdw or in pf-record, ends the stream with a trailer and exit 3" {
+	require_cmd prlimit
+	[ -x /usr/bin/python3.11 ] || fail "python3.11 not installed: run scripts/install-deps --test"
+	# ASan reserves the address space a limit would cut.
+	[[ "$PF_BIN_DIR" != */build-san/* ]] || skip "the sanitizer build cannot run under RLIMIT_AS"
+	local mb rc n3=0 last
+	printf 'import json, time\ne = time.time() + 120\nwhile time.time() < e: json.dumps(list(range(1000)))\n' \
+		> "$BATS_TEST_TMPDIR/w.py"
+	/usr/bin/python3.11 "$BATS_TEST_TMPDIR/w.py" & BGPID=$!
+	wait_exec "$BGPID" python3.11
+	# Where memory runs out moves with the limit: in the maps, the rings,
+	# libdw, the symbolizer, the writer.  Each run either ends as usual or
+	# exits 3 with its stream ended by a trailer (stop=memory).
+	for mb in 8 10 14 18 24 30 40; do
+		rm -f "$BATS_TEST_TMPDIR/m.perf"
+		rc=0
+		prlimit --as=$((mb * 1024 * 1024)) pf-record -g dwarf -F 999 -d 1 --no-progress \
+			-o "$BATS_TEST_TMPDIR/m.perf" -p "$BGPID" > /dev/null 2> "$BATS_TEST_TMPDIR/m.err" || rc=$?
+		echo "$mb MB: exit $rc: $(tr '\n' '|' < "$BATS_TEST_TMPDIR/m.err")"
+		case $rc in
+		0) run -0 valid_stream "$BATS_TEST_TMPDIR/m.perf" ;;
+		3)
+			n3=$((n3 + 1))
+			grep -q '^pf-record: ' "$BATS_TEST_TMPDIR/m.err" || fail "$mb MB: no message of pf-record's"
+			# A stream that was started ends with its trailer.
+			if [ -e "$BATS_TEST_TMPDIR/m.perf" ]; then
+				last=$(tail -n 1 "$BATS_TEST_TMPDIR/m.perf")
+				[[ "$last" == "# pf-record: samples="*" stop=memory bytes=$(stat -c %s "$BATS_TEST_TMPDIR/m.perf")" ]] ||
+					fail "$mb MB: the stream ends: $last"
+			fi
+			;;
+		*) fail "$mb MB: exit $rc: $(cat "$BATS_TEST_TMPDIR/m.err")" ;;
+		esac
+	done
+	[ "$n3" -gt 0 ] || fail "no limit made memory run out: the test tried nothing"
+}
+
 @test "when the locked-memory limit refuses the rings, they shrink and recording goes on" {
 	require_root
 	require_cmd setpriv prlimit

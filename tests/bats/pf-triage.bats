@@ -593,6 +593,21 @@ open cpu: the last line is no trailer of this recording (its bytes= is not the s
 	done
 }
 
+@test "a recording that ran out of memory is said as such in the summary, not as a safety cap" {
+	local rb
+	sleep 60 &
+	WPID=$!
+	cd "$BATS_TEST_TMPDIR"
+	rb=$(runbook_copy)
+	fake_recording
+	head -n -1 "$PF_TEST_STREAM" > "$PF_TEST_STREAM.new"
+	mv "$PF_TEST_STREAM.new" "$PF_TEST_STREAM"
+	with_trailer "$PF_TEST_STREAM" "# pf-record: samples=2 lost=0 throttled=0 unknown-chain=0 stop=memory"
+	run --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+	run -0 grep '^open ' ev/summary.txt
+	assert_output "open cpu: stopped early: memory ran out"
+}
+
 @test "-c NAME never picks the runbook's own processes, nor a process whose name holds NAME as one of its lines" {
 	local name odd rb
 	# A name no other process on the machine has: the runbook's own (a
