@@ -754,15 +754,33 @@ offer_at(struct pf_unwinder *u, struct proc *p, uint64_t pc)
 }
 
 /*
- * p's Dwfl, made with the module of the sample's pc (libdwfl takes the
- * machine from a first module), or brought up to new mappings (which may
- * change the rules cached); false when it cannot unwind.
+ * A first module for p's Dwfl, between dwfl_report_begin(_add) and _end
+ * (libdwfl takes the machine from it): the file of the sample's pc, else
+ * any of the first 16 files not offered yet.  Whether one was made.
+ */
+static bool
+offer_first(struct pf_unwinder *u, struct proc *p)
+{
+	struct map *m = map_at(p, u->regs[R_IP]);
+	bool made = m != NULL && offer(u, p, m);
+	size_t i, tries = 0;
+
+	for (i = 0; !made && i < p->nmaps && tries < 16; i++)
+		if (!p->maps[i].offered) {
+			tries++;
+			made = offer(u, p, &p->maps[i]);
+		}
+	return made;
+}
+
+/*
+ * p's Dwfl, made with a first module, or brought up to new mappings
+ * (which may change the rules cached, and may give the first module that
+ * was missing); false when it cannot unwind.
  */
 static bool
 ready(struct pf_unwinder *u, struct proc *p)
 {
-	struct map *m;
-	bool made;
 	size_t i;
 
 	if (p->dwfl == NULL) {
@@ -780,17 +798,18 @@ ready(struct pf_unwinder *u, struct proc *p)
 		u->nlive++;
 		p->seen = p->nmaps;
 		dwfl_report_begin(p->dwfl);
-		m = map_at(p, u->regs[R_IP]);
-		made = m != NULL && offer(u, p, m);
-		/* A pc in no file: any file gives libdwfl its machine. */
-		for (i = 0; !made && i < p->nmaps && i < 16; i++)
-			made = offer(u, p, &p->maps[i]);
+		(void)offer_first(u, p);
 		dwfl_report_end(p->dwfl, NULL, NULL);
 	} else if (p->seen < p->nmaps) {
 		/* New mappings: a pc the cache knew may now have another rule. */
 		free(p->rules);
 		p->rules = NULL;
 		p->seen = p->nmaps;
+		if (!p->attached) {
+			dwfl_report_begin_add(p->dwfl);
+			(void)offer_first(u, p);
+			dwfl_report_end(p->dwfl, NULL, NULL);
+		}
 	} else
 		return p->attached;
 	if (!p->attached)
