@@ -50,6 +50,16 @@ struct seg {
 	uint64_t offset, vaddr, filesz;
 };
 
+/* A symbol with a size, as the index of a file's symbols holds it. */
+struct fsym {
+	uint64_t lo, hi;	/* [lo, hi) in the Dwfl's addresses */
+	uint64_t reach;		/* the highest hi of this entry and all before it */
+	const char *name;	/* in the ELF's string table, live with the Dwfl */
+	uint32_t ndx;		/* its index in the symbol table */
+	uint8_t bind;		/* 3 global, 2 weak, 1 local, 0 other */
+	bool global;		/* at or past the first global of the table */
+};
+
 struct symfile {
 	char *path;
 	uint32_t maj, min;
@@ -60,6 +70,18 @@ struct symfile {
 	Dwfl_Module *mod;
 	struct seg *segs;
 	size_t nsegs;
+	/*
+	 * The sized symbols, sorted by address, made at the first lookup:
+	 * libdwfl's own lookup reads the whole table every time (libLLVM
+	 * has 100,000 symbols).  indexed: tried; syms NULL: not made.
+	 */
+	bool indexed;
+	struct fsym *syms;
+	size_t nsyms;
+	uint64_t *labels;	/* the addresses of global symbols without a size, sorted */
+	size_t nlabels;
+	uint64_t *alllabels;	/* of every symbol without a size, sorted */
+	size_t nalllabels;
 };
 
 struct map {
@@ -656,6 +678,193 @@ clean_name(struct pf_symbolizer *s, const char *raw)
 	return intern(s, buf);
 }
 
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+cmp_fsym(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->ndx > y->ndx) - (x->ndx < y->ndx);
+}
+
+static uint8_t
+binding(const GElf_Sym *sym)
+{
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL: return 3;
+	case STB_WEAK: return 2;
+	case STB_LOCAL: return 1;
+	default: return 0;
+	}
+}
+
+/*
+ * f's sized symbols, those libdwfl's lookup weighs (a name, a section,
+ * not a section, file or TLS symbol), sorted by address.  On any failure
+ * the index is not made, and every lookup is libdwfl's.
+ */
+static void
+index_symbols(struct symfile *f)
+{
+	int n = dwfl_module_getsymtab(f->mod), first = dwfl_module_getsymtab_first_global(f->mod), i;
+	struct fsym *v;
+	uint64_t *lab, *all;
+	size_t k = 0, nl = 0, na = 0;
+	uint64_t reach = 0;
+
+	f->indexed = true;
+	if (n <= 1 || first < 0 || (v = calloc((size_t)n, sizeof(*v))) == NULL)
+		return;
+	lab = calloc((size_t)n, sizeof(*lab));
+	all = calloc((size_t)n, sizeof(*all));
+	if (lab == NULL || all == NULL) {
+		free(v);
+		free(lab);
+		free(all);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(f->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (name == NULL || name[0] == '\0' || sym.st_shndx == SHN_UNDEF ||
+		    type == STT_SECTION || type == STT_FILE || type == STT_TLS ||
+		    addr + sym.st_size < addr)
+			continue;
+		if (sym.st_size == 0) {
+			if (first == 0 || i >= first)
+				lab[nl++] = addr;
+			all[na++] = addr;
+			continue;
+		}
+		v[k].lo = addr;
+		v[k].hi = addr + sym.st_size;
+		v[k].name = name;
+		v[k].ndx = (uint32_t)i;
+		v[k].bind = binding(&sym);
+		/* first 0: a dynsym table alone, all of it searched as globals. */
+		v[k].global = first == 0 || i >= first;
+		k++;
+	}
+	qsort(v, k, sizeof(*v), cmp_fsym);
+	qsort(lab, nl, sizeof(*lab), cmp_u64);
+	qsort(all, na, sizeof(*all), cmp_u64);
+	f->labels = lab;
+	f->nlabels = nl;
+	f->alllabels = all;
+	f->nalllabels = na;
+	for (i = 0; i < (int)k; i++) {
+		if (v[i].hi > reach)
+			reach = v[i].hi;
+		v[i].reach = reach;
+	}
+	f->syms = v;
+	f->nsyms = k;
+}
+
+/*
+ * The name libdwfl's dwfl_module_addrinfo would give vaddr, when a sized
+ * symbol holds it, in log time: its rule is kept, the sized symbols that
+ * hold the address weighed in table order (the globals alone when one of
+ * them holds it): a candidate is better when it starts closer or binds
+ * more strongly, and at the same start when it is smaller and binds no
+ * less, or no larger and binds more.  1 with *name and *off; 0 when
+ * libdwfl would name it nothing (no sized symbol holds it, and no label
+ * without a size lies between the end of the sized ones below it and
+ * it); -1 when libdwfl's own look must decide (a label may name it).
+ */
+static int
+index_lookup(struct symfile *f, uint64_t vaddr, const char **name, GElf_Off *off)
+{
+	const struct fsym *hold[16], *best = NULL, *c;
+	size_t lo = 0, hi, n = 0, i, j;
+	bool any_global = false;
+	uint64_t floor;
+
+	if (!f->indexed)
+		index_symbols(f);
+	if (f->syms == NULL)
+		return -1;
+	/* The last symbol starting at or below vaddr. */
+	hi = f->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->syms[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Back over every one that may still reach vaddr. */
+	for (i = lo; i-- > 0 && f->syms[i].reach > vaddr;) {
+		if (f->syms[i].hi <= vaddr)
+			continue;
+		if (n == sizeof(hold) / sizeof(hold[0]))
+			return -1;	/* a pile of aliases: libdwfl decides */
+		hold[n++] = &f->syms[i];
+		any_global |= f->syms[i].global;
+	}
+	if (n == 0) {
+		/*
+		 * A label libdwfl would take starts at or above the end of
+		 * every sized symbol below vaddr: is there one in between?
+		 */
+		floor = lo > 0 ? f->syms[lo - 1].reach : 0;
+		for (lo = 0, hi = f->nalllabels; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (f->alllabels[mid] < floor)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < f->nalllabels && f->alllabels[lo] <= vaddr)
+			return -1;
+		*name = NULL;
+		*off = 0;
+		return 0;
+	}
+	/* In table order, as libdwfl meets them. */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && hold[j - 1]->ndx > hold[j]->ndx; j--) {
+			c = hold[j];
+			hold[j] = hold[j - 1];
+			hold[j - 1] = c;
+		}
+	/*
+	 * No global holds it and a global label sits exactly at vaddr:
+	 * libdwfl then never looks at the locals.  Its call.
+	 */
+	if (!any_global && bsearch(&vaddr, f->labels, f->nlabels, sizeof(*f->labels),
+	    cmp_u64) != NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		c = hold[i];
+		if (any_global && !c->global)
+			continue;
+		if (best == NULL || best->lo < c->lo || best->bind < c->bind ||
+		    (best->lo == c->lo && ((best->hi - best->lo > c->hi - c->lo &&
+		    best->bind <= c->bind) || (best->hi - best->lo >= c->hi - c->lo &&
+		    best->bind < c->bind))))
+			best = c;
+	}
+	*off = vaddr - best->lo;
+	*name = best->name;
+	return 1;
+}
+
 struct cache_key {
 	const struct pf_symbolizer *s;
 	const struct symfile *file;
@@ -797,7 +1006,8 @@ file_lookup(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr,
 		*ninl = e->inl_n;
 		return;
 	}
-	raw = dwfl_module_addrinfo(f->mod, vaddr, &off, &sym, NULL, NULL, NULL);
+	if (index_lookup(f, vaddr, &raw, &off) == -1)
+		raw = dwfl_module_addrinfo(f->mod, vaddr, &off, &sym, NULL, NULL, NULL);
 	*name = raw && *raw ? clean_name(s, raw) : NULL;
 	*offp = off;
 	at = (uint32_t)s->inl_n;
@@ -1001,6 +1211,9 @@ pf_sym_free(struct pf_symbolizer *s)
 			dwfl_end(f->dwfl);
 		if (f->fd != -1)
 			close(f->fd);
+		free(f->syms);
+		free(f->labels);
+		free(f->alllabels);
 		free(f->segs);
 		free(f->path);
 		free(f);
@@ -1106,5 +1319,66 @@ pf_sym_file_info(int fd, const char *path, struct pf_sym_fileinfo *fi)
 		}
 	}
 	dwfl_end(dwfl);
+	return 0;
+}
+
+int
+pf_sym_index_check(const char *path, uint64_t probes, uint64_t *checked, uint64_t *differ,
+    char *first, size_t firstlen)
+{
+	struct symfile f = { .fd = -1 };
+	uint64_t lo, hi, a, k;
+	size_t i;
+	int fd;
+
+	*checked = *differ = 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	if ((f.dwfl = dwfl_begin(&dwfl_cb)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	dwfl_report_begin(f.dwfl);
+	f.mod = dwfl_report_elf(f.dwfl, "x", path, fd, 0, false);
+	dwfl_report_end(f.dwfl, NULL, NULL);
+	if (f.mod == NULL) {
+		dwfl_end(f.dwfl);
+		errno = EINVAL;
+		return -1;
+	}
+	index_symbols(&f);
+	if (f.nsyms == 0)
+		goto out;
+	lo = f.syms[0].lo;
+	hi = f.syms[f.nsyms - 1].reach;
+	/* Evenly over the text, and at each edge of some symbols. */
+	for (k = 0; k < probes; k++) {
+		const struct fsym *y = &f.syms[(size_t)(k * 7919 % f.nsyms)];
+		uint64_t at[4] = { lo + (hi - lo) / probes * k, y->lo, y->hi - 1, y->hi };
+
+		for (i = 0; i < 4; i++) {
+			GElf_Off o1 = 0, o2 = 0;
+			GElf_Sym sym;
+			const char *n1, *n2;
+
+			a = at[i];
+			if (index_lookup(&f, a, &n1, &o1) == -1)
+				continue;
+			(*checked)++;
+			n2 = dwfl_module_addrinfo(f.mod, a, &o2, &sym, NULL, NULL, NULL);
+			if ((n1 == NULL) != (n2 == NULL) ||
+			    (n1 != NULL && (strcmp(n1, n2) != 0 || o1 != o2))) {
+				if ((*differ)++ == 0)
+					snprintf(first, firstlen, "%#llx: index %s+%#llx, libdwfl %s+%#llx",
+					    (unsigned long long)a, n1 ? n1 : "(none)", (unsigned long long)o1,
+					    n2 ? n2 : "(none)", (unsigned long long)o2);
+			}
+		}
+	}
+out:
+	free(f.syms);
+	free(f.labels);
+	free(f.alllabels);
+	dwfl_end(f.dwfl);
 	return 0;
 }

@@ -162,4 +162,13 @@ struct pf_sym_fileinfo {
  */
 int pf_sym_file_info(int fd, const char *path, struct pf_sym_fileinfo *fi);
 
+/*
+ * For the tests: the symbol index against libdwfl's own lookup on the
+ * ELF file at path, at probes addresses spread over its symbols and at
+ * the edges of as many symbols: how many were compared, how many
+ * differed, the first difference in first.  0, or -1 with errno.
+ */
+int pf_sym_index_check(const char *path, uint64_t probes, uint64_t *checked, uint64_t *differ,
+    char *first, size_t firstlen);
+
 #endif

@@ -186,6 +186,32 @@ agree() {
 	agree python3.11 3 _PyEval_EvalFrameDefault Py_RunMain
 }
 
+@test "clang++ -O2 at 999 Hz: the stream is done within 2 s of the window's end (libLLVM's 100,000 symbols)" {
+	command -v clang++-14 > /dev/null || fail "clang++-14 not installed: run scripts/install-deps --test"
+	local d=$BATS_TEST_TMPDIR tail
+	# Templates and <regex>: seconds of work in libLLVM and libclang-cpp.
+	cat > "$d/big.cpp" <<-'EOF'
+	#include <map>
+	#include <regex>
+	#include <string>
+	#include <vector>
+	#include <iostream>
+	template <int N> struct F { static int v() { std::map<std::string, std::vector<int>> m;
+	    m["a"].push_back(N); return F<N - 1>::v() + (int)m.size(); } };
+	template <> struct F<0> { static int v() { return 0; } };
+	int main() { std::regex r("a+b*"); std::cout << F<300>::v() << std::regex_match("aab", r) << std::endl; }
+	EOF
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -g auto -F 999 -d 8 --stats --no-progress \
+		-o "$d/c.perf" -- clang++-14 -O2 -c -o "$d/big.o" "$d/big.cpp"
+	echo "$stderr"
+	tail=$(stat_word "$stderr" window-end-to-last-byte)
+	tail=${tail%s}
+	# Before: 17.3 s, libdwfl reading every symbol of libLLVM for each address.
+	awk -v t="$tail" 'BEGIN { exit !(t <= 2) }' || fail "the last byte came $tail s after the window"
+	[ "$(stat_word "$stderr" unwound)" -ge 2000 ] || fail "too few samples unwound: $stderr"
+	grep -q 'clang::\|llvm::' "$d/c.perf" || fail "no clang or llvm function named"
+}
+
 @test "a binary replaced on disk during the window: its old samples still name the functions it ran" {
 	d=$BATS_TEST_TMPDIR
 	cp "$WORKLOADS/nofp-split" "$d/w"

@@ -528,6 +528,39 @@ rm_fake_proc(const char *root)
 	rmdir(root);
 }
 
+/*
+ * The symbol index gives libdwfl's own answers: on this system's C
+ * library, python3.11 and libLLVM (the big C++ case, when installed), at
+ * a few thousand addresses each.
+ */
+static void
+test_symindex(void)
+{
+	static const char *const files[] = {
+		"/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/bin/python3.11",
+		"/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1", "/usr/bin/xz",
+		"/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+	};
+	uint64_t checked, differ;
+	char first[512];
+	size_t i;
+	int tried = 0;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (access(files[i], R_OK) != 0)
+			continue;
+		first[0] = '\0';
+		CHECK(pf_sym_index_check(files[i], 1500, &checked, &differ, first,
+		    sizeof(first)) == 0, "%s: %s", files[i], strerror(errno));
+		CHECK(differ == 0, "%s: %llu of %llu differ, first %s", files[i],
+		    (unsigned long long)differ, (unsigned long long)checked, first);
+		CHECK(checked >= 1000, "%s: only %llu addresses compared", files[i],
+		    (unsigned long long)checked);
+		tried++;
+	}
+	CHECK(tried >= 1, "none of the files to compare is on this system");
+}
+
 static void
 test_symbolize(void)
 {
@@ -1095,6 +1128,7 @@ main(int argc, char **argv)
 {
 	static const struct unit_group groups[] = {
 		{ "unwind", test_unwind }, { "symbolize", test_symbolize },
+		{ "symindex", test_symindex },
 		{ "script", test_script },
 	};
 
