@@ -28,7 +28,7 @@ input_for() {
 }
 
 @test "every expected file of stackcollapse-perf.pl is matched byte for byte, under two hash seeds" {
-	local e base name opt in n=0 bad= seed
+	local e base name opt in n=0 bad='' seed
 	# The tables' hash is seeded (lib/common/hash.h): no output may follow it.
 	for seed in 1 2; do
 		export PF_HASH_SEED=$seed
