@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "msg.h"
 #include "pf.h"
@@ -198,4 +199,28 @@ pf_result_exit(const struct pf_result *s, const char *synopsis, const char *help
 		pf_diex(s->code, "%s", s->text);
 	}
 	pf_exit_checked(s->code);
+}
+
+static bool (*exit_fn)(void);
+static int exit_code;
+
+static void
+run_exit_hook(void)
+{
+	bool (*fn)(void) = exit_fn;
+
+	exit_fn = NULL;
+	if (fn != NULL && fn())
+		_exit(exit_code);
+}
+
+void
+pf_exit_hook(bool (*fn)(void), int code)
+{
+	static bool registered;
+
+	exit_fn = fn;
+	exit_code = code;
+	if (!registered)
+		registered = atexit(run_exit_hook) == 0;
 }

@@ -59,6 +59,14 @@ void pf_print_version(void) __attribute__((noreturn));
 void pf_exit_checked(int code) __attribute__((noreturn));
 
 /*
+ * An exit() made anywhere, a library's that gives up included (libdw's
+ * out-of-memory handler exits 1 with its own message), runs fn first;
+ * when fn returns true the status becomes code instead.  One hook; a
+ * later call replaces it.
+ */
+void pf_exit_hook(bool (*fn)(void), int code);
+
+/*
  * What a library module hands its tool to print, since only this module
  * prints: a warning line ("prog: text", with ": strerror(err)" when err
  * is not 0), or the progress line on a terminal, redrawn in place, and

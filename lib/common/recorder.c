@@ -858,14 +858,14 @@ end_open_stream(void)
 	    r->ops->tool->unit);
 }
 
-/* exit() from inside a library (libdw's out-of-memory handler). */
-static void
+/* exit() from inside a library (libdw's out-of-memory handler): exit 3. */
+static bool
 exit_in_library(void)
 {
 	if (open_stream.r == NULL)
-		return;
+		return false;
 	end_open_stream();
-	_exit(PF_EXIT_FAIL);
+	return true;
 }
 
 /* The samples and the trailer, and what the end of the run says. */
@@ -1075,7 +1075,7 @@ pf_recorder_main(const struct pf_recorder_ops *ops, void *tool, int argc, char *
 	r->evname = ops->tool->evname;
 	r->rate_cap = ops->tool->rate_cap;
 	r->callgraph = ops->tool->callgraph;
-	(void)atexit(exit_in_library);
+	pf_exit_hook(exit_in_library, PF_EXIT_FAIL);
 	(void)run(r, argc, argv, st);
 	/* A failed run: no orphaned child, no temporary file left behind. */
 	pf_target_kill(&r->t);

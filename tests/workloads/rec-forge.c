@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wl-text.h"
+
 #define CHUNK	200000UL
 #define SPAN	(4UL << 20)	/* more than the file's image */
 
@@ -45,33 +47,6 @@ forge_spin(unsigned long n)
 {
 	for (volatile unsigned long i = 0; i < n; i++)
 		;
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* The executable mapping holding addr: start, end and file offset. */
-static int
-text_of(uintptr_t addr, uintptr_t *start, uintptr_t *end, unsigned long *off)
-{
-	char line[512], perm[8];
-	FILE *f = fopen("/proc/self/maps", "r");
-	int found = -1;
-
-	if (f == NULL)
-		return -1;
-	while (found == -1 && fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "%lx-%lx %7s %lx", start, end, perm, off) == 4 &&
-		    perm[2] == 'x' && addr >= *start && addr < *end)
-			found = 0;
-	fclose(f);
-	return found;
 }
 
 /* forge_spin as it runs from a copy of this binary at DIR/FORGE_PATH. */
