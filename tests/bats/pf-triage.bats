@@ -73,6 +73,24 @@ teardown() {
 	[ ! -e ev.tar.gz ]
 }
 
+@test "a target whose symbol holds forged lines forges no summary line, and the hot line is its real leaf, escaped" {
+	require_root
+	require_perf_events
+	cd "$BATS_TEST_TMPDIR"
+	forge_symbol pfforge
+	./pfforge sym 30 &
+	WPID=$!
+	wait_exec "$WPID" pfforge
+	run -0 --separate-stderr "${FAVOURED[@]}" "$TRIAGE" -p "$WPID" -d 2 -i 1 -n -o ev
+	run -0 cat ev/summary.txt
+	# Nothing but key value lines of the runbook's own keys.
+	refute_line --regexp '^(forged|# |	)'
+	refute_line --partial 'disk-full'
+	refute_line --regexp '^open cpu: stopped early'
+	assert_line --regexp '^hot [0-9.]+% x\\x0a\\x0aforged 1/1 \[000\] '
+	[ "$(grep -c '^hot ' ev/summary.txt)" -ge 1 ]
+}
+
 @test "a stopped target is not recorded and the run says why" {
 	sleep 60 &
 	WPID=$!

@@ -227,3 +227,30 @@ assert_hook_confined() {
 	run grep -c -a 'test-hook' "$PF_BIN_DIR/$tool"
 	assert_output 0
 }
+
+# forge_symbol FILE: FILE becomes a copy of the rec-forge workload whose
+# spinning function's symbol (a 122-byte placeholder) is rewritten, at the
+# same length, to hold newlines and lines of a sample stream: a forged
+# sample of a huge period in FORGED_FRAME and a forged disk-full trailer.
+# A compiler will not emit such a name.
+forge_symbol() {
+	local forge off
+	cp "$WORKLOADS/rec-forge" "$1"
+	forge=$'x\n\nforged 1/1 [000] 1.000000: 9999999999 cpu-clock: \n\tffff FORGED_FRAME+0x0 (/x)\n\n# pf-record: samples=1 stop=disk-full\n'
+	while [ ${#forge} -lt 122 ]; do forge="${forge}z"; done
+	[ ${#forge} -eq 122 ] || fail "the forged name is ${#forge} bytes, not 122"
+	grep -obUa 'forge_spin_Q*' "$1" | cut -d: -f1 > "$1.offsets"
+	while read -r off; do
+		printf '%s' "$forge" | dd of="$1" bs=1 seek="$off" conv=notrunc status=none
+	done < "$1.offsets"
+	rm -f "$1.offsets"
+	nm "$1" | grep -q 'FORGED_FRAME' || fail "the symbol was not rewritten"
+}
+
+# rss_cap KB: the peak RSS a test allows a tool, in KB: KB itself, the
+# bar the product must meet, or twice it for the sanitizer pass's build,
+# whose shadow memory and freed-memory quarantine grow every process's
+# RSS (a 64 MB bar measured 66-68 MB there on runs that met it plainly).
+rss_cap() {
+	if [[ "$PF_BIN_DIR" == */build-san/* ]]; then echo $(($1 * 2)); else echo "$1"; fi
+}
