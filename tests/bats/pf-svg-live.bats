@@ -36,14 +36,16 @@ teardown() {
 	wait_exec "$BGPID" "my app;x=1 9"
 	run -0 bash -c "'$PF_BIN_DIR/pf-record' -p $BGPID -d 2 --no-progress 2>/dev/null | tee rec.txt |
 		'$PF_BIN_DIR/pf-fold' > out.folded"
-	grep -qx "# pf-record: target pid=$BGPID comm=my_app_x=1_9" rec.txt ||
+	# The header escapes the name (pf-formats(5), Names); nothing turns
+	# it back, so the provenance and the title show the escaped form.
+	grep -qxF "# pf-record: target pid=$BGPID comm=my\\x20app\\x3bx=1\\x209" rec.txt ||
 		fail "target line: $(grep target rec.txt)"
 	run head -n 1 out.folded
-	assert_output --regexp "^# pf-provenance tool=pf-record host=[^ ]+ target=my_app_x=1_9 pid=$BGPID .* unit=ns\$"
+	assert_output --regexp "^# pf-provenance tool=pf-record host=[^ ]+ target=my\\\\x20app\\\\x3bx=1\\\\x209 pid=$BGPID .* unit=ns\$"
 	pf-svg out.folded > r.svg
 	xml_ok r.svg
 	run heading title r.svg
-	assert_output "CPU: my_app_x=1_9 (pid $BGPID) on $(uname -n)"
+	assert_output "CPU: my\\x20app\\x3bx=1\\x209 (pid $BGPID) on $(uname -n)"
 }
 
 @test "the off-CPU pipeline's SVG has the io palette and time units" {
