@@ -78,7 +78,12 @@ stream_special(const char *s, size_t i, size_t len, int flags)
 		return 0;
 	if (flags & PF_ESC_TOKEN)
 		return 1;
-	return (flags & PF_ESC_COMM) && i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9';
+	/*
+	 * A comm's first space too: an event line that starts with white
+	 * space is not read as one, and the sample would be lost.
+	 */
+	return (flags & PF_ESC_COMM) && (i == 0 ||
+	    (i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9'));
 }
 
 int
