@@ -447,7 +447,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pf_kallsyms *k = NULL;
 	struct pf_symbolizer *sym;
 	struct pf_comms comms = { 0 };
-	struct model m = { { false } };
+	struct model m;
 	struct ps_config cfg = { .keep_frames = 1 };
 	struct perfscript *ps;
 	struct pf_rawref *refs;
@@ -459,6 +459,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1 || size > MAXIN)
 		return 0;
+	memset(&m, 0, sizeof(m));
 	f = byte(&in);
 	clock = f & 8 ? UINT64_MAX - (1ull << 40) : 1234567891234ull;
 	if (f & 4) {
