@@ -74,6 +74,13 @@ stream_special(const char *s, size_t i, size_t len, int flags)
 
 	if (c < 0x20 || c == 0x7f || c == '\\' || c == ';')
 		return 1;
+	/*
+	 * A comm starts its line: a space there would make the line no
+	 * event line, a '#' a comment (a recorder's header, even); either
+	 * way the sample would be lost.
+	 */
+	if ((flags & PF_ESC_COMM) && i == 0 && (c == ' ' || c == '#'))
+		return 1;
 	if (c != ' ')
 		return 0;
 	if (flags & PF_ESC_TOKEN)

@@ -48,7 +48,9 @@ size_t pf_name_clean(char *s, size_t len);
  * is, and an escaped name is never turned back: readers keep the escaped
  * form.  PF_ESC_TOKEN also escapes every space (a header's key=value
  * token); PF_ESC_COMM a space that a digit follows (a sample line's comm,
- * which would otherwise read as the start of its pid/tid field).
+ * which would otherwise read as the start of its pid/tid field), and a
+ * space or '#' that starts it (the comm starts its line, which would
+ * then be no event line, or a comment).
  */
 #define PF_ESC_TOKEN	0x1
 #define PF_ESC_COMM	0x2
