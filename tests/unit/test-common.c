@@ -780,6 +780,11 @@ test_nameescape(void)
 		{ "w 7/7 x", PF_ESC_COMM, "w\\x207/7 x" },
 		{ "Web Content", PF_ESC_COMM, "Web Content" },
 		{ "end ", PF_ESC_COMM, "end " },
+		/* A comm starts its line: a leading space or '#' would lose the sample. */
+		{ "# pf-record: x", PF_ESC_COMM, "\\x23 pf-record: x" },
+		{ " lead", PF_ESC_COMM, "\\x20lead" },
+		{ "a#b", PF_ESC_COMM, "a#b" },
+		{ "#x", 0, "#x" },
 		{ "", 0, "" },
 	};
 	struct pf_buf b = { 0 };
