@@ -84,6 +84,8 @@ struct symfile {
 	size_t nalllabels;
 };
 
+static Dwfl_Module *report_file(Dwfl *dwfl, const char *base, const char *path, int fd);
+
 struct map {
 	uint64_t start, end, pgoff;
 	struct symfile *file;	/* NULL for non-file mappings */
@@ -563,8 +565,7 @@ open_file(struct pf_symbolizer *s, struct symfile *f, pid_t pid)
 	dwfl_report_begin(f->dwfl);
 	base = strrchr(f->path, '/');
 	base = base ? base + 1 : f->path;
-	/* dwfl_report_elf consumes the fd, also on failure. */
-	f->mod = dwfl_report_elf(f->dwfl, base, f->path, f->fd, 0, false);
+	f->mod = report_file(f->dwfl, base, f->path, f->fd);
 	f->fd = -1;
 	dwfl_report_end(f->dwfl, NULL, NULL);
 	if (f->mod == NULL || (elf = dwfl_module_getelf(f->mod, &bias)) == NULL)
@@ -676,6 +677,23 @@ clean_name(struct pf_symbolizer *s, const char *raw)
 		return r;
 	}
 	return intern(s, buf);
+}
+
+/*
+ * dwfl_report_elf, which keeps fd when it makes the module, and closes it
+ * on some failures but not on others (a file that is no ELF file: the
+ * fuzz-symelf harness found one descriptor left open a file): after a
+ * failure, fd is closed unless it is already.  pf is single-threaded, so
+ * no other open can have taken the number in between.
+ */
+static Dwfl_Module *
+report_file(Dwfl *dwfl, const char *base, const char *path, int fd)
+{
+	Dwfl_Module *mod = dwfl_report_elf(dwfl, base, path, fd, 0, false);
+
+	if (mod == NULL && fcntl(fd, F_GETFD) != -1)
+		close(fd);
+	return mod;
 }
 
 static int
@@ -1297,8 +1315,7 @@ pf_sym_file_info(int fd, const char *path, struct pf_sym_fileinfo *fi)
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	dwfl_report_begin(dwfl);
-	/* dwfl_report_elf consumes the fd, also on failure. */
-	mod = dwfl_report_elf(dwfl, base, path, dfd, 0, false);
+	mod = report_file(dwfl, base, path, dfd);
 	dwfl_report_end(dwfl, NULL, NULL);
 	if (mod == NULL || (elf = dwfl_module_getelf(mod, &bias)) == NULL) {
 		dwfl_end(dwfl);
@@ -1339,7 +1356,7 @@ pf_sym_index_check(const char *path, uint64_t probes, uint64_t *checked, uint64_
 		return -1;
 	}
 	dwfl_report_begin(f.dwfl);
-	f.mod = dwfl_report_elf(f.dwfl, "x", path, fd, 0, false);
+	f.mod = report_file(f.dwfl, "x", path, fd);
 	dwfl_report_end(f.dwfl, NULL, NULL);
 	if (f.mod == NULL) {
 		dwfl_end(f.dwfl);

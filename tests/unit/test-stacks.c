@@ -528,6 +528,46 @@ rm_fake_proc(const char *root)
 	rmdir(root);
 }
 
+/* Descriptors open now. */
+static int
+open_fds(void)
+{
+	int n = 0, fd;
+
+	for (fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) != -1;
+	return n;
+}
+
+/*
+ * A file that is no ELF file, offered 50 times: libdwfl refuses it and
+ * left the descriptor open each time (fuzz-symelf found it: 100 calls, 100
+ * descriptors).
+ */
+static void
+test_junk_fds(void)
+{
+	char path[] = "/tmp/pf-unit-junk.XXXXXX";
+	struct pf_sym_fileinfo fi;
+	int fd = mkstemp(path), before, i;
+
+	if (fd == -1 || write(fd, "no ELF file, only words\n", 24) != 24) {
+		CHECK(0, "junk file: %s", strerror(errno));
+		return;
+	}
+	close(fd);
+	before = open_fds();
+	for (i = 0; i < 50; i++) {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			break;
+		CHECK(pf_sym_file_info(fd, path, &fi) == -1, "junk read as an ELF file");
+		close(fd);
+	}
+	CHECK(open_fds() == before, "a file that is no ELF file: %d descriptors left open after "
+	    "50 tries", open_fds() - before);
+	unlink(path);
+}
+
 /*
  * The symbol index gives libdwfl's own answers: on this system's C
  * library, python3.11 and libLLVM (the big C++ case, when installed), at
@@ -559,6 +599,7 @@ test_symindex(void)
 		tried++;
 	}
 	CHECK(tried >= 1, "none of the files to compare is on this system");
+	test_junk_fds();
 }
 
 static void
