@@ -10,6 +10,7 @@
 #include <gelf.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -33,15 +34,85 @@
 #define MAX_PREOPEN 256
 
 /*
- * Where separate debuginfo is looked for: the file's directory, its
- * .debug, then /usr/lib/debug (also by .build-id).  pf_sym_file_info
- * asks the same, so pf-precheck's verdict is the recorders'.
+ * Where separate debuginfo is looked for: by build-id under
+ * /usr/lib/debug/.build-id, then by the file's .gnu_debuglink in its
+ * directory, its .debug and /usr/lib/debug.  pf_sym_file_info asks the
+ * same, so pf-precheck's verdict is the recorders'.
  */
-static char debuginfo_search[] = ":.debug:/usr/lib/debug";
+static char debuginfo_search[] = "/usr/lib/debug";
 static char *debuginfo_path = debuginfo_search;
+
+/*
+ * The debug link is the target's to choose, and so is what lies beside
+ * its file: libdwfl's own search opened whatever the name led to, as
+ * root, and a FIFO there blocked the symbolizer for good (fuzz-symelf).
+ * Here the name must be a plain file name (no '/'), each candidate is
+ * opened without blocking and without following a last link, only a
+ * regular file is taken, and only one whose build-id is the file's
+ * (a file without a build-id gets no debug link).
+ */
+static int
+find_debuglink(Dwfl_Module *mod, const char *file_name, const char *link, char **found)
+{
+	const unsigned char *want, *got;
+	GElf_Addr vaddr;
+	char dir[PATH_MAX], path[PATH_MAX];
+	const char *slash = file_name ? strrchr(file_name, '/') : NULL;
+	int nwant, ngot, fd, i, n;
+	struct stat st;
+	bool same;
+	Elf *elf;
+
+	if (link == NULL || link[0] == '\0' || strchr(link, '/') != NULL ||
+	    strcmp(link, ".") == 0 || strcmp(link, "..") == 0 || slash == NULL ||
+	    (nwant = dwfl_module_build_id(mod, &want, &vaddr)) <= 0)
+		return -1;
+	if ((size_t)(slash - file_name) >= sizeof(dir))
+		return -1;
+	memcpy(dir, file_name, (size_t)(slash - file_name));
+	dir[slash - file_name] = '\0';
+	for (i = 0; i < 3; i++) {
+		n = snprintf(path, sizeof(path), i == 0 ? "%s/%s" : i == 1 ? "%s/.debug/%s" :
+		    "/usr/lib/debug%s/%s", dir, link);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			continue;
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)) == -1)
+			continue;
+		if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+		    (elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
+			close(fd);
+			continue;
+		}
+		/* got points into elf: compared before elf_end. */
+		ngot = (int)dwelf_elf_gnu_build_id(elf, (const void **)&got);
+		same = ngot == nwant && memcmp(got, want, (size_t)nwant) == 0;
+		elf_end(elf);
+		if (!same || (*found = strdup(path)) == NULL) {
+			close(fd);
+			continue;
+		}
+		(void)fcntl(fd, F_SETFL, 0);
+		return fd;
+	}
+	return -1;
+}
+
+static int
+find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+    const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+    char **debuginfo_file_name)
+{
+	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+	    debuglink_file, debuglink_crc, debuginfo_file_name);
+
+	if (fd >= 0)
+		return fd;
+	return find_debuglink(mod, file_name, debuglink_file, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks dwfl_cb = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };

@@ -1107,6 +1107,22 @@ forge_check() {
 	[ "$status" -eq 0 ] || fail "the long names were cut or merged: $output"
 }
 
+@test "a debug link to a FIFO beside the binary is not opened: the recording ends, its debuginfo found by build-id elsewhere or not at all" {
+	require_cmd objcopy strip mkfifo timeout
+	local d=$BATS_TEST_TMPDIR
+	strip -o "$d/w" "$SPLIT"
+	objcopy --only-keep-debug "$SPLIT" "$d/w.debug"
+	objcopy --remove-section=.gnu_debuglink "$d/w" 2>/dev/null || true
+	(cd "$d" && objcopy --add-gnu-debuglink=w.debug w)
+	# The target's choice: what its debug link names is a FIFO, which
+	# libdwfl's own search opened, as root, and waited on for good.
+	rm "$d/w.debug"
+	mkfifo "$d/w.debug"
+	run --separate-stderr timeout -s KILL 60 pf-record -d 2 --no-progress -o "$d/f.perf" -- "$d/w" 3
+	[ "$status" -eq 0 ] || fail "exit $status (137: still waiting after 60 s, killed): $stderr"
+	run -0 valid_stream "$d/f.perf"
+}
+
 @test "JIT frames are named from /tmp/perf-PID.map" {
 	[ "$(uname -m)" = x86_64 ] || skip "the rec-jit workload emits x86-64 code"
 	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/j.txt" -- "$WORKLOADS/rec-jit" 2
