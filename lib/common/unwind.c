@@ -63,6 +63,7 @@ struct map {
 	size_t bidlen;
 	char *path;
 	bool offered;		/* offered to the process's Dwfl (report()) */
+	bool refused;		/* past MODULES_MAX: counted once in proc's refused */
 };
 
 /* A file opened for its call-frame information, and which one it is. */
@@ -210,7 +211,7 @@ drop_dwfl(struct pf_unwinder *u, struct proc *p)
 	p->attached = false;
 	p->seen = p->offered = 0;
 	for (size_t i = 0; i < p->nmaps; i++)
-		p->maps[i].offered = false;
+		p->maps[i].offered = p->maps[i].refused = false;
 	u->nlive--;
 }
 
@@ -322,6 +323,7 @@ add_map(struct proc *p, const struct map *nm)
 		p->top = nm->end;
 	p->maps[p->nmaps] = *nm;
 	p->maps[p->nmaps].offered = false;
+	p->maps[p->nmaps].refused = false;
 	if ((p->maps[p->nmaps].path = strdup(nm->path)) == NULL)
 		return -1;
 	p->nmaps++;
@@ -724,7 +726,8 @@ offer(struct pf_unwinder *u, struct proc *p, struct map *m)
 	if (m->offered)
 		return false;
 	if (p->offered >= MODULES_MAX) {
-		p->refused++;
+		p->refused += !m->refused;
+		m->refused = true;
 		return false;
 	}
 	m->offered = true;
@@ -743,8 +746,10 @@ offer_at(struct pf_unwinder *u, struct proc *p, uint64_t pc)
 	struct map *m = map_at(p, pc);
 
 	if (m == NULL || m->offered || p->offered >= MODULES_MAX) {
-		if (m != NULL && !m->offered)
+		if (m != NULL && !m->offered && !m->refused) {
 			p->refused++;
+			m->refused = true;
+		}
 		return false;
 	}
 	dwfl_report_begin_add(p->dwfl);
