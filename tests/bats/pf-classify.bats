@@ -200,8 +200,9 @@ near() {
 	pid=$(cat "$d/pid")
 	run -0 pf-classify --replay "$d"
 	# field 42 of every thread's stat, t1 minus t0
-	want=$(awk '{ sub(/.*\) /, ""); s += (FILENAME ~ /\/t1\// ? 1 : -1) * $40 } END { print s }' \
-		"$d"/t0/proc/"$pid"/task/*/stat "$d"/t1/proc/"$pid"/task/*/stat)
+	# (t1's files told from t0's by the path below $d, which may itself hold /t1/)
+	want=$(awk -v t1="$d/t1/" '{ sub(/.*\) /, ""); s += (index(FILENAME, t1) == 1 ? 1 : -1) * $40 }
+		END { print s }' "$d"/t0/proc/"$pid"/task/*/stat "$d"/t1/proc/"$pid"/task/*/stat)
 	[ "$want" -gt 0 ]
 	[ "$(value iodelay)" = "$want" ]
 	refute_line --regexp "^flags .*delayacct-off"
