@@ -217,7 +217,8 @@ near() {
 	run -0 pf-classify --replay "$d"
 	# tid 9878 has a new starttime at t1: its 0.5 s of run time is all new;
 	# the other threads are deltas.
-	want=$(awk -v T="$T" 'FILENAME ~ /\/t0\// { if (FILENAME !~ /\/9878\//) s -= $1; next } { s += $1 }
+	want=$(awk -v T="$T" -v t0="$d/t0/" '
+		index(FILENAME, t0) == 1 { if (FILENAME !~ /\/task\/9878\//) s -= $1; next } { s += $1 }
 		END { printf "%.2f", s / 1e9 / T }' "$d"/t0/proc/"$pid"/task/*/schedstat "$d"/t1/proc/"$pid"/task/*/schedstat)
 	[ "$(value on_cpu)" = "$want" ] || fail "on_cpu $(value on_cpu), want $want"
 	# Its earlier life is gone from the thread sums, not from the process total.
