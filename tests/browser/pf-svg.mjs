@@ -4,19 +4,21 @@
 // click-zooms and an unzoom on a 30k-frame graph, checking that each one
 // changed the view.
 //
-//   node tests/browser/pf-svg.mjs PF_SVG_BINARY CASE
+//   node tests/browser/pf-svg.mjs PF_SVG_BINARY CASE...
 //   CASE: zoom | search | url | hover | timing
 //
-// Prints one "ok"/"not ok" line per check and exits 1 when any failed.
+// One browser serves every case (each in a context of its own).  Prints
+// "# case CASE" before each case's checks, one "ok"/"not ok" line per
+// check, and exits 1 when any failed.
 import { chromium } from "playwright-core";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const [pfsvg, which] = process.argv.slice(2);
-if (!pfsvg || !which) {
-	console.error("usage: node pf-svg.mjs PF_SVG_BINARY zoom|search|url|hover|timing");
+const [pfsvg, ...which] = process.argv.slice(2);
+if (!pfsvg || which.length === 0) {
+	console.error("usage: node pf-svg.mjs PF_SVG_BINARY zoom|search|url|hover|timing...");
 	process.exit(2);
 }
 const CHROMIUM = process.env.PF_CHROMIUM || "/usr/bin/chromium";
@@ -37,16 +39,19 @@ function render(folded, args = []) {
 	return path;
 }
 
+let browser = null;
+
 async function withPage(fn) {
-	const ctx = await chromium.launchPersistentContext(join(work, "profile"), {
+	browser ??= await chromium.launch({
 		executablePath: CHROMIUM,
 		headless: true,
 		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 			"--no-first-run", "--disable-background-networking",
 			"--disable-component-update", "--disable-sync"],
 	});
+	const ctx = await browser.newContext();
 	try {
-		const page = ctx.pages()[0] || await ctx.newPage();
+		const page = await ctx.newPage();
 		await fn(page);
 	} finally {
 		await ctx.close();
@@ -261,15 +266,24 @@ const cases = {
 	},
 };
 
-if (!cases[which]) {
-	console.error(`unknown case ${which}`);
-	process.exit(2);
+for (const w of which) {
+	if (!cases[w]) {
+		console.error(`unknown case ${w}`);
+		process.exit(2);
+	}
 }
 try {
-	await cases[which]();
-} catch (e) {
-	check(false, `case ${which} ran`, e.stack || String(e));
+	for (const w of which) {
+		console.log(`# case ${w}`);
+		try {
+			await cases[w]();
+		} catch (e) {
+			check(false, `case ${w} ran`, e.stack || String(e));
+		}
+	}
 } finally {
+	if (browser)
+		await browser.close().catch(() => {});
 	rmSync(work, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);
