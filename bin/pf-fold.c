@@ -65,6 +65,7 @@ static struct options {
 /* What reading all inputs leaves behind. */
 struct state {
 	struct stackmap *map;
+	struct perfscript *ps;	/* NULL with --folded and --diff */
 	uint64_t malformed;
 	int ncounts;		/* --folded: 1 or 2 once the first line decided it */
 	int column;		/* --diff: 0 reading BEFORE, 1 reading AFTER */
@@ -272,6 +273,8 @@ stream_comment(const char *l, size_t len, void *arg)
 		struct pf_prov *v;
 
 		take_trailer(st);
+		/* A version 2 stream's comms are escaped: one byte is a comm. */
+		ps_names_escaped(st->ps, p.version >= 2);
 		if ((v = reallocarray(st->prov, st->nprov + 1, sizeof(*v))) == NULL)
 			pf_die(PF_EXIT_FAIL, "memory");
 		v[st->nprov++] = p;
@@ -371,6 +374,8 @@ read_input(struct state *st, struct perfscript *ps, const char *path)
 		pf_die(PF_EXIT_FAIL, "%s", st->file);
 	st->probed = 0;
 	st->data_lines = 0;
+	if (ps != NULL)
+		ps_names_escaped(ps, 0);
 	while ((r = lr_next(lr, &l, &len)) == 1) {
 		st->line = lr_lineno(lr);
 		check_binary(st, l, len);
@@ -664,6 +669,7 @@ main(int argc, char *argv[])
 		if ((ps = ps_new(&opt.ps, emit_sample, &st)) == NULL)
 			pf_die(PF_EXIT_FAIL, "memory");
 		ps_on_comment(ps, stream_comment);
+		st.ps = ps;
 	}
 	if (opt.pprof && (st.pp = pprof_new()) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");

@@ -58,6 +58,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if ((ps = ps_new(&cfg, check, &total)) == NULL)
 		return 0;
+	/* An odd size reads as a version 2 pf stream's (one-byte comms). */
+	ps_names_escaped(ps, (int)(size & 1));
 	p = (const char *)data + 1;
 	end = (const char *)data + size;
 	while (p < end) {

@@ -56,6 +56,7 @@ struct perfscript {
 	int event_exact;	/* the filter named a modifier: compare whole names */
 	int defaulted;
 	int inline_sample;	/* the current sample began on its event line */
+	int escaped;		/* ps_names_escaped: a comm may be one byte */
 	/* The current sample's fields as printed: comm, event, frames in stext. */
 	struct pf_buf stext;
 	size_t comm_len, event_off, event_len;
@@ -254,17 +255,18 @@ match_frame(const char *l, size_t len, size_t s0, struct span *pc,
 /*
  * The event line.  Header regex  ^(\S.+?)\s+(\d+)\/ *(\d+)*\s+  (no space after
  * the slash in the original): the comm
- * is the shortest prefix of at least two characters followed by white
- * space, digits, slashes, digits, white space.  Every start inside one run
- * of white space leads to the same test, so a failed run is skipped whole
- * (linear time on any line).
+ * is the shortest prefix of at least two characters (min; one in a pf
+ * stream, whose comms are escaped) followed by white space, digits,
+ * slashes, digits, white space.  Every start inside one run of white
+ * space leads to the same test, so a failed run is skipped whole (linear
+ * time on any line).
  */
 static int
-match_header(const char *l, size_t len, struct event_line *ev, size_t *end)
+match_header(const char *l, size_t len, size_t min, struct event_line *ev, size_t *end)
 {
-	size_t e = 2, f, d, s, t;
+	size_t e = min, f, d, s, t;
 
-	if (len < 2 || is_s((unsigned char)l[0]))
+	if (len < min || len == 0 || is_s((unsigned char)l[0]))
 		return 0;
 	while (e < len) {
 		if (!is_s((unsigned char)l[e])) {
@@ -1069,6 +1071,12 @@ ps_on_comment(struct perfscript *ps, ps_comment_fn comment)
 	ps->comment = comment;
 }
 
+void
+ps_names_escaped(struct perfscript *ps, int on)
+{
+	ps->escaped = on;
+}
+
 int
 ps_line(struct perfscript *ps, const char *l, size_t len)
 {
@@ -1083,7 +1091,7 @@ ps_line(struct perfscript *ps, const char *l, size_t len)
 		;
 	if (i == len)
 		return finish_sample(ps);
-	if (match_header(l, len, &ev, &h))
+	if (match_header(l, len, ps->escaped ? 1 : 2, &ev, &h))
 		return event_line(ps, l, len, h, &ev, 0);
 	/*
 	 * Not in the Perl: without call chains perf pads the comm to 16
@@ -1094,7 +1102,7 @@ ps_line(struct perfscript *ps, const char *l, size_t len)
 	 */
 	if (i > 0 && (ps->state != IN_SAMPLE || ps->inline_sample) &&
 	    find2(l + i, len - i, ':', ' ') != NULL &&
-	    match_header(l + i, len - i, &ev, &h)) {
+	    match_header(l + i, len - i, ps->escaped ? 1 : 2, &ev, &h)) {
 		struct event_line probe = ev;
 
 		if (match_event_inline(l + i, len - i, h, &probe))

@@ -109,6 +109,15 @@ struct perfscript *ps_new(const struct ps_config *cfg, ps_emit_fn emit, void *ar
 void ps_on_comment(struct perfscript *ps, ps_comment_fn comment);
 
 /*
+ * Whether the event lines that follow are a pf recorder's of stream
+ * version 2 or later (on), whose comm is escaped (pf-formats(5), Names):
+ * no white space before a digit inside it, so a comm ends at the first
+ * white space that the pid follows, and may be one byte.  Off (the
+ * default, and perf's text): the Perl's rule, a comm of two bytes or more.
+ */
+void ps_names_escaped(struct perfscript *ps, int on);
+
+/*
  * Feed one line without its newline (len bytes; need not be
  * NUL-terminated).  Returns 0; or -1 with errno EBADMSG for a line that is
  * neither blank, a '#' comment, an event line nor a frame line (the line

@@ -126,6 +126,7 @@ pf_prov_header(struct pf_prov *p, const char *line, size_t len)
 		return 0;
 	memset(p, 0, sizeof(*p));
 	set(p, PF_PROV_TOOL, tools[i], strlen(tools[i]));
+	p->version = line[3 + tl] - '0';
 	/*
 	 * pf-fold weighs each sample by its period, and both recorders'
 	 * periods are nanoseconds: cpu-clock's of CPU time, pf-offcpu's of

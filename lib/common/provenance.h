@@ -32,6 +32,7 @@ struct pf_prov {
 	char val[PF_PROV_NKEYS][PF_PROV_VALMAX + 1];	/* "" when unknown */
 	int unit_ns;		/* counts are nanoseconds (both recorders' periods) */
 	int targets_pids;	/* the header named pids: the comm lines name the target */
+	int version;		/* the header's stream version, 1 or 2 */
 };
 
 /*

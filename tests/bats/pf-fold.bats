@@ -725,6 +725,30 @@ pg_dump;write_archive;schedule 30000000"
 	[ "${lines[1]}" = "app;f 30" ]
 }
 
+@test "a one-byte comm is a comm in a version 2 stream, whose comms are escaped; elsewhere the Perl's rule holds" {
+	# (stackcollapse-perf.pl's comm is two bytes or more: "a 1/1" was the
+	# comm "a_1/1_[000]_1.000000:" of a root frame.)
+	local body=('a 1/1 [000] 1.000000: 10 cpu-clock: ' '	1 f+0x1 (/x)' '' \
+		'b  2/2 [001] 2.000000: 10 cpu-clock: ' '	1 g+0x1 (/x)' '')
+	printf '%s\n' '# pf-record 2 host=h target=pid:1 freq=99 start=x' "${body[@]}" >"$BATS_TEST_TMPDIR/v2.perf"
+	fold "$BATS_TEST_TMPDIR/v2.perf"
+	[ "$status" -eq 0 ]
+	assert_line "a;f 10"
+	assert_line "b;g 10"
+	# Version 1 and perf's text: as the Perl (conformance), and each input
+	# of several starts again without the header's say.
+	printf '%s\n' '# pf-record 1 host=h target=pid:1 freq=99 start=x' "${body[@]}" >"$BATS_TEST_TMPDIR/v1.perf"
+	printf '%s\n' "${body[@]}" >"$BATS_TEST_TMPDIR/perf.txt"
+	for f in v1.perf perf.txt; do
+		fold "$BATS_TEST_TMPDIR/$f"
+		assert_line "a_1/1_[000]_1.000000:;f 10"
+		assert_line "b_;g 10"
+	done
+	fold "$BATS_TEST_TMPDIR/v2.perf" "$BATS_TEST_TMPDIR/perf.txt"
+	assert_line "a;f 10"
+	assert_line "a_1/1_[000]_1.000000:;f 10"
+}
+
 @test "a recording without a stack folds to nothing, provenance included" {
 	printf '%s\n' '# pf-record 1 host=web1 target=pid:1 freq=99 start=x' \
 		'# pf-record: samples=0 lost=0 throttled=0 stop=duration bytes=90' >"$BATS_TEST_TMPDIR/empty.perf"
