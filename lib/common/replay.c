@@ -124,12 +124,15 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 		 * no JIT symbol) is not one: a frame-pointer walk went through
 		 * code that uses rbp as a general register, and all it reads
 		 * from there on is data.  The rest of the chain is dropped for
-		 * one marker.  Only where the interrupted address itself was
-		 * mapped: a process whose mappings are unknown is left alone.
+		 * one marker.  An address in anonymous executable memory is
+		 * code (a JIT's, named or not) and goes on.  Only where the
+		 * interrupted address itself was mapped: a process whose
+		 * mappings are unknown is left alone.
 		 */
 		if (!kernel && !in.retaddr)
-			user_mapped = out.dso != NULL;
-		else if (!kernel && user_mapped && out.dso == NULL && out.sym == NULL) {
+			user_mapped = out.mapped || out.dso != NULL;
+		else if (!kernel && user_mapped && !out.mapped && out.dso == NULL &&
+		    out.sym == NULL) {
 			bad |= pf_buf_printf(b, "\t%16x [unknown-chain] ([unknown])\n", 0) == -1;
 			cut = true;
 			break;

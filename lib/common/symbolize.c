@@ -1199,6 +1199,7 @@ pf_sym_frame(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *in,
 	out->sym = NULL;
 	out->off = 0;
 	out->dso = NULL;
+	out->mapped = false;
 	out->inl = NULL;
 	out->ninl = 0;
 	if (in->kernel) {
@@ -1220,6 +1221,7 @@ pf_sym_frame(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *in,
 	}
 	p = get_proc(s, pid, false);
 	if ((m = find_map(p, look)) != NULL) {
+		out->mapped = true;
 		out->dso = m->name;
 		if (m->file == NULL && m->name)	/* [vdso] and the like */
 			return;

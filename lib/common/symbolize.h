@@ -49,6 +49,11 @@ struct pf_frame_out {
 	uint64_t off;		/* offset of addr into sym */
 	const char *dso;	/* NULL when unknown */
 	/*
+	 * A user address inside an executable mapping the symbolizer knows,
+	 * file-backed or anonymous (JIT code), named or not.
+	 */
+	bool mapped;
+	/*
 	 * The functions the compiler inlined into sym at addr, innermost
 	 * first (sym itself not among them); the array is valid until the
 	 * next pf_sym_frame, the names as long as the symbolizer.

@@ -1141,6 +1141,24 @@ forge_check() {
 		fail "no JIT frame named"
 }
 
+@test "a return address in anonymous executable memory (a JIT's, unnamed) is a frame: the chain goes on" {
+	# rec-jitcall's trampoline, in anonymous memory no map names, keeps a
+	# frame pointer and calls jit_callee.  The chain was cut there as
+	# data: [unknown-chain] in 849 of 854 samples.
+	[ "$(uname -m)" = x86_64 ] || skip "the rec-jitcall workload emits x86-64 code"
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -g fp -F 499 -d 5 -o "$BATS_TEST_TMPDIR/j.txt" -- \
+	    "$WORKLOADS/rec-jitcall" 1
+	run -0 pf-fold "$BATS_TEST_TMPDIR/j.txt"
+	local leaf whole
+	leaf=$(awk '$1 ~ /;jit_callee$/ { n += $2 } END { print n + 0 }' <<<"$output")
+	whole=$(awk '$1 ~ /;main;\[unknown\];jit_callee$/ { n += $2 } END { print n + 0 }' <<<"$output")
+	[ "$leaf" -gt 0 ] || fail "no sample in jit_callee: $output"
+	[ $((whole * 100 / leaf)) -ge 95 ] ||
+		fail "only $whole of $leaf ns in jit_callee reach main through the JIT frame: $(sort -k2 -rn <<<"$output" | head -3)"
+	grep -Eq '^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ unknown-chain=0 ' "$BATS_TEST_TMPDIR/j.txt" ||
+		fail "trailer: $(tail -1 "$BATS_TEST_TMPDIR/j.txt")"
+}
+
 # start_jit SECONDS: rec-jit in the background, once its map is written;
 # BGPID is its pid, JITMAP its map (removed by the caller).
 start_jit() {

@@ -1,0 +1,66 @@
+/*
+ * rec-jitcall: JIT code without a name in the middle of the stack, as a
+ * JavaScript engine's.  A trampoline of x86-64 code in anonymous
+ * executable memory (no /tmp/perf-PID.map: nothing names it) keeps a
+ * frame pointer and calls jit_callee, a C function that spins; main calls
+ * the trampoline until SECONDS (default 3) have passed.  A frame-pointer
+ * walk from jit_callee goes through the trampoline's frame to main.
+ * Exits 77 on other architectures.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+static volatile unsigned long sink;
+
+__attribute__((noinline)) static void
+touch(void)
+{
+	sink++;
+}
+
+/* Not a leaf (it calls touch), so that it keeps a frame of its own. */
+__attribute__((noinline)) void
+jit_callee(void)
+{
+	unsigned long i;
+
+	touch();
+	for (i = 0; i < 200000; i++)
+		sink += i;
+}
+
+int
+main(int argc, char **argv)
+{
+#if defined(__x86_64__)
+	/* push rbp; mov rbp, rsp; call rdi; pop rbp; ret */
+	static const unsigned char code[] = {
+		0x55, 0x48, 0x89, 0xe5, 0xff, 0xd7, 0x5d, 0xc3
+	};
+	double seconds = argc > 1 ? atof(argv[1]) : 3;
+	struct timespec a, b;
+	unsigned char *mem;
+	void (*fn)(void (*)(void));
+
+	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return 1;
+	memset(mem, 0xcc, 4096);
+	memcpy(mem + 64, code, sizeof(code));
+	if (mprotect(mem, 4096, PROT_READ | PROT_EXEC) == -1)
+		return 1;
+	fn = (void (*)(void (*)(void)))(mem + 64);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		fn(jit_callee);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9 < seconds);
+	return 0;
+#else
+	(void)argc;
+	(void)argv;
+	return 77;
+#endif
+}
