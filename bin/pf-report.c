@@ -678,6 +678,76 @@ put_groups(void)
 	free(v);
 }
 
+/*
+ * Where the kernel turns interrupts back on.  Without a PMU the sampling
+ * clock is a timer interrupt: while interrupts are off it waits, and the
+ * sample lands where they come back on.  Such a leaf's self time is the
+ * time spent with interrupts off anywhere before it, not its own.
+ */
+static const char *const irq_enable[] = {
+	"pvm_irq_enable", "__raw_callee_save_pvm_irq_enable", "pv_native_irq_enable",
+	"native_irq_enable", "arch_local_irq_enable", "arch_local_irq_restore",
+	"_raw_spin_unlock_irqrestore", "_raw_spin_unlock_irq",
+	"_raw_read_unlock_irqrestore", "_raw_write_unlock_irqrestore",
+};
+
+/* Whether a function's name (a kernel one may end in "_[k]") is one of them. */
+static bool
+is_irq_enable(const char *name, size_t len)
+{
+	size_t i;
+
+	if (len > 4 && memcmp(name + len - 4, "_[k]", 4) == 0)
+		len -= 4;
+	for (i = 0; i < sizeof(irq_enable) / sizeof(irq_enable[0]); i++)
+		if (strlen(irq_enable[i]) == len && memcmp(irq_enable[i], name, len) == 0)
+			return true;
+	return false;
+}
+
+/* The function of a funcs key ("GROUP\tNAME" when grouped). */
+static const char *
+func_name(const struct entry *e, size_t *len)
+{
+	const char *key = table_key(&st.funcs, e);
+	const char *tab = opt.grouping != GROUP_NONE ? memchr(key, '\t', e->len) : NULL;
+
+	*len = tab ? e->len - (size_t)(tab + 1 - key) : e->len;
+	return tab ? tab + 1 : key;
+}
+
+/*
+ * The self time charged to leaves where interrupts were re-enabled: a
+ * line after the functions ("artefact" rows with -r, one a function), so
+ * that a reader (pf-triage's hot lines) passes over them.
+ */
+static void
+put_artefacts(const struct entry *const *v, size_t n)
+{
+	uint64_t sum = 0;
+	size_t i, len, top = n;
+	const char *name;
+
+	for (i = 0; i < n; i++) {
+		name = func_name(v[i], &len);
+		if (v[i]->self == 0 || !is_irq_enable(name, len))
+			continue;
+		if (opt.raw)
+			printf("artefact\tirq-enable\t%.2f\t%llu\t%.*s\n", share(v[i]->self),
+			    (unsigned long long)v[i]->self, (int)v[i]->len, table_key(&st.funcs, v[i]));
+		if (top == n)
+			top = i;
+		sum += v[i]->self;
+	}
+	if (sum == 0 || opt.raw)
+		return;
+	name = func_name(v[top], &len);
+	printf("note: %.1f%% self in leaves where interrupts come back on (", share(sum));
+	put_cut(name, len, 40, 0);
+	printf("%s): time spent with\n      interrupts off before them, not their own"
+	    " (a sampling artefact; see pf-report(1))\n", sum > v[top]->self ? ", ..." : "");
+}
+
 static void
 put_functions(void)
 {
@@ -732,6 +802,7 @@ put_functions(void)
 		put_cut(key, len, room_after(21 + 2 * vw.cw + (gw ? gw + 2 : 0)), 0);
 		putchar('\n');
 	}
+	put_artefacts(v, st.funcs.n);
 	if (!opt.raw)
 		putchar('\n');
 	free(v);

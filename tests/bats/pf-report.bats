@@ -68,6 +68,30 @@ basic() {
 	assert_line "$(tabs "function|7.69|7.69|1|1|$(printf 'n%.0s' $(seq 300))")"
 }
 
+@test "a leaf where interrupts come back on is named a sampling artefact, not ranked as a cost" {
+	# Kernel leaves, plain and "_[k]"-annotated; a name that only holds
+	# one of them is no artefact, nor is one that is no leaf.
+	printf '%s\n' 'app;main;work;spin 40' \
+		'app;main;io;asm_sysvec_apic_timer_interrupt;irqentry_exit_to_user_mode;pvm_irq_enable 30' \
+		'app;main;io;do_syscall_64;_raw_spin_unlock_irqrestore_[k] 10' \
+		'app;main;my_pvm_irq_enable_helper 15' \
+		'app;main;native_irq_enable;child 5' >in.folded
+	run -0 pf-report -r in.folded
+	assert_line "$(tabs 'artefact|irq-enable|30.00|30|pvm_irq_enable')"
+	assert_line "$(tabs 'artefact|irq-enable|10.00|10|_raw_spin_unlock_irqrestore_[k]')"
+	[ "$(grep -c '^artefact' <<<"$output")" -eq 2 ] || fail "$output"
+	# The function rows stay as they were.
+	assert_line "$(tabs 'function|30.00|30.00|30|30|pvm_irq_enable')"
+	run -0 pf-report -p -r in.folded
+	assert_line "$(tabs 'artefact|irq-enable|30.00|30|app|pvm_irq_enable')"
+	run -0 pf-report -w 100 in.folded
+	assert_line "note: 40.0% self in leaves where interrupts come back on (pvm_irq_enable, ...): time spent with"
+	# None: no note.
+	printf 'app;main;spin 4\n' >in.folded
+	run -0 pf-report in.folded
+	refute_output --partial "note:"
+}
+
 @test "-n picks the rows and the titles say how many of how many" {
 	basic
 	run -0 pf-report -n 1 in.folded

@@ -3,7 +3,7 @@
 
 load test_helper
 
-TRIAGE="$PF_ROOT/scripts/pf-triage"
+TRIAGE="$PF_SCRIPTS/pf-triage"
 
 teardown() {
 	user_dir_cleanup
@@ -624,6 +624,32 @@ open cpu: the last line is no trailer of this recording (its bytes= is not the s
 	run --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
 	run -0 grep '^open ' ev/summary.txt
 	assert_output "open cpu: stopped early: memory ran out"
+}
+
+@test "a leaf where interrupts come back on is passed over by the hot lines, with a note" {
+	local rb i
+	sleep 60 &
+	WPID=$!
+	cd "$BATS_TEST_TMPDIR"
+	rb=$(runbook_copy)
+	fake_recording
+	{
+		echo "# pf-record 2 host=h kernel=k target=pid:1 freq=99 callgraph=fp kernel-stacks=yes start=2026-01-01T00:00:00Z"
+		for i in 1 2 3; do
+			printf 'victim  1/1  [000] 10.%06d:   10101010 cpu-clock: \n' "$i"
+			printf '\t        ffffffff8100e3a0 pvm_irq_enable+0x10 ([kernel.kallsyms])\n'
+			printf '\t        ffffffff81e0160a asm_sysvec_apic_timer_interrupt+0x1a ([kernel.kallsyms])\n'
+			printf '\t            13b3 main+0x89 (/usr/bin/victim)\n\n'
+		done
+		printf 'victim  1/1  [000] 11.000000:   10101010 cpu-clock: \n'
+		printf '\t            12a4 leaf+0x24 (/usr/bin/victim)\n'
+		printf '\t            13b3 main+0x89 (/usr/bin/victim)\n\n'
+	} > "$PF_TEST_STREAM"
+	with_trailer "$PF_TEST_STREAM" "# pf-record: samples=4 lost=0 throttled=0 unknown-chain=0 stop=duration"
+	run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+	run -0 grep -E '^(hot|note) ' ev/summary.txt
+	assert_output "hot 25.00% leaf
+note cpu: 75.00% of the samples in pvm_irq_enable, where interrupts come back on: time spent with them off before it, a sampling artefact (not a hot line)"
 }
 
 @test "-c NAME never picks the runbook's own processes, nor a process whose name holds NAME as one of its lines" {
