@@ -19,6 +19,9 @@ NPROC   := $(shell nproc 2>/dev/null || echo 2)
 ifneq ($(SANITIZE),)
 B       := build-san
 OUTBIN  := build-san/tools
+else ifeq ($(COVERAGE),1)
+B       := build/cov
+OUTBIN  := build/cov/tools
 else ifeq ($(CLANG_CHECK),1)
 B       := build/clang
 OUTBIN  := build/clang/tools
@@ -72,6 +75,12 @@ LDLIBS  := $(B)/lib/static-nodebuginfod.o \
 	   $(shell $(PKG_CONFIG) --static --libs $(PKGS) 2>/dev/null || \
 	       echo -ldw -lbz2 -lz -llzma -lpthread -lelf -lz -lcap) -liberty -lm
 endif
+# COVERAGE=1: gcov's counters, for tests/san-select.sh; its tools run
+# without Landlock (lib/common/confine.c), so they are never installed.
+ifeq ($(COVERAGE),1)
+override CFLAGS += --coverage -DPF_COVERAGE
+override LDFLAGS += --coverage
+endif
 ifneq ($(SANITIZE),)
 override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all \
 	   -DPF_SANITIZE
@@ -79,7 +88,7 @@ override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 .SECONDARY:
-.PHONY: tools static static-bins static-deps static-dist fuzz-deps fuzz-merge soak units all deps test-deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
+.PHONY: san-select tools static static-bins static-deps static-dist fuzz-deps fuzz-merge soak units all deps test-deps check demo bench fuzz fuzz-build lint install uninstall clean help workloads
 
 # Building never installs anything: `make deps` (or `make check` and
 # `make demo`, which set up a fresh machine) does.
@@ -99,12 +108,15 @@ help:
 	@echo "         soak (not for CI: each fuzz harness SOAK_FUZZ_SECONDS, default 600,"
 	@echo "         then the live suites SOAK_ROUNDS times, default 5)"
 	@echo "         static (build/static/, glibc-static) static-dist (its tarball)"
+	@echo "         san-select (remake tests/san-live.list from a COVERAGE=1 build)"
 	@echo "         deps (build packages) test-deps (test packages); only these,"
 	@echo "         check, demo, lint, fuzz, fuzz-merge and soak run scripts/install-deps"
-	@echo "vars: DEVELOPER=1 (-Werror) SANITIZE=address,undefined PREFIX DESTDIR"
+	@echo "vars: DEVELOPER=1 (-Werror) SANITIZE=address,undefined COVERAGE=1 PREFIX DESTDIR"
 	@echo "      FUZZ_SECONDS=N (per harness, default 30) FUZZ_JOBS=N (at once, default 2)"
 	@echo "      TEST_JOBS=N (deterministic suites at once, default 2)"
+	@echo "      LIVE_JOBS=N (live suites at once, default 2)"
 	@echo "      DET_SUITES LIVE_SUITES SUITES_SKIP (lists of tests/bats names)"
+	@echo "      SUITES_LEAVE=LIST (live tests left out; SANITIZE's default tests/san-live.list)"
 
 $(B)/lib/%.o: lib/common/%.c | $(B)/lib
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -207,20 +219,35 @@ $(sort build/lib build/bin build/workloads $(B)/lib $(B)/bin $(B)/unit $(OUTBIN)
 # The bats suites, tests/bats/NAME.bats.  DET_SUITES read files and
 # fixtures and sample nothing: they run TEST_JOBS files at a time.  Every
 # other suite samples live workloads and judges timings and shares: those
-# run after them, one test at a time, so a new suite is live until it is
-# named here.  SUITES_SKIP leaves suites out (the sanitizer pass in .ci/run).
+# run after them, LIVE_JOBS suites at once and each one test at a time, so
+# a new suite is live until it is named here.  SUITES_SKIP leaves suites out, SUITES_LEAVE live tests.
 SUITES      := $(patsubst tests/bats/%.bats,%,$(wildcard tests/bats/*.bats))
 DET_SUITES  ?= conventions lib-common lib-confine pf-bundle pf-fold \
 	       pf-fold-conformance pf-svg pf-svg-browser
 # The live suites, the longest first (LIVE_LONG, by their minutes in CI),
-# then the rest by name: two passes at once (.ci/run) each take the next
-# suite the other is not running, and the short ones fill the end.
+# then the rest by name: each lane (and each of CI's two passes) takes the
+# next suite no other is running, and the short ones fill the end.
 LIVE_LONG   := pf-record pf-triage pf-fleet pf-offcpu pf-precheck \
 	       pf-record-dwarf pf-classify
 LIVE_SUITES ?= $(foreach s,$(LIVE_LONG),$(filter $(s),$(SUITES))) \
 	       $(filter-out $(DET_SUITES) $(LIVE_LONG),$(SUITES))
+# The sanitizer pass (make check SANITIZE=..., as CI runs it) leaves out
+# the suites that run no sanitized C (SAN_SKIP: the static kit is never
+# sanitized; the browser and the document checks run none), and the live
+# tests of SUITES_LEAVE, whose every line of C the kept tests run
+# (tests/san-select.sh; make san-select remakes the list).  SUITES_SKIP=
+# SUITES_LEAVE= run everything.
+SAN_SKIP    := pf-static pf-svg-browser conventions
+ifneq ($(SANITIZE),)
+SUITES_SKIP ?= $(SAN_SKIP)
+SUITES_LEAVE ?= tests/san-live.list
+endif
 SUITES_SKIP ?=
+SUITES_LEAVE ?=
 TEST_JOBS   ?= 2
+# Live suites at once (each one test at a time): the suites hold on a
+# machine whose CPUs another live suite keeps busy.
+LIVE_JOBS   ?= 2
 SOAK_ROUNDS ?= 5
 SOAK_FUZZ_SECONDS ?= 600
 # tests/run-suites.sh runs them.  PF_BIN_DIR tells the tests which
@@ -234,8 +261,16 @@ RUN_SUITES = PF_BIN_DIR=$(CURDIR)/$(OUTBIN) PF_UNIT_DIR=$(CURDIR)/$(B)/unit \
 # packages are there.
 check: test-deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all units
-	$(RUN_SUITES) -j $(TEST_JOBS) -d "$(filter-out $(SUITES_SKIP),$(DET_SUITES))" \
+	$(RUN_SUITES) -j $(TEST_JOBS) -L $(LIVE_JOBS) $(if $(SUITES_LEAVE),-s $(SUITES_LEAVE)) \
+	    -d "$(filter-out $(SUITES_SKIP),$(DET_SUITES))" \
 	    -l "$(filter-out $(SUITES_SKIP),$(LIVE_SUITES))"
+
+# make san-select: remake tests/san-live.list from a coverage build (gcov)
+# and one run of each live test the sanitizer pass may run (some 15
+# minutes; tests/san-select.sh says how).  Commit the result.
+san-select: test-deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all units COVERAGE=1
+	tests/san-select.sh $(filter-out $(DET_SUITES) $(SAN_SKIP),$(LIVE_SUITES))
 
 # make soak: what is too long for CI.  Every fuzz harness for
 # SOAK_FUZZ_SECONDS, then the live suites SOAK_ROUNDS times over; the
@@ -246,7 +281,7 @@ soak: test-deps
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(SOAK_FUZZ_SECONDS) || \
 	    { mkdir -p build && : >build/soak-fuzz.failed; }
 	@$(MAKE) --no-print-directory -j$(NPROC) all units
-	@rc=0; $(RUN_SUITES) -r $(SOAK_ROUNDS) -l "$(filter-out $(SUITES_SKIP),$(LIVE_SUITES))" || rc=1; \
+	@rc=0; $(RUN_SUITES) -L $(LIVE_JOBS) -r $(SOAK_ROUNDS) -l "$(filter-out $(SUITES_SKIP),$(LIVE_SUITES))" || rc=1; \
 	if [ -e build/soak-fuzz.failed ]; then echo "soak: the fuzz run failed (above)"; rc=1; fi; \
 	exit $$rc
 

@@ -5,11 +5,12 @@
 #   tests/san-select.sh [-o LIST] SUITE...      (make san-select)
 #
 # Run as root from a checkout built with `make all units COVERAGE=1`
-# (gcov's counters; build/cov/tools), in a path that nobody can traverse
-# (some tests run the tools as nobody, and their counters must be
-# written).  Each test of each SUITE (tests/bats/SUITE.bats) runs alone,
-# and the lines of C it ran (lib/common, bin, tests/unit; counted by
-# source line, whichever binary ran it) are kept.  Then, greedily, the
+# (gcov's counters; build/cov/tools; the tests run the runbooks on those
+# too, PF_SCRIPTS in tests/bats/test_helper.bash), in a path that nobody
+# can traverse (some tests run the tools as nobody, and their counters
+# must be written).  Each test of each SUITE (tests/bats/SUITE.bats) runs
+# alone, and the lines of C it ran (lib/common, bin, tests/unit; counted
+# by source line, whichever binary ran it) are kept.  Then, greedily, the
 # test that adds the most lines not yet covered for each second it took
 # is kept, until the kept tests cover every line that any test covered.
 # The others are written to LIST (default tests/san-live.list), one
@@ -30,18 +31,23 @@ list=tests/san-live.list
 while getopts o: o; do
 	case $o in
 	o) list=$OPTARG ;;
-	*) sed -n '2,26s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,25s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { sed -n '2,26s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,25s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 [ -x build/cov/tools/pf-record ] || { echo "san-select: no coverage build: make all units COVERAGE=1" >&2; exit 1; }
 
 work=$(mktemp -d /tmp/pf-san-select.XXXXXX) || exit 1
 trap 'rm -rf "$work"' EXIT
-# Tools run as nobody write their counters too.
-umask 000
-chmod 1777 build/cov/lib build/cov/bin build/cov/unit
+# zero: every counter file empty and writable by all, so that the tools
+# run as nobody add their counts too (libgcov takes an empty file as no
+# counts yet; the tests' own files keep the usual umask).
+zero() {
+	find build/cov -name '*.gcno' | while IFS= read -r o; do
+		: > "${o%.gcno}.gcda" && chmod 666 "${o%.gcno}.gcda"
+	done
+}
 
 # shellcheck source=tests/test-names.sh
 . tests/test-names.sh
@@ -53,7 +59,7 @@ for s in "$@"; do
 	test_names "$f" > "$work/names"
 	while IFS= read -r t; do
 		n=$((n + 1))
-		find build/cov -name '*.gcda' -delete
+		zero
 		start=$(date +%s%N)
 		PF_BIN_DIR=$root/build/cov/tools PF_UNIT_DIR=$root/build/cov/unit \
 		    bats -f "$(printf '%s\n' "$t" | test_regex)" "$f" > "$work/$n.tap" 2>&1 </dev/null
@@ -62,8 +68,8 @@ for s in "$@"; do
 			{ echo "san-select: $s: no test ran for: $t" >&2; exit 1; }
 		# Every .gcda: gcov's annotated source on stdout; a line with a
 		# count ran ("-" is no code, "#####" code that did not run).
-		find build/cov -name '*.gcda' | while IFS= read -r g; do
-			(cd "$work" && gcov -t "$root/$g" 2>/dev/null)
+		find build/cov -name '*.gcda' -size +0 | while IFS= read -r g; do
+			gcov -t "$g" 2>/dev/null
 		done | awk '
 			/^ *-: *0:Source:/ { sub(/.*Source:/, ""); src = $0; next }
 			{ c = $1; sub(/:$/, "", c) }

@@ -3,7 +3,7 @@
 
 load test_helper
 
-BUNDLE="$PF_ROOT/scripts/pf-bundle"
+BUNDLE="$PF_SCRIPTS/pf-bundle"
 
 setup() {
 	mkdir -p "$BATS_TEST_TMPDIR/ev/sub"

@@ -29,7 +29,7 @@ setup() {
 		done
 		# The tools of this checkout, used in place.
 		echo '[fleet:vars]'
-		echo "pf_prefix=$PF_ROOT/scripts"
+		echo "pf_prefix=$PF_SCRIPTS"
 	} > inventory
 }
 
@@ -138,7 +138,7 @@ outside() {
 	  vars:
 	    ansible_connection: local
 	    ansible_python_interpreter: /usr/bin/python3
-	    pf_prefix: "$PF_ROOT/scripts"
+	    pf_prefix: "$PF_SCRIPTS"
 	  hosts:
 	    h1:
 	    fleet:

@@ -33,6 +33,21 @@ load_bats_libs
 
 export LC_ALL=C
 export PATH="$PF_BIN_DIR:$PATH"
+# PF_SCRIPTS: where the tests take the runbooks (pf-triage, pf-bundle).
+# pf-triage runs the tools beside it in a checkout (../bin) before those
+# on PATH: with other tools than ./bin (a sanitized build in PF_BIN_DIR)
+# the tests run copies of the scripts from a directory with no ../bin, so
+# that the runbook takes PF_BIN_DIR's, first on PATH.
+if [ "$PF_BIN_DIR" = "$PF_ROOT/bin" ]; then
+	PF_SCRIPTS="$PF_ROOT/scripts"
+else
+	PF_SCRIPTS="$BATS_RUN_TMPDIR/pf-scripts/scripts"
+	if [ ! -x "$PF_SCRIPTS/pf-triage" ]; then
+		mkdir -p "$PF_SCRIPTS.$$"
+		cp -p "$PF_ROOT/scripts/pf-triage" "$PF_ROOT/scripts/pf-bundle" "$PF_SCRIPTS.$$/"
+		mv -T "$PF_SCRIPTS.$$" "$PF_SCRIPTS" 2>/dev/null || rm -rf "$PF_SCRIPTS.$$"
+	fi
+fi
 unset DEBUGINFOD_URLS
 
 # pf_tools: the tool names this checkout builds, one per line.
