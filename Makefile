@@ -233,11 +233,12 @@ LIVE_SUITES ?= $(foreach s,$(LIVE_LONG),$(filter $(s),$(SUITES))) \
 	       $(filter-out $(DET_SUITES) $(LIVE_LONG),$(SUITES))
 # The sanitizer pass (make check SANITIZE=..., as CI runs it) leaves out
 # the suites that run no sanitized C (SAN_SKIP: the static kit is never
-# sanitized; the browser and the document checks run none), and the live
+# sanitized; the browser, the document checks and pf-bundle, a sh script,
+# run none), and the live
 # tests of SUITES_LEAVE, whose every line of C the kept tests run
 # (tests/san-select.sh; make san-select remakes the list).  SUITES_SKIP=
 # SUITES_LEAVE= run everything.
-SAN_SKIP    := pf-static pf-svg-browser conventions
+SAN_SKIP    := pf-static pf-svg-browser conventions pf-bundle
 ifneq ($(SANITIZE),)
 SUITES_SKIP ?= $(SAN_SKIP)
 SUITES_LEAVE ?= tests/san-live.list
