@@ -1155,8 +1155,9 @@ forge_check() {
 	[ "$leaf" -gt 0 ] || fail "no sample in jit_callee: $output"
 	[ $((whole * 100 / leaf)) -ge 95 ] ||
 		fail "only $whole of $leaf ns in jit_callee reach main through the JIT frame: $(sort -k2 -rn <<<"$output" | head -3)"
-	grep -Eq '^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ unknown-chain=0 ' "$BATS_TEST_TMPDIR/j.txt" ||
-		fail "trailer: $(tail -1 "$BATS_TEST_TMPDIR/j.txt")"
+	# None of jit_callee's stacks is cut (elsewhere, as in the loader's
+	# code that keeps data in rbp, a cut may still be right: one in 500).
+	refute_output --partial ';[unknown-chain];jit_callee '
 }
 
 # start_jit SECONDS: rec-jit in the background, once its map is written;
