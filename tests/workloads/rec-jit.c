@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wl-text.h"
+
 int
 main(int argc, char **argv)
 {
@@ -27,19 +29,14 @@ main(int argc, char **argv)
 	void (*fn)(void);
 	FILE *f;
 
-	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		return 1;
-	memset(mem, 0xcc, 4096);
-	memcpy(mem + 64, code, sizeof(code));
-	if (mprotect(mem, 4096, PROT_READ | PROT_EXEC) == -1)
+	if ((mem = anon_code(code, sizeof(code))) == NULL)
 		return 1;
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	if ((f = fopen(path, "w")) == NULL)
 		return 1;
-	fprintf(f, "%lx %zx rec_jit_spin\n", (unsigned long)(mem + 64), sizeof(code));
+	fprintf(f, "%lx %zx rec_jit_spin\n", (unsigned long)mem, sizeof(code));
 	fclose(f);
-	fn = (void (*)(void))(mem + 64);
+	fn = (void (*)(void))mem;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	do {
 		fn();

@@ -8,9 +8,9 @@
  * Exits 77 on other architectures.
  */
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 #include <time.h>
+
+#include "wl-text.h"
 
 static volatile unsigned long sink;
 
@@ -44,14 +44,9 @@ main(int argc, char **argv)
 	unsigned char *mem;
 	void (*fn)(void (*)(void));
 
-	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
+	if ((mem = anon_code(code, sizeof(code))) == NULL)
 		return 1;
-	memset(mem, 0xcc, 4096);
-	memcpy(mem + 64, code, sizeof(code));
-	if (mprotect(mem, 4096, PROT_READ | PROT_EXEC) == -1)
-		return 1;
-	fn = (void (*)(void (*)(void)))(mem + 64);
+	fn = (void (*)(void (*)(void)))mem;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	do {
 		fn(jit_callee);

@@ -1,16 +1,38 @@
 /*
  * wl-text.h: for the workloads that run their own code from a copy of
- * their executable (nofp-remap, rec-forge): where that code is mapped,
- * and the time.
+ * their executable (nofp-remap, rec-forge) or from anonymous memory
+ * (rec-jit, rec-jitcall): where that code is mapped, a copy of machine
+ * code in anonymous executable memory, and the time.
  */
 #ifndef WL_TEXT_H
 #define WL_TEXT_H
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
-static double
+/*
+ * n bytes of code copied to offset 64 of a fresh anonymous page (int3
+ * around it), made executable and no longer writable; NULL on failure.
+ */
+static __attribute__((unused)) unsigned char *
+anon_code(const unsigned char *code, size_t n)
+{
+	unsigned char *mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (mem == MAP_FAILED || n > 4096 - 64)
+		return NULL;
+	memset(mem, 0xcc, 4096);
+	memcpy(mem + 64, code, n);
+	if (mprotect(mem, 4096, PROT_READ | PROT_EXEC) == -1)
+		return NULL;
+	return mem + 64;
+}
+
+static __attribute__((unused)) double
 now(void)
 {
 	struct timespec ts;
@@ -20,7 +42,7 @@ now(void)
 }
 
 /* The executable mapping holding addr: start, end and file offset. */
-static int
+static __attribute__((unused)) int
 text_of(uintptr_t addr, uintptr_t *start, uintptr_t *end, unsigned long *off)
 {
 	char line[512], perm[8];
