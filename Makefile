@@ -271,7 +271,8 @@ check: test-deps
 # minutes; tests/san-select.sh says how).  Commit the result.
 san-select: test-deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all units COVERAGE=1
-	tests/san-select.sh $(filter-out $(DET_SUITES) $(SAN_SKIP),$(LIVE_SUITES))
+	tests/san-select.sh -d "$(filter-out $(SAN_SKIP),$(DET_SUITES))" \
+	    $(filter-out $(DET_SUITES) $(SAN_SKIP),$(LIVE_SUITES))
 
 # make soak: what is too long for CI.  Every fuzz harness for
 # SOAK_FUZZ_SECONDS, then the live suites SOAK_ROUNDS times over; the

@@ -2,7 +2,7 @@
 # san-select.sh: which live tests the sanitizer pass of CI leaves out,
 # because every line of C they run is run by the tests it keeps.
 #
-#   tests/san-select.sh [-o LIST] SUITE...      (make san-select)
+#   tests/san-select.sh [-o LIST] [-d "SUITE..."] SUITE...  (make san-select)
 #
 # Run as root from a checkout built with `make all units COVERAGE=1`
 # (gcov's counters; build/cov/tools; the tests run the runbooks on those
@@ -13,6 +13,9 @@
 # by source line, whichever binary ran it) are kept.  Then, greedily, the
 # test that adds the most lines not yet covered for each second it took
 # is kept, until the kept tests cover every line that any test covered.
+# The deterministic suites (-d), which the sanitizer pass runs whole, run
+# first, together: the lines they run count as covered before any live
+# test is chosen.
 # The others are written to LIST (default tests/san-live.list), one
 # "SUITE<TAB>TEST NAME" a line, with what the choice was made from.
 #
@@ -27,19 +30,21 @@ set -u
 set -f
 cd "$(dirname "$0")/.." || exit 1
 root=$(pwd)
-list=tests/san-live.list
-while getopts o: o; do
+list=tests/san-live.list det=
+while getopts o:d: o; do
 	case $o in
 	o) list=$OPTARG ;;
-	*) sed -n '2,25s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	d) det=$OPTARG ;;
+	*) sed -n '2,28s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { sed -n '2,25s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,28s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 [ -x build/cov/tools/pf-record ] || { echo "san-select: no coverage build: make all units COVERAGE=1" >&2; exit 1; }
 
-work=$(mktemp -d /tmp/pf-san-select.XXXXXX) || exit 1
-trap 'rm -rf "$work"' EXIT
+# Each test's lines and TAP are kept in build/san-select.
+work=$root/build/san-select
+rm -rf "$work" && mkdir -p "$work" || exit 1
 # zero: every counter file empty and writable by all, so that the tools
 # run as nobody add their counts too (libgcov takes an empty file as no
 # counts yet; the tests' own files keep the usual umask).
@@ -49,8 +54,36 @@ zero() {
 	done
 }
 
+# lines: the lines of C that ran since zero, "SOURCE:LINE" sorted.  For
+# each .gcda, gcov's annotated source on stdout; a line with a count ran
+# ("-" is no code, "#####" code that did not run).
+lines() {
+	find build/cov -name '*.gcda' -size +0 | while IFS= read -r g; do
+		gcov -t "$g" 2>/dev/null
+	done | awk '
+		/^ *-: *0:Source:/ { sub(/.*Source:/, ""); src = $0; next }
+		{ c = $1; sub(/:$/, "", c) }
+		c ~ /^[0-9]+\*?$/ { split($0, a, ":"); print src ":" (a[2] + 0) }' | sort -u
+}
+
 # shellcheck source=tests/test-names.sh
 . tests/test-names.sh
+
+# The deterministic suites, together: test "0", always kept.
+: > "$work/0.lines"
+if [ -n "$det" ]; then
+	zero
+	files=
+	for s in $det; do
+		[ -f "tests/bats/$s.bats" ] || { echo "san-select: no suite tests/bats/$s.bats" >&2; exit 2; }
+		files="$files tests/bats/$s.bats"
+	done
+	# shellcheck disable=SC2086 # the file list is split on purpose
+	PF_BIN_DIR=$root/build/cov/tools PF_UNIT_DIR=$root/build/cov/unit \
+	    bats $files > "$work/0.tap" 2>&1 </dev/null
+	lines > "$work/0.lines"
+	echo "san-select: the deterministic suites ($det): $(wc -l < "$work/0.lines") lines" >&2
+fi
 
 n=0
 for s in "$@"; do
@@ -66,15 +99,7 @@ for s in "$@"; do
 		ms=$(( ($(date +%s%N) - start) / 1000000 ))
 		grep -q '^ok 1 \|^not ok 1 ' "$work/$n.tap" ||
 			{ echo "san-select: $s: no test ran for: $t" >&2; exit 1; }
-		# Every .gcda: gcov's annotated source on stdout; a line with a
-		# count ran ("-" is no code, "#####" code that did not run).
-		find build/cov -name '*.gcda' -size +0 | while IFS= read -r g; do
-			gcov -t "$g" 2>/dev/null
-		done | awk '
-			/^ *-: *0:Source:/ { sub(/.*Source:/, ""); src = $0; next }
-			{ c = $1; sub(/:$/, "", c) }
-			c ~ /^[0-9]+\*?$/ { split($0, a, ":"); print src ":" (a[2] + 0) }' |
-			sort -u > "$work/$n.lines"
+		lines > "$work/$n.lines"
 		printf '%s\t%s\t%s\t%s\n' "$n" "$ms" "$s" "$t" >> "$work/tests"
 		printf 'san-select: %s: %s ms, %s lines: %s\n' "$s" "$ms" \
 		    "$(wc -l < "$work/$n.lines")" "$t" >&2
@@ -91,7 +116,15 @@ awk -F '\t' -v dir="$work" '
 				if (!(l in all)) { all[l] = 1; total++ } }
 			close(f)
 		}
+		# What the deterministic suites run is covered already.
+		f = dir "/0.lines"
 		covered = 0
+		while ((getline l < f) > 0) {
+			ndet++
+			if (!(l in done)) { done[l] = 1; covered++ }
+			if (!(l in all)) { all[l] = 1; total++ }
+		}
+		close(f)
 		while (covered < total) {
 			best = ""; bestv = -1
 			for (i = 1; i <= NR; i++) {
@@ -112,8 +145,8 @@ awk -F '\t' -v dir="$work" '
 			t = id[i]
 			if (t in kept) { nk++; tk += ms[t] } else { tl += ms[t]; out[++no] = suite[t] "\t" name[t] }
 		}
-		printf "# %d of %d live tests kept (%.0f s), %d left out (%.0f s); %d lines of C covered by either\n", \
-		    nk, NR, tk / 1000, no, tl / 1000, total
+		printf "# %d of %d live tests kept (%.0f s), %d left out (%.0f s); %d lines of C covered by either, %d of them by the deterministic suites\n", \
+		    nk, NR, tk / 1000, no, tl / 1000, total, ndet
 		for (i = 1; i <= no; i++) print out[i]
 	}' "$work/tests" > "$work/result"
 
@@ -121,7 +154,8 @@ awk -F '\t' -v dir="$work" '
 	echo "# tests/san-live.list: the live tests the sanitizer pass of CI leaves"
 	echo "# out (tests/run-suites.sh -s), because the tests it keeps run every line"
 	echo "# of C these run.  Made by tests/san-select.sh (make san-select) on"
-	echo "# $(date -u +%Y-%m-%d), at $(git rev-parse --short HEAD 2>/dev/null || echo '?'), suites: $*."
+	echo "# $(date -u +%Y-%m-%d), at $(git rev-parse --short HEAD 2>/dev/null || echo '?'), suites: $*;"
+	echo "# deterministic suites run first: ${det:-none}."
 	echo "# The plain pass (make check) runs every test whatever this says."
 	cat "$work/result"
 } > "$list"
