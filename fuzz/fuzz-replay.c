@@ -335,9 +335,10 @@ want_frames(struct pf_symbolizer *sym, const struct pf_rawsample *s, struct pf_b
 		in.retaddr = !first;
 		first = false;
 		pf_sym_frame(sym, (pid_t)s->pid, &in, &out);
+		/* Anonymous executable memory is mapped too (a JIT's code). */
 		if (!kernel && !in.retaddr)
-			mapped = out.dso != NULL;
-		else if (!kernel && mapped && out.dso == NULL && out.sym == NULL) {
+			mapped = out.mapped || out.dso != NULL;
+		else if (!kernel && mapped && !out.mapped && out.dso == NULL && out.sym == NULL) {
 			pf_buf_printf(want, "\t%16x [unknown-chain] ([unknown])\n", 0);
 			(*nlines)++;
 			return true;
