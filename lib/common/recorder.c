@@ -725,12 +725,13 @@ stats_line(struct pf_recorder *r, double tail)
 	r->ops->stats(r, &b);
 	if (r->dwarf)
 		pf_buf_printf(&b, " unwound %llu unwind-ns-per-sample %.0f fp-fallbacks %llu "
-		    "truncated %llu deferred %llu modules-refused %llu",
+		    "truncated %llu deferred %llu modules-refused %llu cfi-refused %llu",
 		    (unsigned long long)r->rec.unwound,
 		    r->rec.unwound ? (double)r->rec.unwind_ns / (double)r->rec.unwound : 0.0,
 		    (unsigned long long)r->rec.fp_fallback, (unsigned long long)r->rec.truncated,
 		    (unsigned long long)r->rec.deferred,
-		    (unsigned long long)(r->rec.unwind ? pf_unwind_refused(r->rec.unwind) : 0));
+		    (unsigned long long)(r->rec.unwind ? pf_unwind_refused(r->rec.unwind) : 0),
+		    (unsigned long long)(r->rec.unwind ? pf_unwind_cfi_refused(r->rec.unwind) : 0));
 	pf_buf_printf(&b, " raw-bytes %zu files %llu files-failed %llu lookups %llu "
 	    "cache-hits %llu inline-lookups %llu inline-frames %llu",
 	    r->rec.samples.len + r->rec.events.len + r->rec.switches.len,

@@ -82,11 +82,26 @@ struct ufile {
  * address is saved at an offset from the CFA (or undefined: the outermost
  * frame), and rbp is either kept or saved at an offset from the CFA.
  * Cached per process so that a pc seen before costs a lookup, not a run
- * of its CFI program; any other rule goes to libdw's own unwinder.
+ * of its CFI program; any other rule goes to libdw's own unwinder, but
+ * for one libdw's evaluator could not finish (RULE_REFUSED, see
+ * refused_expr): the walk ends at that frame, whichever walk it is.
  */
 #define RULES		4096	/* a direct-mapped cache of that many pcs, per process */
 
-enum { RULE_EMPTY, RULE_FRAME, RULE_OUTERMOST, RULE_NOMODULE, RULE_COMPLEX };
+enum { RULE_EMPTY, RULE_FRAME, RULE_OUTERMOST, RULE_NOMODULE, RULE_COMPLEX, RULE_REFUSED };
+
+/*
+ * The registers whose rules libdw's unwinder evaluates at each frame: the
+ * x86-64 DWARF numbers 0 to 16 (the return address is 16).
+ */
+#define CFI_NREGS	17
+/*
+ * Operations of an expression libdw is let evaluate, at most.  libdw
+ * 0.188 gives up after 4096 steps (and leaks); an expression with no
+ * backward jump takes at most one step an operation.  Compilers write a
+ * handful (the PLT's CFA: 9).
+ */
+#define EXPR_OPS_MAX	256
 
 struct rule {
 	uint64_t pc;		/* the address looked up (pc, or pc - 1 for a caller) */
@@ -94,6 +109,7 @@ struct rule {
 	uint8_t kind;		/* RULE_* */
 	uint8_t cfa_bp;		/* the CFA is based on rbp, not rsp */
 	uint8_t bp_saved;	/* rbp is restored from CFA + bp_off */
+	uint8_t sig;		/* a signal frame's: its caller's pc is no return address */
 };
 
 /* An address found in no mapping, while the process had nmaps of them. */
@@ -134,8 +150,12 @@ struct pf_unwinder {
 	const uint64_t *regs;
 	const char *stack;
 	uint64_t sp, len;
+	struct proc *proc;	/* its process */
 	bool beyond;		/* a read above the copy */
 	bool miss;		/* the walk stopped at a pc in no file it knows */
+	bool refused;		/* the walk stopped at a frame with a RULE_REFUSED rule */
+	bool sig;		/* libdw's walk: the frame before was a signal frame */
+	uint64_t nrefused;	/* samples whose walk did, in all */
 	uint64_t miss_pc;	/* that pc, as libdw's walk saw it */
 	uint64_t *pcs;
 	size_t npcs, max;
@@ -664,16 +684,27 @@ static const Dwfl_Thread_Callbacks thread_cb = {
 	.set_initial_registers = set_initial_registers,
 };
 
+static const struct rule *rule_at(struct pf_unwinder *u, struct proc *p, uint64_t pc);
+
 static int
 frame(Dwfl_Frame *state, void *arg)
 {
 	struct pf_unwinder *u = arg;
-	Dwarf_Addr pc;
+	const struct rule *r;
+	Dwarf_Addr pc, at;
 
-	bool act;
-
-	if (!dwfl_frame_pc(state, &pc, &act))
+	/*
+	 * Not asked whether the frame is an activation: to answer, libdw
+	 * unwinds the frame, which is what the rule is looked at for first.
+	 */
+	if (!dwfl_frame_pc(state, &pc, NULL))
 		return DWARF_CB_ABORT;
+	/*
+	 * Where libdw looks the frame's rule up: a caller's pc is a return
+	 * address, the call is the byte before; the first frame's pc, and
+	 * that of a frame a signal frame returns to, are where it stopped.
+	 */
+	at = u->npcs == 0 || u->sig ? pc : pc - 1;
 	if (u->npcs == u->max) {
 		u->beyond = true;	/* the frame limit: cut like the copy */
 		return DWARF_CB_ABORT;
@@ -681,14 +712,24 @@ frame(Dwfl_Frame *state, void *arg)
 	u->pcs[u->npcs++] = pc;
 	/*
 	 * Code in no module has no unwind tables: what libdw would guess
-	 * beyond it is not a stack.  A caller's pc is a return address: the
-	 * call is the byte before.
+	 * beyond it is not a stack.
 	 */
-	if (dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(state)), act ? pc : pc - 1) == NULL) {
+	if (dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(state)), at) == NULL) {
 		u->miss = true;
-		u->miss_pc = act ? pc : pc - 1;
+		u->miss_pc = at;
 		return DWARF_CB_ABORT;
 	}
+	/*
+	 * libdw works out this frame's caller once we return: not from a
+	 * rule its evaluator would not finish.  The module is there, so
+	 * rule_at offers none (never inside a walk).  A rule that cannot be
+	 * looked up (no memory) is not risked either.
+	 */
+	if ((r = rule_at(u, u->proc, at)) == NULL || r->kind == RULE_REFUSED) {
+		u->refused = true;
+		return DWARF_CB_ABORT;
+	}
+	u->sig = r->sig;
 	return DWARF_CB_OK;
 }
 
@@ -868,7 +909,80 @@ simple_rule(Dwarf_Frame *fr, struct rule *r)
 	return true;
 }
 
-/* The rule at pc, looked up in the cache or worked out (and cached). */
+/*
+ * Whether libdw's evaluator might not finish the expression ops[nops]:
+ * libdw 0.188 leaves it without freeing its stack (256 bytes) when it
+ * stops at its step limit or meets an operation it does not carry out.
+ * A target writes its own call-frame information, so the looping kind
+ * (DW_OP_skip or DW_OP_bra jumping back, or to itself) and the long one
+ * cost the recorder memory at each sample.  libdw keeps the 2-byte
+ * offset of a jump in number, as read (sign-extended or not).
+ */
+static bool
+refused_expr(const Dwarf_Op *ops, size_t nops)
+{
+	size_t i;
+
+	if (nops > EXPR_OPS_MAX)
+		return true;
+	for (i = 0; i < nops; i++) {
+		switch (ops[i].atom) {
+		case DW_OP_skip:
+		case DW_OP_bra:
+			if ((int16_t)ops[i].number < 0)
+				return true;
+			break;
+		case DW_OP_lit0 ... DW_OP_lit31:
+		case DW_OP_reg0 ... DW_OP_reg31:
+		case DW_OP_breg0 ... DW_OP_breg31:
+		case DW_OP_addr:
+		case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u: case DW_OP_const2s:
+		case DW_OP_const4u: case DW_OP_const4s: case DW_OP_const8u: case DW_OP_const8s:
+		case DW_OP_constu: case DW_OP_consts:
+		case DW_OP_regx: case DW_OP_bregx:
+		case DW_OP_dup: case DW_OP_drop: case DW_OP_pick: case DW_OP_over:
+		case DW_OP_swap: case DW_OP_rot:
+		case DW_OP_deref: case DW_OP_deref_size:
+		case DW_OP_abs: case DW_OP_neg: case DW_OP_not: case DW_OP_plus_uconst:
+		case DW_OP_and: case DW_OP_div: case DW_OP_minus: case DW_OP_mod:
+		case DW_OP_mul: case DW_OP_or: case DW_OP_plus: case DW_OP_shl:
+		case DW_OP_shr: case DW_OP_shra: case DW_OP_xor:
+		case DW_OP_le: case DW_OP_ge: case DW_OP_eq: case DW_OP_lt:
+		case DW_OP_gt: case DW_OP_ne:
+		case DW_OP_nop: case DW_OP_call_frame_cfa: case DW_OP_stack_value:
+			break;
+		default:
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Whether any rule of fr that libdw's unwinder evaluates is an expression
+ * refused_expr refuses: the CFA's, and those of registers 0 to 16 (the
+ * return address included), whichever walk would use them.  A rule libdw
+ * cannot read is not evaluated.
+ */
+static bool
+refused_frame(Dwarf_Frame *fr)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	int reg;
+
+	if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && refused_expr(ops, nops))
+		return true;
+	for (reg = 0; reg < CFI_NREGS; reg++)
+		if (dwarf_frame_register(fr, reg, mem, &ops, &nops) == 0 && refused_expr(ops, nops))
+			return true;
+	return false;
+}
+
+/*
+ * The rule at pc, looked up in the cache or worked out (and cached).  The
+ * expressions are checked only here, once per pc while it stays cached.
+ */
 static const struct rule *
 rule_at(struct pf_unwinder *u, struct proc *p, uint64_t pc)
 {
@@ -876,7 +990,8 @@ rule_at(struct pf_unwinder *u, struct proc *p, uint64_t pc)
 	Dwfl_Module *mod;
 	Dwarf_CFI *cfi;
 	Dwarf_Frame *fr = NULL;
-	Dwarf_Addr bias;
+	Dwarf_Addr bias, lo, hi;
+	bool sig;
 
 	if (p->rules == NULL && (p->rules = calloc(RULES, sizeof(*p->rules))) == NULL)
 		return NULL;
@@ -902,7 +1017,11 @@ rule_at(struct pf_unwinder *u, struct proc *p, uint64_t pc)
 		    dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
 			fr = NULL;
 	}
-	if (fr == NULL || !simple_rule(fr, r))
+	if (fr != NULL && dwarf_frame_info(fr, &lo, &hi, &sig) >= 0)
+		r->sig = sig;
+	if (fr != NULL && refused_frame(fr))
+		r->kind = RULE_REFUSED;
+	else if (fr == NULL || !simple_rule(fr, r))
 		r->kind = RULE_COMPLEX;
 	free(fr);
 	return r;
@@ -922,8 +1041,9 @@ stack_word(const struct pf_unwinder *u, uint64_t addr, uint64_t *out)
 /*
  * The walk by cached simple rules, which ends the way libdw's would:
  * true with u->pcs, u->beyond and u->miss set and *complete for an
- * outermost frame; false when a frame needs more than the simple rules
- * (the caller then walks the sample with libdw from the start).
+ * outermost frame (u->refused for a frame whose rule is refused: the
+ * stack is broken there); false when a frame needs more than the simple
+ * rules (the caller then walks the sample with libdw from the start).
  */
 static bool
 fast_walk(struct pf_unwinder *u, struct proc *p, bool *complete)
@@ -945,6 +1065,10 @@ fast_walk(struct pf_unwinder *u, struct proc *p, bool *complete)
 			return false;
 		if (r->kind == RULE_NOMODULE) {
 			u->miss = true;
+			return true;
+		}
+		if (r->kind == RULE_REFUSED) {
+			u->refused = true;
 			return true;
 		}
 		if (r->kind == RULE_OUTERMOST) {
@@ -978,10 +1102,12 @@ walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 	*end = PF_UNWIND_BROKEN;
 	u->beyond = false;
 	u->miss = false;
+	u->refused = false;
 	u->npcs = 0;
 	if (p->nmaps == 0 || !ready(u, p))
 		return 0;
 	if (fast_walk(u, p, &complete)) {
+		u->nrefused += u->refused;
 		if (u->beyond)
 			*end = PF_UNWIND_TRUNCATED;
 		else if (u->miss)
@@ -997,11 +1123,14 @@ walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 	for (tries = 0;; tries++) {
 		u->beyond = false;
 		u->miss = false;
+		u->refused = false;
+		u->sig = false;
 		u->npcs = 0;
 		rc = dwfl_getthread_frames(p->dwfl, tid, frame, u);
 		if (!u->miss || tries == OFFER_RETRIES || !offer_at(u, p, u->miss_pc))
 			break;
 	}
+	u->nrefused += u->refused;
 	if (u->beyond)
 		*end = PF_UNWIND_TRUNCATED;
 	else if (u->miss)
@@ -1022,6 +1151,7 @@ pf_unwind_sample(struct pf_unwinder *u, pid_t pid, pid_t tid, const uint64_t *re
 	if (p == NULL || p->nmaps == 0)
 		return 0;
 	p->used = ++u->tick;
+	u->proc = p;
 	u->tid = tid;
 	u->regs = regs;
 	u->stack = stack;
@@ -1031,6 +1161,7 @@ pf_unwind_sample(struct pf_unwinder *u, pid_t pid, pid_t tid, const uint64_t *re
 	u->max = max;
 	k = walk(u, p, tid, end);
 	u->stack = NULL;
+	u->proc = NULL;
 	return k;
 }
 
@@ -1055,4 +1186,10 @@ pf_unwind_refused(const struct pf_unwinder *u)
 	for (i = 0; i < u->n; i++)
 		n += u->procs[i].refused;
 	return n;
+}
+
+uint64_t
+pf_unwind_cfi_refused(const struct pf_unwinder *u)
+{
+	return u->nrefused;
 }

@@ -113,4 +113,13 @@ void pf_unwind_foreach_file(const struct pf_unwinder *u,
 #define PF_UNWIND_MODULES_MAX 2048
 uint64_t pf_unwind_refused(const struct pf_unwinder *u);
 
+/*
+ * The samples whose walk ended at a frame with a call-frame expression
+ * libdw's evaluator might not finish (one that jumps back, one of more
+ * than 256 operations, an operation it does not carry out): libdw 0.188
+ * leaks at each such evaluation, so neither walk makes one.  Such a
+ * stack ends at that frame, broken.
+ */
+uint64_t pf_unwind_cfi_refused(const struct pf_unwinder *u);
+
 #endif
