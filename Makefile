@@ -267,7 +267,7 @@ check: test-deps
 	    -l "$(filter-out $(SUITES_SKIP),$(LIVE_SUITES))"
 
 # make san-select: remake tests/san-live.list from a coverage build (gcov)
-# and one run of each live test the sanitizer pass may run (some 15
+# and one run of each live test the sanitizer pass may run (some 30 to 40
 # minutes; tests/san-select.sh says how).  Commit the result.
 san-select: test-deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all units COVERAGE=1
