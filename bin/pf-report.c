@@ -45,14 +45,15 @@
 #define PROV_VALUE_MAX 64
 
 static const char synopsis[] =
-    "usage: pf-report [-r] [-p | -t] [-n rows] [-s self|total] [-w columns]\n"
-    "                 [file ...]\n";
+    "usage: pf-report [-r] [-u] [-p | -t] [-n rows] [-s self|total]\n"
+    "                 [-w columns] [file ...]\n";
 
 enum grouping { GROUP_NONE, GROUP_PROCESS, GROUP_THREAD };
 enum sortkey { SORT_SELF, SORT_TOTAL };
 
 static struct options {
 	int raw;
+	int user_only;		/* -u: kernel frames ("_[k]") dropped */
 	enum grouping grouping;
 	enum sortkey sort;
 	size_t rows;		/* 0: all */
@@ -240,6 +241,7 @@ static struct state {
 	struct table groups;	/* -p / -t: process or thread */
 	struct stackmap *stacks;
 	struct pf_buf key;
+	struct pf_buf user;	/* -u: the stack without its kernel frames */
 	uint64_t sum;
 	uint64_t nstack;	/* the stamp of the current stack */
 	uint64_t invalid;
@@ -271,6 +273,44 @@ process_len(const char *r, size_t len)
 	if (i < slash && i > 0 && r[i - 1] == '-')
 		return slash;
 	return len;
+}
+
+/* Whether a frame is a kernel one: pf-fold --kernel ends its name "_[k]". */
+static int
+is_kernel(const char *f, size_t len)
+{
+	return len >= 4 && memcmp(f + len - 4, "_[k]", 4) == 0;
+}
+
+/*
+ * -u: stack s without its kernel frames, in st.user.  The root frame (the
+ * process) always stays; a stack left with the root alone ends in
+ * "[kernel]", so that its time is still a function's: the kernel's.
+ */
+static void
+user_only(const char *s, size_t len, const char **out, size_t *outlen)
+{
+	size_t i, start;
+	int dropped = 0, kept = 0;
+
+	pf_buf_reset(&st.user);
+	for (start = 0, i = 0; i <= len; i++) {
+		if (i < len && s[i] != ';')
+			continue;
+		if (start > 0 && is_kernel(s + start, i - start)) {
+			dropped = 1;
+		} else {
+			if ((start > 0 && pf_buf_putc(&st.user, ';') == -1) ||
+			    pf_buf_append(&st.user, s + start, i - start) == -1)
+				pf_die(PF_EXIT_FAIL, "memory");
+			kept++;
+		}
+		start = i + 1;
+	}
+	if (dropped && kept == 1 && pf_buf_append(&st.user, ";[kernel]", 9) == -1)
+		pf_die(PF_EXIT_FAIL, "memory");
+	*out = st.user.data;
+	*outlen = st.user.len;
 }
 
 /* Count one function frame of the current stack. */
@@ -309,9 +349,13 @@ static void
 add_stack(const char *s, size_t len, uint64_t c, const char *name,
     uint64_t lineno)
 {
-	const char *semi = memchr(s, ';', len);
-	size_t rlen = semi ? (size_t)(semi - s) : len, glen, i, start;
+	const char *semi;
+	size_t rlen, glen, i, start;
 
+	if (opt.user_only)
+		user_only(s, len, &s, &len);
+	semi = memchr(s, ';', len);
+	rlen = semi ? (size_t)(semi - s) : len;
 	if (st.sum + c < st.sum)
 		pf_diex(PF_EXIT_FAIL, "%s:%llu: total count over 2^64-1", name,
 		    (unsigned long long)lineno);
@@ -522,6 +566,62 @@ put_cut(const char *s, size_t len, size_t room, int keep_end)
 		fwrite(s, 1, col_bytes(s, len, room - mark), stdout);
 		fputs(CUT_MARK, stdout);
 	}
+}
+
+/*
+ * Print a stack in at most room columns (0: no limit).  Cut, it keeps its
+ * leaf end, but not at the price of its user frames: under kernel frames
+ * ("_[k]", which an off-CPU stack ends with) the user frames are the part
+ * that answers.  So the kernel frames go first, from the middle: the user
+ * frames whole, "...", and as much of the kernel end as fits.  When the
+ * user frames alone do not fit, they are cut from the root end, down to
+ * the innermost user frame, and the kernel leaf follows if there is room.
+ */
+static void
+put_stack(const char *s, size_t len, size_t room)
+{
+	size_t mark = sizeof(CUT_MARK) - 1, k, i, end, u, kl, need;
+
+	if (room == 0 || ncols(s, len) <= room) {
+		fwrite(s, 1, len, stdout);
+		return;
+	}
+	/* k: where the kernel frames at the leaf end begin (len: none). */
+	k = end = len;
+	while (end > 0) {
+		for (i = end; i > 0 && s[i - 1] != ';'; i--)
+			;
+		if (!is_kernel(s + i, end - i))
+			break;
+		k = i;
+		if (i == 0)
+			break;
+		end = i - 1;
+	}
+	if (k == len || k == 0) {
+		put_cut(s, len, room, 1);
+		return;
+	}
+	u = ncols(s, k - 1);		/* the user frames, without the ';' */
+	if (u + 1 + mark + 1 <= room) {
+		/* The user frames whole; the kernel end cut at its start. */
+		fwrite(s, 1, k, stdout);
+		put_cut(s + k, len - k, room - u - 1, 1);
+		return;
+	}
+	/* The user frames, cut; the kernel leaf if it fits. */
+	for (kl = len; kl > k && s[kl - 1] != ';'; kl--)
+		;
+	need = 1 + mark + 1 + ncols(s + kl, len - kl);	/* ";...;leaf" */
+	for (i = k - 1; i > 0 && s[i - 1] != ';'; i--)
+		;				/* i: the innermost user frame */
+	if (room >= need + mark + ncols(s + i, k - 1 - i)) {
+		put_cut(s, k - 1, room - need, 1);
+		fputs(";" CUT_MARK ";", stdout);
+		fwrite(s + kl, 1, len - kl, stdout);
+		return;
+	}
+	put_cut(s, k - 1, room, 1);
 }
 
 /* Print s padded to cols columns, cut when longer. */
@@ -847,7 +947,7 @@ put_stacks(void)
 		}
 		fmt_count(cnt, sizeof(cnt), v[i]->count[0]);
 		printf("%6.1f%%  %*s  ", share(v[i]->count[0]), (int)vw.cw, cnt);
-		put_cut(v[i]->key, v[i]->len, room_after(11 + vw.cw), 1);
+		put_stack(v[i]->key, v[i]->len, room_after(11 + vw.cw));
 		putchar('\n');
 	}
 	free(v);
@@ -909,13 +1009,14 @@ static const struct option longopts[] = {
 	{ "rows", required_argument, NULL, 'n' },
 	{ "sort", required_argument, NULL, 's' },
 	{ "threads", no_argument, NULL, 't' },
+	{ "user-only", no_argument, NULL, 'u' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "width", required_argument, NULL, 'w' },
 	{ NULL, 0, NULL, 0 }
 };
 
 /* ':' first: a missing value comes back as ':', not '?' (pf_usage_getopt). */
-static const char shortopts[] = ":hn:prs:tw:";
+static const char shortopts[] = ":hn:prs:tuw:";
 
 static void
 usage(void)
@@ -927,6 +1028,8 @@ usage(void)
 	    "                         functions per process (a thread's root\n"
 	    "                         comm-PID/TID counts as comm-PID)\n"
 	    "  -t, --threads          by thread: each root frame as it is\n"
+	    "  -u, --user-only        drop kernel frames (names ending in _[k]);\n"
+	    "                         a stack with no other ends in [kernel]\n"
 	    "  -n, --rows N           rows per section (default 10; 0: all)\n"
 	    "  -s, --sort self|total  order of the functions (default self)\n"
 	    "  -w, --width COLUMNS    cut rows to COLUMNS (0: never; default the\n"
@@ -964,6 +1067,9 @@ parse_options(int argc, char *argv[])
 			break;
 		case 'r':
 			opt.raw = 1;
+			break;
+		case 'u':
+			opt.user_only = 1;
 			break;
 		case 's':
 			if (strcmp(optarg, "self") == 0)
@@ -1018,5 +1124,6 @@ main(int argc, char *argv[])
 	table_free(&st.groups);
 	stackmap_free(st.stacks);
 	pf_buf_free(&st.key);
+	pf_buf_free(&st.user);
 	pf_exit_checked(PF_EXIT_OK);
 }

@@ -144,6 +144,53 @@ basic() {
 	assert_line "  25.0%      1  $deep"
 }
 
+# offcpu: an off-CPU profile as pf-fold --kernel folds it: user frames,
+# then the kernel's ("_[k]") down to schedule; a kernel thread's stack.
+offcpu() {
+	local k='entry_SYSCALL_64_[k];do_syscall_64_[k]'
+	printf '%s 63\n' "svc;main;serve_requests;handle_request;append_record;__pthread_mutex_lock;__lll_lock_wait;$k;__x64_sys_futex_[k];do_futex_[k];futex_wait_[k];schedule_[k];__schedule_[k]"
+	printf '%s 30\n' "svc;main;serve_requests;handle_request;flush_journal;fdatasync;$k;__x64_sys_fdatasync_[k];ext4_sync_file_[k];jbd2_complete_transaction_[k];schedule_[k]"
+	printf '%s 5\n' "svc;main;$(printf 'level%d;' $(seq 30))nanosleep;$k;hrtimer_nanosleep_[k];schedule_[k]"
+	printf '%s 2\n' 'kworker/0:1;worker_thread_[k];schedule_[k]'
+}
+
+@test "cut to the width, an off-CPU stack keeps its user frames and drops the kernel middle" {
+	offcpu >in.folded
+	run -0 pf-report -w 120 in.folded
+	local l
+	for l in "${lines[@]}"; do
+		[ "${#l}" -le 120 ] || fail "longer than 120: '$l'"
+	done
+	# The user frames whole, then the kernel end.
+	assert_line --regexp '^  63\.0%     63  svc;main;serve_requests;handle_request;append_record;__pthread_mutex_lock;__lll_lock_wait;\.\.\..*chedule_\[k\]$'
+	assert_line --regexp '^  30\.0%     30  svc;main;serve_requests;handle_request;flush_journal;fdatasync;\.\.\..*schedule_\[k\]$'
+	# Too many user frames for the row: the root end goes, the innermost
+	# user frame stays, and the kernel leaf after it.
+	assert_line --regexp '^   5\.0%      5  \.\.\..*;level30;nanosleep;\.\.\.;schedule_\[k\]$'
+	# A kernel thread has no user frame: cut at its start as any stack.
+	assert_line '   2.0%      2  kworker/0:1;worker_thread_[k];schedule_[k]'
+	# At the narrowest width every row still ends in its innermost user
+	# frame or later.
+	run -0 pf-report -w 40 in.folded
+	assert_line --regexp '__lll_lock_wait($|;)'
+	assert_line --regexp 'fdatasync($|;)'
+	assert_line --regexp 'nanosleep($|;)'
+}
+
+@test "-u drops the kernel frames: the leaf is the user code that waited" {
+	offcpu >in.folded
+	run -0 pf-report -u -r in.folded
+	assert_line "$(tabs 'function|63.00|63.00|63|63|__lll_lock_wait')"
+	assert_line "$(tabs 'function|30.00|30.00|30|30|fdatasync')"
+	assert_line "$(tabs 'function|2.00|2.00|2|2|[kernel]')"
+	refute_output --partial '_[k]'
+	assert_line "$(tabs 'stack|63.00|63|svc;main;serve_requests;handle_request;append_record;__pthread_mutex_lock;__lll_lock_wait')"
+	assert_line "$(tabs 'stack|2.00|2|kworker/0:1;[kernel]')"
+	# Without -u the kernel's frames are the leaves.
+	run -0 pf-report -r in.folded
+	assert_line "$(tabs 'function|63.00|63.00|63|63|__schedule_[k]')"
+}
+
 @test "on a terminal the width is COLUMNS" {
 	require_cmd script
 	local long
