@@ -127,11 +127,14 @@ print_psi(const double some[PF_NPSI], const double full[PF_NPSI])
 
 /* The first lines of both modes: the verdict, then the figures behind it. */
 static void
-print_verdict(const struct pf_cls_verdict *v, const struct flags *fl, const char *next)
+print_verdict(const struct pf_cls_verdict *v, const struct flags *fl, const char *next,
+    const char *also)
 {
 	printf("class %s\n", v->cls);
 	printf("flags %s\n", fl->buf[0] ? fl->buf : "none");
 	printf("next %s\n", next);
+	if (also != NULL)
+		printf("next %s\n", also);
 	if (v->hint != NULL)
 		printf("hint %s\n", v->hint);
 }
@@ -195,7 +198,7 @@ classify_system(const struct pf_snap *a, const struct pf_snap *b,
 	pf_system_inputs(b, sm, &f, &in);
 	system_flags(&f, &in.box, &fl);
 	pf_classify_system(&in, &v);
-	print_verdict(&v, &fl, v.next);
+	print_verdict(&v, &fl, v.next, v.also);
 	print_system(&f, &in, T);
 	return PF_EXIT_OK;
 }
@@ -444,7 +447,7 @@ classify_pid(struct pf_snap_reader *r, const struct pf_snap *a, const struct pf_
 	struct pf_cls_pid in;
 	struct pf_cls_verdict v;
 	const char *gone;
-	char next[128];
+	char next[128], also[128];
 
 	pf_box_figures(a, b, T, &f, &in.box);
 	if (!a->alive)
@@ -464,8 +467,10 @@ classify_pid(struct pf_snap_reader *r, const struct pf_snap *a, const struct pf_
 	if (v.competing_load)
 		flag(&fl, "competing-load");
 	pid_next(v.next, next, sizeof(next));
+	if (v.also != NULL)
+		pid_next(v.also, also, sizeof(also));
 
-	print_verdict(&v, &fl, next);
+	print_verdict(&v, &fl, next, v.also != NULL ? also : NULL);
 	print_pid_head(a, T);
 	print_threads(&p, proc1);
 	print_pid(a, b, sm, &p, &f, &in.box, cg, T);

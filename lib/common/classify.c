@@ -16,6 +16,7 @@ verdict(struct pf_cls_verdict *v, const char *cls, const char *next, const char 
 {
 	v->cls = cls;
 	v->next = next;
+	v->also = NULL;
 	v->hint = hint;
 	v->competing_load = false;
 }
@@ -102,8 +103,14 @@ cpu_contention(const struct pf_cls_pid *in, struct pf_cls_verdict *v)
 		return true;
 	}
 	if (queued && in->util < 0.7) {
+		/*
+		 * The cause is other processes: the system profile names
+		 * them, and the process's own profile is what it did with the
+		 * CPU it got.
+		 */
 		verdict(v, "STARVED_CPU", "pf-record -a",
 		    "others take its CPUs: find them (pidstat 1), check affinity and cgroup weights");
+		v->also = "pf-record -p";
 		return true;
 	}
 	return false;

@@ -51,11 +51,14 @@ struct pf_cls_pid {
 
 /*
  * A verdict.  next is the tool to run next ("none", or a command to
- * which pf-classify adds the pid when it ends in "-p"); hint may be NULL.
+ * which pf-classify adds the pid when it ends in "-p"); also, when not
+ * NULL, a second one, for a verdict about other processes: the asked
+ * process's own profile beside the system's.  hint may be NULL.
  */
 struct pf_cls_verdict {
 	const char *cls;
 	const char *next;
+	const char *also;
 	const char *hint;
 	bool competing_load;		/* raise the competing-load flag */
 };

@@ -134,6 +134,18 @@ near() {
 	done
 }
 
+@test "a STARVED_CPU verdict asks for the system profile and the process's own" {
+	local pid
+	pid=$(cat "$FX/pid-starved-cpu/pid")
+	run -0 pf-classify --replay "$FX/pid-starved-cpu"
+	[ "$(value class)" = STARVED_CPU ]
+	[ "$(grep '^next ' <<<"$output")" = "next pf-record -a
+next pf-record -p $pid" ] || fail "$(grep '^next ' <<<"$output")"
+	# A verdict about the process alone names one profile.
+	run -0 pf-classify --replay "$FX/pid-off-cpu"
+	[ "$(grep -c '^next ' <<<"$output")" -eq 1 ]
+}
+
 @test "the thread lines are each thread's schedstat deltas, busiest first, with its state" {
 	local d=$FX/pid-cpu-bound-oversubscribed pid T want got
 	pid=$(cat "$d/pid")

@@ -688,6 +688,20 @@ test_classify(void)
 		    v.competing_load == pid[k].competing,
 		    "pid %s: %s / %s / competing %d, want %s / %s / %d", pid[k].what, v.cls,
 		    v.next, v.competing_load, pid[k].want, pid[k].next, pid[k].competing);
+		/*
+		 * A verdict about other processes also asks for the process's
+		 * own profile; every other names one profile.
+		 */
+		if (strcmp(v.cls, "STARVED_CPU") == 0)
+			CHECK(v.also != NULL && strcmp(v.also, "pf-record -p") == 0,
+			    "pid %s: also %s, want pf-record -p", pid[k].what,
+			    v.also ? v.also : "(none)");
+		else
+			CHECK(v.also == NULL, "pid %s: %s also %s", pid[k].what, v.cls, v.also);
+	}
+	for (k = 0; k < sizeof(sys) / sizeof(sys[0]); k++) {
+		pf_classify_system(&sys[k].in, &v);
+		CHECK(v.also == NULL, "system %s: also %s", sys[k].what, v.also);
 	}
 	/* Hints: a steal verdict names the hypervisor in both modes. */
 	pf_classify_system(&sys[1].in, &v);
