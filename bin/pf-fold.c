@@ -33,8 +33,8 @@
 #define BINARY_PROBE (64 * 1024)	/* bytes of each input looked at for NULs */
 
 static const char synopsis[] =
-    "usage: pf-fold [--pid | --tid] [--kernel] [--jit] [--all] [--inline] [--addrs]\n"
-    "               [--event-filter EVENT] [--filter-pid PID[,PID...]]\n"
+    "usage: pf-fold [--pid | --tid] [--kernel] [--jit] [--all] [--inline] [--libc]\n"
+    "               [--addrs] [--event-filter EVENT] [--filter-pid PID[,PID...]]\n"
     "               [--filter-comm NAME] [--time START,END] [--strict] [FILE ...]\n"
     "       pf-fold --pprof [--event-filter EVENT] [--filter-pid PID[,PID...]]\n"
     "               [--filter-comm NAME] [--time START,END] [--strict] [FILE ...]\n"
@@ -43,7 +43,7 @@ static const char synopsis[] =
 
 enum {
 	OPT_ADDRS = 256, OPT_ALL, OPT_DIFF, OPT_EVENT_FILTER, OPT_FILTER_COMM,
-	OPT_FILTER_PID, OPT_FOLDED, OPT_INLINE, OPT_JIT, OPT_KERNEL, OPT_NORMALIZE, OPT_PID, OPT_PPROF,
+	OPT_FILTER_PID, OPT_FOLDED, OPT_INLINE, OPT_JIT, OPT_KERNEL, OPT_LIBC, OPT_NORMALIZE, OPT_PID, OPT_PPROF,
 	OPT_STRICT, OPT_STRIP_HEX, OPT_TID, OPT_TIME, OPT_VERSION
 };
 
@@ -99,6 +99,7 @@ usage(void)
 	    "  --jit                annotate JIT frames with _[j]\n"
 	    "  --all                --kernel and --jit\n"
 	    "  --inline             annotate inlined frames with _[i]\n"
+	    "  --libc               annotate the C library's frames with _[l]\n"
 	    "  --addrs              unknown symbols as [module <address>]\n"
 	    "  --event-filter EVENT keep only samples of EVENT (default: the first event seen)\n"
 	    "  --filter-pid PID,... keep only samples of these processes\n"
@@ -521,6 +522,7 @@ static const struct option longopts[] = {
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "jit", no_argument, NULL, OPT_JIT },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "libc", no_argument, NULL, OPT_LIBC },
 	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
 	{ "pid", no_argument, NULL, OPT_PID },
 	{ "pprof", no_argument, NULL, OPT_PPROF },
@@ -590,6 +592,10 @@ parse_options(int argc, char *argv[])
 		case OPT_KERNEL:
 			opt.naming = "--kernel";
 			opt.ps.annotate_kernel = opt.perf_only = 1;
+			break;
+		case OPT_LIBC:
+			opt.naming = "--libc";
+			opt.ps.annotate_libc = opt.perf_only = 1;
 			break;
 		case OPT_NORMALIZE:
 			opt.normalize = 1;

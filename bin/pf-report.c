@@ -5,9 +5,12 @@
  * perf report --stdio or a profiler's summary tells at a glance: the
  * functions by self share (the leaf frame) and by total share (anywhere
  * in the stack, counted once per stack however often it recurses), the
- * hottest whole stacks, and with -p or -t the processes or threads.  The
- * layout (man/pf-formats.5) comes in two forms: one for people, cut to the
- * terminal's width, and -r, tab-separated and never cut, for scripts.
+ * hottest whole stacks, and with -p or -t the processes or threads.  An
+ * off-CPU profile also gets its waiting callers: the code below the
+ * kernel's frames and the C library's that blocked, and what it waited
+ * for.  The layout (man/pf-formats.5) comes in two forms: one for people,
+ * cut to the terminal's width, and -r, tab-separated and never cut, for
+ * scripts.
  * Names are the input's bytes, so they are cleaned of anything a
  * terminal would obey before they are kept.
  */
@@ -46,7 +49,7 @@
 
 static const char synopsis[] =
     "usage: pf-report [-r] [-u] [-p | -t] [-n rows] [-s self|total]\n"
-    "                 [-w columns] [file ...]\n";
+    "                 [-w columns] [--offcpu] [file ...]\n";
 
 enum grouping { GROUP_NONE, GROUP_PROCESS, GROUP_THREAD };
 enum sortkey { SORT_SELF, SORT_TOTAL };
@@ -54,6 +57,7 @@ enum sortkey { SORT_SELF, SORT_TOTAL };
 static struct options {
 	int raw;
 	int user_only;		/* -u: kernel frames ("_[k]") dropped */
+	int offcpu;		/* --offcpu: the waiting callers, whatever the input */
 	enum grouping grouping;
 	enum sortkey sort;
 	size_t rows;		/* 0: all */
@@ -239,6 +243,9 @@ prov_value(const struct prov *p, size_t k)
 static struct state {
 	struct table funcs;	/* function, or group '\t' function */
 	struct table groups;	/* -p / -t: process or thread */
+	struct table waiters;	/* kind '\t' libc entry '\t' [group '\t'] waiter */
+	struct table kinds;	/* a kernel frame's wait_kind + 1, as self */
+	int seen_kernel, seen_libc;	/* a "_[k]", a "_[l]" frame was read */
 	struct stackmap *stacks;
 	struct pf_buf key;
 	struct pf_buf user;	/* -u: the stack without its kernel frames */
@@ -282,6 +289,13 @@ is_kernel(const char *f, size_t len)
 	return len >= 4 && memcmp(f + len - 4, "_[k]", 4) == 0;
 }
 
+/* Whether a frame is the C library's: pf-fold --libc ends its name "_[l]". */
+static int
+is_libc(const char *f, size_t len)
+{
+	return len >= 4 && memcmp(f + len - 4, "_[l]", 4) == 0;
+}
+
 /*
  * -u: stack s without its kernel frames, in st.user.  The root frame (the
  * process) always stays; a stack left with the root alone ends in
@@ -311,6 +325,134 @@ user_only(const char *s, size_t len, const char **out, size_t *outlen)
 		pf_die(PF_EXIT_FAIL, "memory");
 	*out = st.user.data;
 	*outlen = st.user.len;
+}
+
+/*
+ * What a blocked thread waited for, named from its kernel frames.  The
+ * rules are parts of kernel function names, tried on the kernel frames
+ * from the outermost (the system call) in: the first frame that holds one
+ * decides, so an fdatasync that waits on a lock inside the file system is
+ * the disk's, and a read(2) is whatever it read from.  A futex is a lock
+ * (a mutex, a condition variable, a semaphore: the C library's function
+ * says which); io_schedule is the kernel's own mark of a wait for I/O.
+ */
+enum wait_kind {
+	WAIT_OTHER, WAIT_LOCK, WAIT_DISK, WAIT_SLEEP, WAIT_POLL, WAIT_PIPE,
+	WAIT_NET
+};
+
+static const char *const wait_words[] = {
+	[WAIT_OTHER] = "other", [WAIT_LOCK] = "lock", [WAIT_DISK] = "disk-io",
+	[WAIT_SLEEP] = "sleep", [WAIT_POLL] = "poll", [WAIT_PIPE] = "pipe",
+	[WAIT_NET] = "net",
+};
+
+static const struct {
+	const char *part;
+	enum wait_kind kind;
+} wait_rules[] = {
+	{ "futex", WAIT_LOCK }, { "rwsem_down", WAIT_LOCK },
+	{ "mutex_lock", WAIT_LOCK },
+	{ "fsync", WAIT_DISK }, { "fdatasync", WAIT_DISK },
+	{ "sync_file", WAIT_DISK }, { "sys_sync", WAIT_DISK },
+	{ "sync_filesystem", WAIT_DISK }, { "jbd2_", WAIT_DISK },
+	{ "io_schedule", WAIT_DISK }, { "folio_wait", WAIT_DISK },
+	{ "wait_on_page", WAIT_DISK }, { "wait_on_buffer", WAIT_DISK },
+	{ "bit_wait_io", WAIT_DISK }, { "submit_bio_wait", WAIT_DISK },
+	{ "fdatawait", WAIT_DISK },
+	{ "nanosleep", WAIT_SLEEP }, { "nsleep", WAIT_SLEEP },
+	{ "epoll_wait", WAIT_POLL }, { "epoll_pwait", WAIT_POLL },
+	{ "ep_poll", WAIT_POLL }, { "sys_poll", WAIT_POLL },
+	{ "sys_ppoll", WAIT_POLL }, { "do_select", WAIT_POLL },
+	{ "core_sys_select", WAIT_POLL }, { "sys_select", WAIT_POLL },
+	{ "sys_pselect", WAIT_POLL },
+	{ "pipe_read", WAIT_PIPE }, { "pipe_write", WAIT_PIPE },
+	{ "pipe_wait", WAIT_PIPE }, { "wait_for_partner", WAIT_PIPE },
+	{ "sk_wait_data", WAIT_NET }, { "sk_stream_wait", WAIT_NET },
+	{ "inet_csk_accept", WAIT_NET }, { "inet_wait_for_connect", WAIT_NET },
+	{ "unix_stream_data_wait", WAIT_NET },
+	{ "skb_wait_for_more_packets", WAIT_NET },
+	{ "sock_recvmsg", WAIT_NET }, { "sock_sendmsg", WAIT_NET },
+	{ "sys_recv", WAIT_NET }, { "sys_accept", WAIT_NET },
+	{ "sys_connect", WAIT_NET },
+};
+
+/*
+ * The kind a kernel frame (its "_[k]" cut off) names, or WAIT_OTHER.
+ * Kept per name: the same few kernel functions end every stack.
+ */
+static enum wait_kind
+frame_wait(const char *f, size_t len)
+{
+	struct entry *e = table_get(&st.kinds, f, len);
+	size_t i;
+
+	if (e->self != 0)
+		return (enum wait_kind)(e->self - 1);
+	e->self = WAIT_OTHER + 1;
+	for (i = 0; i < PF_ARRAY_LEN(wait_rules); i++)
+		if (memmem(f, len, wait_rules[i].part,
+		    strlen(wait_rules[i].part)) != NULL) {
+			e->self = wait_rules[i].kind + 1;
+			break;
+		}
+	return (enum wait_kind)(e->self - 1);
+}
+
+/*
+ * Count stack s (cleaned, count c) for its waiting caller: the innermost
+ * frame that is neither the kernel's ("_[k]") nor the C library's
+ * ("_[l]"), or the root when there is none; the C library's function it
+ * called (the outermost "_[l]" frame between it and the kernel's); and
+ * the kind of wait its kernel frames name.  group: the -p/-t group.
+ */
+static void
+add_waiter(const char *s, size_t len, uint64_t c, const char *group,
+    size_t glen)
+{
+	enum wait_kind kind = WAIT_OTHER;
+	const char *entry = NULL, *waiter = s;
+	size_t elen = 0, wlen, i, start, end;
+	struct pf_buf *k = &st.key;
+
+	wlen = 0;
+	/* From the leaf back: past the kernel's frames and the library's. */
+	for (end = len; end > 0; end = start - 1) {
+		for (start = end; start > 0 && s[start - 1] != ';'; start--)
+			;
+		if (start == 0) {
+			wlen = end;		/* the root */
+			break;
+		}
+		if (is_libc(s + start, end - start)) {
+			st.seen_libc = 1;
+			entry = s + start;
+			elen = end - start - 4;
+		} else if (!is_kernel(s + start, end - start)) {
+			waiter = s + start;
+			wlen = end - start;
+			break;
+		}
+	}
+	/* The kind, from the outermost kernel frame in. */
+	for (start = 0, i = 0; i <= len; i++) {
+		if (i < len && s[i] != ';')
+			continue;
+		if (start > 0 && is_kernel(s + start, i - start)) {
+			st.seen_kernel = 1;
+			if (kind == WAIT_OTHER)
+				kind = frame_wait(s + start, i - start - 4);
+		}
+		start = i + 1;
+	}
+	pf_buf_reset(k);
+	if (pf_buf_puts(k, wait_words[kind]) == -1 || pf_buf_putc(k, '\t') == -1 ||
+	    pf_buf_append(k, entry, elen) == -1 || pf_buf_putc(k, '\t') == -1 ||
+	    (opt.grouping != GROUP_NONE && (pf_buf_append(k, group, glen) == -1 ||
+	    pf_buf_putc(k, '\t') == -1)) ||
+	    pf_buf_append(k, waiter, wlen) == -1)
+		pf_die(PF_EXIT_FAIL, "memory");
+	table_get(&st.waiters, k->data, k->len)->self += c;
 }
 
 /* Count one function frame of the current stack. */
@@ -352,18 +494,26 @@ add_stack(const char *s, size_t len, uint64_t c, const char *name,
 	const char *semi;
 	size_t rlen, glen, i, start;
 
-	if (opt.user_only)
-		user_only(s, len, &s, &len);
 	semi = memchr(s, ';', len);
 	rlen = semi ? (size_t)(semi - s) : len;
+	glen = opt.grouping == GROUP_PROCESS ? process_len(s, rlen) : rlen;
 	if (st.sum + c < st.sum)
 		pf_diex(PF_EXIT_FAIL, "%s:%llu: total count over 2^64-1", name,
 		    (unsigned long long)lineno);
 	st.sum += c;
 	st.nstack++;
+	/*
+	 * -u: the waiter now, while the kernel's frames are there to name
+	 * the wait; otherwise from the stacks kept, and only when shown.  -u
+	 * keeps the root frame as it is, and so rlen and glen.
+	 */
+	if (opt.user_only) {
+		add_waiter(s, len, c, s, glen);
+		user_only(s, len, &s, &len);
+		semi = memchr(s, ';', len);
+	}
 	if (stackmap_add(st.stacks, s, len, c, 0) == -1)
 		pf_die(PF_EXIT_FAIL, "%s:%llu", name, (unsigned long long)lineno);
-	glen = opt.grouping == GROUP_PROCESS ? process_len(s, rlen) : rlen;
 	if (opt.grouping != GROUP_NONE)
 		table_get(&st.groups, s, glen)->self += c;
 	if (semi == NULL) {
@@ -576,6 +726,9 @@ put_cut(const char *s, size_t len, size_t room, int keep_end)
  * frames whole, "...", and as much of the kernel end as fits.  When the
  * user frames alone do not fit, they are cut from the root end, down to
  * the innermost user frame, and the kernel leaf follows if there is room.
+ * The C library's frames ("_[l]") between the user frames and the
+ * kernel's count with the kernel's: the answer is the code that called
+ * the library.
  */
 static void
 put_stack(const char *s, size_t len, size_t room)
@@ -586,12 +739,12 @@ put_stack(const char *s, size_t len, size_t room)
 		fwrite(s, 1, len, stdout);
 		return;
 	}
-	/* k: where the kernel frames at the leaf end begin (len: none). */
+	/* k: where the kernel (and C library) frames at the leaf end begin (len: none). */
 	k = end = len;
 	while (end > 0) {
 		for (i = end; i > 0 && s[i - 1] != ';'; i--)
 			;
-		if (!is_kernel(s + i, end - i))
+		if (!is_kernel(s + i, end - i) && !is_libc(s + i, end - i))
 			break;
 		k = i;
 		if (i == 0)
@@ -908,6 +1061,124 @@ put_functions(void)
 	free(v);
 }
 
+/*
+ * Whether the input is an off-CPU profile: every recording is
+ * pf-offcpu's (its provenance says so), or --offcpu says it is.
+ */
+static int
+is_offcpu(void)
+{
+	size_t i;
+
+	if (opt.offcpu)
+		return 1;
+	if (st.nrec == 0 || st.extra_rec > 0)
+		return 0;
+	for (i = 0; i < st.nrec; i++)
+		if (strcmp(st.rec[i].tool, "pf-offcpu") != 0)
+			return 0;
+	return 1;
+}
+
+/* stackmap_foreach: one stack's waiter (without -u). */
+static void
+stack_waiter(const struct stackmap_entry *e, void *arg)
+{
+	const char *semi = memchr(e->key, ';', e->len);
+	size_t rlen = semi ? (size_t)(semi - e->key) : e->len;
+
+	(void)arg;
+	add_waiter(e->key, e->len, e->count[0], e->key,
+	    opt.grouping == GROUP_PROCESS ? process_len(e->key, rlen) : rlen);
+}
+
+/*
+ * The waiting callers, most blocked time first: the answer to "where does
+ * it wait", which in the functions and stacks is the kernel's schedule
+ * under the C library's lock or system call.  A row for people reads
+ * "waiter (kind: libc-function)"; it is cut at its end, so the waiter
+ * stays.
+ */
+static void
+put_waiters(void)
+{
+	const struct entry **v;
+	char what[64], cnt[48];
+	struct pf_buf row = { 0 };
+	size_t k, i, gw = 0;
+
+	if (!opt.user_only)
+		stackmap_foreach(st.stacks, stack_waiter, NULL);
+	v = sorted_entries(&st.waiters);
+	k = shown(st.waiters.n, what, sizeof(what));
+	for (i = 0; opt.grouping != GROUP_NONE && i < k; i++) {
+		const char *key = table_key(&st.waiters, v[i]);
+		const char *t1 = memchr(key, '\t', v[i]->len);
+		const char *t2 = memchr(t1 + 1, '\t', v[i]->len - (size_t)(t1 + 1 - key));
+		const char *t3 = memchr(t2 + 1, '\t', v[i]->len - (size_t)(t2 + 1 - key));
+		size_t n = ncols(t2 + 1, (size_t)(t3 - t2 - 1));
+
+		if (n > gw)
+			gw = n > GROUP_ROOM ? GROUP_ROOM : n;
+	}
+	if (gw > 0 && gw < 7)
+		gw = 7;
+	if (!opt.raw) {
+		printf("waiting callers by blocked time %s\n", what);
+		printf(" share%%  %*s  ", (int)vw.cw, count_label());
+		if (gw > 0)
+			printf("%-*s  ", (int)gw, opt.grouping == GROUP_PROCESS ?
+			    "process" : "thread");
+		puts("waiter (wait: C library function)");
+	}
+	for (i = 0; i < k; i++) {
+		const struct entry *e = v[i];
+		const char *key = table_key(&st.waiters, e), *end = key + e->len;
+		const char *t1 = memchr(key, '\t', e->len);
+		const char *t2 = memchr(t1 + 1, '\t', (size_t)(end - t1 - 1));
+		const char *name = t2 + 1, *group = NULL;
+		size_t glen = 0;
+
+		if (opt.grouping != GROUP_NONE) {
+			group = name;
+			name = memchr(group, '\t', (size_t)(end - group));
+			glen = (size_t)(name - group);
+			name++;
+		}
+		if (opt.raw) {
+			/* kind, entry, [group,] waiter: the key's own order. */
+			printf("waiter\t%.2f\t%llu\t%.*s\n", share(e->self),
+			    (unsigned long long)e->self, (int)e->len, key);
+			continue;
+		}
+		fmt_count(cnt, sizeof(cnt), e->self);
+		printf("%6.1f%%  %*s  ", share(e->self), (int)vw.cw, cnt);
+		if (gw > 0) {
+			put_padded(group, glen, gw);
+			fputs("  ", stdout);
+		}
+		pf_buf_reset(&row);
+		if (pf_buf_append(&row, name, (size_t)(end - name)) == -1 ||
+		    pf_buf_puts(&row, " (") == -1 ||
+		    pf_buf_append(&row, key, (size_t)(t1 - key)) == -1 ||
+		    (t2 > t1 + 1 && (pf_buf_puts(&row, ": ") == -1 ||
+		    pf_buf_append(&row, t1 + 1, (size_t)(t2 - t1 - 1)) == -1)) ||
+		    pf_buf_putc(&row, ')') == -1)
+			pf_die(PF_EXIT_FAIL, "memory");
+		put_cut(row.data, row.len, room_after(11 + vw.cw + (gw ? gw + 2 : 0)), 0);
+		putchar('\n');
+	}
+	if (!opt.raw && (!st.seen_kernel || !st.seen_libc))
+		printf("note: no frame is marked %s: fold with\n"
+		    "      pf-fold --kernel --libc to name each wait and the code that called it\n",
+		    !st.seen_kernel && !st.seen_libc ? "kernel (_[k]) or C library (_[l])" :
+		    !st.seen_kernel ? "kernel (_[k])" : "C library (_[l])");
+	if (!opt.raw)
+		putchar('\n');
+	pf_buf_free(&row);
+	free(v);
+}
+
 static int
 cmp_stacks(const void *a, const void *b)
 {
@@ -994,16 +1265,20 @@ report(void)
 		    stackmap_size(st.stacks));
 	if (opt.grouping != GROUP_NONE)
 		put_groups();
+	/* Off the CPU, the answer is who waited: first. */
+	if (is_offcpu())
+		put_waiters();
 	put_functions();
 	put_stacks();
 }
 
 /* ---- command line ----------------------------------------------------- */
 
-enum { OPT_VERSION = 256 };
+enum { OPT_OFFCPU = 256, OPT_VERSION };
 
 static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
+	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
 	{ "processes", no_argument, NULL, 'p' },
 	{ "raw", no_argument, NULL, 'r' },
 	{ "rows", required_argument, NULL, 'n' },
@@ -1030,6 +1305,8 @@ usage(void)
 	    "  -t, --threads          by thread: each root frame as it is\n"
 	    "  -u, --user-only        drop kernel frames (names ending in _[k]);\n"
 	    "                         a stack with no other ends in [kernel]\n"
+	    "      --offcpu           the waiting callers, as for an off-CPU\n"
+	    "                         profile (pf-offcpu's input gets them anyway)\n"
 	    "  -n, --rows N           rows per section (default 10; 0: all)\n"
 	    "  -s, --sort self|total  order of the functions (default self)\n"
 	    "  -w, --width COLUMNS    cut rows to COLUMNS (0: never; default the\n"
@@ -1088,6 +1365,9 @@ parse_options(int argc, char *argv[])
 			opt.width = (size_t)v;
 			opt.width_set = 1;
 			break;
+		case OPT_OFFCPU:
+			opt.offcpu = 1;
+			break;
 		case OPT_VERSION:
 			pf_print_version();
 			break;
@@ -1106,6 +1386,8 @@ main(int argc, char *argv[])
 	first = parse_options(argc, argv);
 	table_init(&st.funcs);
 	table_init(&st.groups);
+	table_init(&st.waiters);
+	table_init(&st.kinds);
 	if ((st.stacks = stackmap_new()) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
 	read_inputs(argc - first, argv + first);
@@ -1122,6 +1404,8 @@ main(int argc, char *argv[])
 
 	table_free(&st.funcs);
 	table_free(&st.groups);
+	table_free(&st.waiters);
+	table_free(&st.kinds);
 	stackmap_free(st.stacks);
 	pf_buf_free(&st.key);
 	pf_buf_free(&st.user);

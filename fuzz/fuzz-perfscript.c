@@ -1,8 +1,9 @@
 /*
  * fuzz-perfscript: lib/common/perfscript.c on arbitrary sample streams.
- * The first byte picks the options; the rest is split into lines and fed
- * to the parser, and every folded stack it emits is checked: non-empty,
- * NUL-terminated at its length, no newline, weight at least 1.
+ * The first byte picks the options, the size's low two bits two more; the
+ * rest is split into lines and fed to the parser, and every folded stack
+ * it emits is checked: non-empty, NUL-terminated at its length, no
+ * newline, weight at least 1.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -45,6 +46,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.annotate_kernel = (o >> 2) & 1;
 	cfg.annotate_jit = (o >> 3) & 1;
 	cfg.include_addrs = (o >> 4) & 1;
+	/*
+	 * The option byte is full: the size's second bit turns on the two
+	 * annotations that hold (inlined) lines back or mark them.
+	 */
+	cfg.annotate_libc = cfg.annotate_inline = (int)((size >> 1) & 1);
 	if (o & 0x20)
 		cfg.event_filter = "cycles";
 	if (o & 0x40) {

@@ -104,7 +104,7 @@ char
 flame_annotation(const char *s, size_t n)
 {
 	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']' &&
-	    strchr("kjiw", s[n - 2]) != NULL && s[n - 2] != '\0')
+	    strchr("kjiwl", s[n - 2]) != NULL && s[n - 2] != '\0')
 		return s[n - 2];
 	return 0;
 }

@@ -14,7 +14,8 @@
 
 /*
  * The annotation a name ends in ("_[k]" kernel, "_[j]" JIT, "_[i]"
- * inlined, "_[w]" waker): 'k', 'j', 'i' or 'w', or 0 for none.
+ * inlined, "_[w]" waker, "_[l]" the C library's): 'k', 'j', 'i', 'w' or
+ * 'l', or 0 for none.
  */
 char flame_annotation(const char *s, size_t n);
 

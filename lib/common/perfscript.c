@@ -67,6 +67,13 @@ struct perfscript {
 	size_t nframes, fcap, pcap;
 	uint64_t events, samples, other_events;
 	const char *reason;
+	/*
+	 * annotate_libc: the current run of "(inlined)" frame lines, held
+	 * until the line of the function they were inlined into says whether
+	 * their code is the C library's.  Each is a size_t length, then the
+	 * line's bytes.
+	 */
+	struct pf_buf inl;
 };
 
 /* One parsed event line; spans point into the line. */
@@ -463,6 +470,61 @@ is_jit_module(struct span mod)
 	    memcmp(base + bn - 3, ".so", 3) == 0;
 }
 
+/* Whether base[0, n) starts with prefix. */
+static int
+starts(const char *base, size_t n, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+
+	return n >= pl && memcmp(base, prefix, pl) == 0;
+}
+
+/*
+ * Whether base[i, n) is a version ("2.31", digits and dots) followed by
+ * ".so" and nothing else: the tail of glibc's older names, libc-2.31.so.
+ */
+static int
+version_so(const char *base, size_t i, size_t n)
+{
+	size_t v = i;
+
+	while (v < n && (is_d((unsigned char)base[v]) || base[v] == '.'))
+		v++;
+	while (v > i && base[v - 1] == '.')
+		v--;
+	return v > i && n - v == 3 && memcmp(base + v, ".so", 3) == 0;
+}
+
+/*
+ * Not in the Perl: whether a frame's module is the C library's own file,
+ * by its base name: glibc's libc.so.N, libpthread.so.N and dynamic
+ * loader (ld-linux*.so.N), their older libc-2.31.so, libpthread-2.31.so
+ * and ld-2.31.so, and musl's ld-musl-ARCH.so.1 (its libc and loader in
+ * one) or libc.musl-ARCH.so.1.  By file, not by function name: whatever a
+ * symbol is called, code in those files is the library's.
+ */
+static int
+is_libc_module(struct span mod)
+{
+	const char *base = memrchr(mod.p, '/', mod.n);
+	size_t n;
+
+	base = base ? base + 1 : mod.p;
+	n = mod.n - (size_t)(base - mod.p);
+	if ((n == 7 && memcmp(base, "libc.so", 7) == 0) ||
+	    starts(base, n, "libc.so.") || starts(base, n, "libc.musl-") ||
+	    starts(base, n, "libpthread.so.") || starts(base, n, "ld-linux") ||
+	    starts(base, n, "ld-musl-"))
+		return memmem(base, n, ".so", 3) != NULL;
+	if (starts(base, n, "libc-"))
+		return version_so(base, 5, n);
+	if (starts(base, n, "libpthread-"))
+		return version_so(base, 11, n);
+	if (starts(base, n, "ld-"))
+		return version_so(base, 3, n);
+	return 0;
+}
+
 /*
  * Where the Perl's substitution of  \((?!anonymous namespace\)).*  by nothing
  * cuts the name, or n
@@ -535,11 +597,12 @@ is_go_method(const char *s, size_t n)
 /*
  * Append one tidied function (one element of a "a->b->c" Java inline
  * chain) to the current group: [unknown] replaced, tidy generic, tidy Java,
- * then the annotation.
+ * then the annotation.  libc: the function's code is the C library's
+ * (annotate_libc), which its "_[l]" says before any other annotation.
  */
 static int
 add_function(struct perfscript *ps, const char *f, size_t n, int inlined,
-    struct span pc, struct span mod)
+    struct span pc, struct span mod, int libc)
 {
 	struct pf_buf *out = &ps->grp;
 	size_t start, cut, i;
@@ -603,7 +666,9 @@ add_function(struct perfscript *ps, const char *f, size_t n, int inlined,
 		out->data[out->len] = '\0';
 		p = out->data + start;
 	}
-	if (inlined || (ps->cfg.annotate_inline && span_eq(mod, "inlined"))) {
+	if (libc) {
+		return pf_buf_append(out, "_[l]", 4);
+	} else if (inlined || (ps->cfg.annotate_inline && span_eq(mod, "inlined"))) {
 		if (memmem(p, out->len - start, "_[i]", 4) == NULL)
 			return pf_buf_append(out, "_[i]", 4);
 	} else if (ps->cfg.annotate_kernel && is_kernel_module(mod)) {
@@ -678,10 +743,11 @@ key_prepend(struct perfscript *ps, const void *p, size_t n)
 
 /*
  * A frame the tidy rules leave alone: the annotation, the name and the ';'
- * go straight in front of the key.
+ * go straight in front of the key.  libc as for add_function.
  */
 static int
-add_plain(struct perfscript *ps, const char *f, size_t n, struct span mod)
+add_plain(struct perfscript *ps, const char *f, size_t n, struct span mod,
+    int libc)
 {
 	const char *suffix = NULL;
 
@@ -689,7 +755,9 @@ add_plain(struct perfscript *ps, const char *f, size_t n, struct span mod)
 		f++;
 		n--;
 	}
-	if (ps->cfg.annotate_kernel && is_kernel_module(mod))
+	if (libc)
+		suffix = "_[l]";
+	else if (ps->cfg.annotate_kernel && is_kernel_module(mod))
 		suffix = "_[k]";
 	else if (ps->cfg.annotate_jit && is_jit_module(mod) &&
 	    memmem(f, n, "_[j]", 4) == NULL)
@@ -759,18 +827,17 @@ keep_frame(struct perfscript *ps, struct span pc, struct span sym, struct span m
 	return 0;
 }
 
-/* One frame line of the current sample: becomes one group of frames. */
+/*
+ * One frame line's fields, folded into one group of frames in front of
+ * the key; libc: its code is the C library's (see add_function).
+ */
 static int
-add_frame(struct perfscript *ps, const char *l, size_t len, size_t s0)
+fold_frame(struct perfscript *ps, struct span pc, struct span sym,
+    struct span mod, int libc)
 {
-	struct span pc, sym, mod;
 	size_t n, a, nf, last;
 	const char *f;
 
-	if (!match_frame(l, len, s0, &pc, &sym, &mod))
-		return 1;
-	if (ps->cfg.keep_frames && keep_frame(ps, pc, sym, mod) == -1)
-		return -1;
 	f = sym.p;
 	n = strip_offset(f, sym.n);
 	if (n > 0 && f[0] == '(')
@@ -781,7 +848,7 @@ add_frame(struct perfscript *ps, const char *l, size_t len, size_t s0)
 	if (last == 0)
 		return 0;
 	if (is_plain(f, last))
-		return add_plain(ps, f, last, mod);
+		return add_plain(ps, f, last, mod, libc);
 	pf_buf_reset(&ps->grp);
 	for (a = 0, nf = 0; a < last; nf++) {
 		const char *arrow = find2(f + a, last - a, '-', '>');
@@ -789,13 +856,67 @@ add_frame(struct perfscript *ps, const char *l, size_t len, size_t s0)
 
 		if (nf > 0 && pf_buf_putc(&ps->grp, ';') == -1)
 			return -1;
-		if (add_function(ps, f + a, b - a, nf > 0, pc, mod) == -1)
+		if (add_function(ps, f + a, b - a, nf > 0, pc, mod, libc) == -1)
 			return -1;
 		a = arrow ? b + 2 : last;
 	}
 	if (key_prepend(ps, ps->grp.data, ps->grp.len) == -1)
 		return -1;
 	return key_prepend(ps, ";", 1);
+}
+
+/*
+ * annotate_libc: fold the held "(inlined)" lines, innermost first, as
+ * they came; libc: the function they were inlined into is the C
+ * library's, and so is their code.
+ */
+static int
+flush_inlined(struct perfscript *ps, int libc)
+{
+	struct span pc, sym, mod;
+	size_t at = 0, n;
+	int r = 0;
+
+	while (r == 0 && at + sizeof(n) <= ps->inl.len) {
+		memcpy(&n, ps->inl.data + at, sizeof(n));
+		at += sizeof(n);
+		if (match_frame(ps->inl.data + at, n, 0, &pc, &sym, &mod))
+			r = fold_frame(ps, pc, sym, mod, libc);
+		at += n;
+	}
+	pf_buf_reset(&ps->inl);
+	return r;
+}
+
+/* One frame line of the current sample: becomes one group of frames. */
+static int
+add_frame(struct perfscript *ps, const char *l, size_t len, size_t s0)
+{
+	struct span pc, sym, mod;
+	int libc = 0;
+
+	if (!match_frame(l, len, s0, &pc, &sym, &mod))
+		return 1;
+	if (ps->cfg.keep_frames && keep_frame(ps, pc, sym, mod) == -1)
+		return -1;
+	if (ps->cfg.annotate_libc) {
+		/*
+		 * An inlined function's line comes before the line of the one
+		 * it was inlined into, whose module says whose code it is.
+		 */
+		if (span_eq(mod, "inlined")) {
+			size_t n = len - s0;
+
+			if (pf_buf_append(&ps->inl, &n, sizeof(n)) == -1 ||
+			    pf_buf_append(&ps->inl, l + s0, n) == -1)
+				return -1;
+			return 0;
+		}
+		libc = is_libc_module(mod);
+		if (flush_inlined(ps, libc) == -1)
+			return -1;
+	}
+	return fold_frame(ps, pc, sym, mod, libc);
 }
 
 /* The kept frames as pointers into stext, which no longer moves. */
@@ -831,9 +952,13 @@ finish_sample(struct perfscript *ps)
 
 	if (ps->state != IN_SAMPLE) {
 		ps->state = IDLE;
+		pf_buf_reset(&ps->inl);
 		return 0;
 	}
 	ps->state = IDLE;
+	/* Inlined lines that no function's line followed: as they are. */
+	if (ps->inl.len > 0 && flush_inlined(ps, 0) == -1)
+		return -1;
 	if (key_prepend(ps, ps->pname.data, ps->pname.len) == -1)
 		return -1;
 	s.stack = ps->key + ps->kpos;
@@ -1160,6 +1285,7 @@ ps_free(struct perfscript *ps)
 	free(ps->key);
 	pf_buf_free(&ps->tmp);
 	pf_buf_free(&ps->stext);
+	pf_buf_free(&ps->inl);
 	free(ps->fat);
 	free(ps->frames);
 	free(ps->event);

@@ -34,6 +34,9 @@ struct ps_config {
 	int annotate_kernel;	/* "_[k]" on kernel frames */
 	int annotate_jit;	/* "_[j]" on JIT frames */
 	int annotate_inline;	/* "_[i]" on "(inlined)" frames (not in the Perl) */
+	int annotate_libc;	/* "_[l]" on frames of the C library's files and
+				   the functions inlined into them, in place of
+				   any other annotation (not in the Perl) */
 	int include_addrs;	/* "[module <pc>]" for unknown symbols */
 	const char *event_filter;	/* keep only this event; NULL: the first seen;
 					   without a modifier, any modifier matches */

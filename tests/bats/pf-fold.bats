@@ -220,6 +220,36 @@ app;main;inl_outer;inl_spin_[i] 10"
 	[ "$status" -eq 2 ]
 }
 
+@test "--libc marks the C library's frames by their file, and the functions inlined into them" {
+	fold "$F/libc.perf"
+	[ "$status" -eq 0 ]
+	refute_output --partial "_[l]"
+	fold --kernel --libc "$F/libc.perf"
+	[ "$status" -eq 0 ]
+	# libc.so.6, libc-2.31.so, libpthread's two names, the loader's three
+	# and musl's libc are the library's; libc-client, libcrypto, libcap
+	# and a file that starts with "ld-" but is no loader are not.  futex_wait
+	# and lll_mutex_lock_optimized were inlined into libc's functions;
+	# lock_journal, inlined into the program's, stays the program's.
+	assert_output "svc;__clone3_[l];start_thread_[l];handle_requests;append_record;lock_journal;__pthread_mutex_lock_[l];lll_mutex_lock_optimized_[l];__GI___lll_lock_wait_[l];futex_wait_[l];__x64_sys_futex_[k];futex_wait_[k];schedule_[k] 700
+svc;run;ld_main;cap_get_proc;EVP_Digest;imap_open;main_[l];__libc_start_main_[l];_dl_catch_error_[l];_dl_start_user_[l];pthread_once_[l];[libpthread-2.31.so]_[l];fdatasync_[l];do_fsync_[k];schedule_[k] 300"
+	# With --inline, a function inlined into libc's is still _[l], one
+	# inlined into the program's _[i].
+	fold --libc --inline "$F/libc.perf"
+	[ "$status" -eq 0 ]
+	assert_line --index 0 "svc;__clone3_[l];start_thread_[l];handle_requests;append_record;lock_journal_[i];__pthread_mutex_lock_[l];lll_mutex_lock_optimized_[l];__GI___lll_lock_wait_[l];futex_wait_[l];__x64_sys_futex;futex_wait;schedule 700"
+}
+
+@test "--libc: inlined lines that no function's line follows stay the stream's, unmarked" {
+	printf 'app 1/1 [000] 1.0: 5 cpu-clock: \n\t10 inner+0x1 (inlined)\n\t10 outer+0x1 (inlined)\n\napp 1/1 [000] 1.1: 2 cpu-clock: \n\t20 f+0x1 (inlined)\n\t20 read+0x1 (/usr/lib/libc.so.6)\n\t30 main+0x1 (/usr/bin/app)\n\n' >"$BATS_TEST_TMPDIR/in"
+	fold --libc "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 0 ]
+	assert_output "app;main;read_[l];f_[l] 2
+app;outer;inner 5"
+	fold --libc --pprof "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 2 ]
+}
+
 @test "a comm with spaces becomes underscores in every root-frame form" {
 	local opt
 	for opt in "" --pid --tid; do

@@ -52,7 +52,9 @@ basic() {
 @test "a stack of the root alone is its own leaf; CRLF lines read as LF" {
 	printf '# pf-provenance tool=pf-offcpu unit=ns\r\nidle 3000000\r\np;a 1000000\r\n' >in.folded
 	run -0 pf-report -r in.folded
+	# pf-offcpu's: the root alone is its own waiter too.
 	assert_output "$(tabs 'recording|tool=pf-offcpu|unit=ns' 'total|4000000|ns' \
+		'waiter|75.00|3000000|other||idle' 'waiter|25.00|1000000|other||a' \
 		'function|75.00|75.00|3000000|3000000|idle' 'function|25.00|25.00|1000000|1000000|a' \
 		'stack|75.00|3000000|idle' 'stack|25.00|1000000|p;a')"
 }
@@ -191,6 +193,94 @@ offcpu() {
 	assert_line "$(tabs 'function|63.00|63.00|63|63|__schedule_[k]')"
 }
 
+# waiting: an off-CPU profile as pf-triage folds it (pf-fold --kernel
+# --libc): the C library's frames end in "_[l]", the kernel's in "_[k]".
+# 1 s in all: each kind of wait, a caller that libc called back
+# (qsort), a thread blocked in libc alone and a kernel thread.
+waiting() {
+	local k='entry_SYSCALL_64_[k];do_syscall_64_[k]' t='svc;__clone3_[l];start_thread_[l];handle_requests;append_record'
+	echo '# pf-provenance tool=pf-offcpu host=h target=svc pid=200 unit=ns'
+	printf '%s\n' \
+		"$t;__pthread_mutex_lock_[l];__GI___lll_lock_wait_[l];futex_wait_[l];$k;__x64_sys_futex_[k];do_futex_[k];futex_wait_[k];schedule_[k] 630000000" \
+		"$t;fdatasync_[l];$k;__x64_sys_fdatasync_[k];do_fsync_[k];ext4_sync_file_[k];jbd2_log_wait_commit_[k];schedule_[k] 200000000" \
+		"$t;fdatasync_[l];$k;__x64_sys_fdatasync_[k];do_fsync_[k];file_write_and_wait_range_[k];folio_wait_bit_[k];io_schedule_[k];schedule_[k] 50000000" \
+		"svc;main;tick;__clock_nanosleep_[l];$k;__x64_sys_clock_nanosleep_[k];common_nsleep_[k];hrtimer_nanosleep_[k];do_nanosleep_[k];schedule_[k] 40000000" \
+		"svc;main;serve;epoll_wait_[l];$k;__x64_sys_epoll_wait_[k];do_epoll_wait_[k];ep_poll_[k];schedule_hrtimeout_range_[k];schedule_[k] 30000000" \
+		"svc;main;relay;read_[l];$k;ksys_read_[k];vfs_read_[k];pipe_read_[k];__mutex_lock_[k];schedule_[k] 20000000" \
+		"svc;main;fetch;recv_[l];$k;__x64_sys_recvfrom_[k];sock_recvmsg_[k];tcp_recvmsg_[k];sk_wait_data_[k];schedule_timeout_[k];schedule_[k] 10000000" \
+		"svc;main;qsort_[l];msort_with_tmp_[l];by_name;pthread_mutex_lock_[l];$k;__x64_sys_futex_[k];schedule_[k] 10000000" \
+		"svc;main;reap;waitpid_[l];$k;kernel_wait4_[k];do_wait_[k];schedule_[k] 4000000" \
+		"svc;[libc.so.6]_[l];$k;__x64_sys_futex_[k];schedule_[k] 3000000" \
+		'kworker/0:1;worker_thread_[k];schedule_[k] 3000000'
+}
+
+@test "off-CPU input: the waiting callers, below the kernel's frames and the C library's, and what they waited for" {
+	waiting >in.folded
+	run -0 --separate-stderr pf-report -r -n 0 in.folded
+	# The fdatasync stacks are one waiter; a wait is named from the
+	# outermost kernel frame that says one (pipe_read before __mutex_lock).
+	assert_output --partial "$(tabs 'total|1000000000|ns' \
+		'waiter|63.00|630000000|lock|__pthread_mutex_lock|append_record' \
+		'waiter|25.00|250000000|disk-io|fdatasync|append_record' \
+		'waiter|4.00|40000000|sleep|__clock_nanosleep|tick' \
+		'waiter|3.00|30000000|poll|epoll_wait|serve' \
+		'waiter|2.00|20000000|pipe|read|relay' \
+		'waiter|1.00|10000000|lock|pthread_mutex_lock|by_name' \
+		'waiter|1.00|10000000|net|recv|fetch' \
+		'waiter|0.40|4000000|other|waitpid|reap' \
+		'waiter|0.30|3000000|lock|[libc.so.6]|svc' \
+		'waiter|0.30|3000000|other||kworker/0:1' \
+		'function|')"
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	# For people: first after the heading, the answer in one line each,
+	# and the stacks keep their waiter when cut.
+	run -0 pf-report -n 3 -w 100 in.folded
+	assert_output --partial - <<-'EOF'
+	total: 1000.0ms in 11 stacks
+
+	waiting callers by blocked time (top 3 of 10)
+	 share%      time  waiter (wait: C library function)
+	  63.0%   630.0ms  append_record (lock: __pthread_mutex_lock)
+	  25.0%   250.0ms  append_record (disk-io: fdatasync)
+	   4.0%    40.0ms  tick (sleep: __clock_nanosleep)
+
+	functions by self (top 3 of
+	EOF
+	refute_output --partial 'note:'
+	assert_line --regexp '^  63\.0%   630\.0ms  .*;handle_requests;append_record;\.\.\..*schedule_\[k\]$'
+	# By process: the group before the waiter, as in the function rows.
+	run -0 pf-report -r -p -n 1 in.folded
+	assert_line "$(tabs 'waiter|63.00|630000000|lock|__pthread_mutex_lock|svc|append_record')"
+	# -u drops the kernel's frames from the rest, not from the waits.
+	pf-report -r -n 0 in.folded | grep '^waiter' >all.txt
+	pf-report -r -u -n 0 in.folded | grep '^waiter' >user.txt
+	[ "$(wc -l <all.txt)" -eq 10 ] && cmp all.txt user.txt || fail "$(diff all.txt user.txt)"
+}
+
+@test "the waiting callers come with pf-offcpu's provenance or --offcpu, never for on-CPU input" {
+	waiting | sed 1d >plain.folded
+	run -0 pf-report -r plain.folded
+	refute_line --regexp '^waiter'
+	run -0 pf-report -r --offcpu plain.folded
+	assert_line "$(tabs 'waiter|63.00|630000000|lock|__pthread_mutex_lock|append_record')"
+	{ echo '# pf-provenance tool=pf-record unit=samples'; cat plain.folded; } >cpu.folded
+	run -0 pf-report -r cpu.folded
+	refute_line --regexp '^waiter'
+	# Folded without the marks, every waiter is the kernel's leaf, and a
+	# note says how to fold.
+	waiting | sed 's/_\[[kl]\]//g' >unmarked.folded
+	run -0 pf-report -n 1 unmarked.folded
+	assert_line ' 100.0%  1000.0ms  schedule (other)'
+	assert_line 'note: no frame is marked kernel (_[k]) or C library (_[l]): fold with'
+	assert_line '      pf-fold --kernel --libc to name each wait and the code that called it'
+	# With the kernel's marks alone, the waits are named, but the waiter
+	# is the C library's innermost function.
+	waiting | sed 's/_\[l\]//g' >nolibc.folded
+	run -0 pf-report -n 1 nolibc.folded
+	assert_line '  63.0%   630.0ms  futex_wait (lock)'
+	assert_line 'note: no frame is marked C library (_[l]): fold with'
+}
+
 @test "on a terminal the width is COLUMNS" {
 	require_cmd script
 	local long
@@ -237,6 +327,13 @@ offcpu() {
 	recording: tool pf-offcpu, host web1, target nginx, pid 4242, start 2026-12-02T11:00:00Z,
 	           window 15s, samples 812, lost 0, truncated 0, unit ns
 	total: 2.0ms in 2 stacks
+
+	waiting callers by blocked time (all 2)
+	 share%   time  waiter (wait: C library function)
+	  75.0%  1.5ms  epoll_wait (other)
+	  25.0%  0.5ms  read (other)
+	note: no frame is marked kernel (_[k]) or C library (_[l]): fold with
+	      pf-fold --kernel --libc to name each wait and the code that called it
 
 	functions by self (all 3)
 	  self%  total%   self  total  function

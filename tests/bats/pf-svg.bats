@@ -245,10 +245,11 @@ fails_with_svg() {
 }
 
 @test "annotations pick colours and are not shown" {
-	printf 'java;Lfoo/Bar;run_[j];inl_[i];sys_read_[k];native 1\n' >in.folded
+	printf 'java;Lfoo/Bar;run_[j];inl_[i];read_[l];sys_read_[k];native 1\n' >in.folded
 	run -0 pf-svg --colors java in.folded
 	printf '%s\n' "$output" >out.svg
-	! grep -q '_\[[kjiw]\]' out.svg || fail "annotation shown"
+	! grep -q '_\[[kjiwl]\]' out.svg || fail "annotation shown"
+	[ -n "$(fill read out.svg)" ] || fail "no frame named read"
 	local r g b
 	IFS=', ' read -r r g b <<<"$(fill sys_read out.svg | tr -d 'rgb()')"
 	[ "$r" -ge 190 ] && [ "$g" -ge 90 ] && [ "$g" -le 155 ] && [ "$b" -eq 0 ] ||

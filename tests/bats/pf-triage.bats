@@ -708,6 +708,39 @@ note cpu: 75.00% of the samples in pvm_irq_enable, where interrupts come back on
 	grep -qE '^# pf-record 2 .*target=all' ev/cpu-system.perf
 }
 
+@test "hot-offcpu names the code that waits: a service whose threads queue on a mutex held across fdatasync, without frame pointers, beside two spinners" {
+	require_root
+	require_perf_events
+	local dir=${PF_DISK_DIR:-/var/tmp} rb s1 s2 first
+	[ "$(stat -f -c %T "$dir")" != tmpfs ] || skip "$dir is tmpfs: set PF_DISK_DIR to a disk-backed directory"
+	"$WORKLOADS/cls-spin" 1 60 &
+	s1=$!
+	"$WORKLOADS/cls-spin" 1 60 &
+	s2=$!
+	# One of its four threads holds the lock in fdatasync, the others
+	# queue for it: some 75% of the blocked time is append_record's lock.
+	"$WORKLOADS/nofp-service" "$dir/pf-triage-nofp-svc.$$" 60 &
+	WPID="$! $s1 $s2"
+	wait_exec "${WPID%% *}" nofp-service
+	# The verdict is the test's: the off-CPU profile is what is tested.
+	rb=$(fake_classify "class OFF_CPU" "next pf-offcpu -p ${WPID%% *}")
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr "$rb" -p "${WPID%% *}" -d 2 -i 1 -n -o ev
+	# The first hot-offcpu line is the function that takes the lock, with
+	# the C library's function it called, at half the blocked time or more.
+	first=$(grep -m 1 '^hot-offcpu ' ev/summary.txt) || fail "no hot-offcpu line: $(cat ev/summary.txt)"
+	[[ "$first" =~ ^hot-offcpu\ ([0-9.]+)%\ append_record\ \(lock:\ [_a-zA-Z]*pthread_mutex_lock\)$ ]] ||
+		fail "first hot-offcpu line: $first; report: $(cat ev/offcpu.report)"
+	awk -v s="${BASH_REMATCH[1]}" 'BEGIN { exit !(s >= 50) }' || fail "$first: under 50%"
+	# Unwound from the call-frame information (no frame pointers there),
+	# and folded with the kernel's frames and the C library's marked.
+	head -n 1 ev/offcpu.perf | grep -q ' callgraph=dwarf stack=16384 auto=no-frame-pointers:' ||
+		fail "header: $(head -n 1 ev/offcpu.perf)"
+	grep -qx 'pf-fold --kernel --libc offcpu.perf' ev/commands.log
+	# The graph shows neither mark.
+	! grep -q '_\[[kl]\]' ev/offcpu.svg || fail "a mark in offcpu.svg"
+}
+
 @test "a verdict the runbook cannot carry out stays a suggestion; what was not seen is said" {
 	require_root
 	require_perf_events
