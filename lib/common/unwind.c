@@ -520,7 +520,9 @@ same_file(const struct ufile *f, const struct map *m)
  * (replaced on disk since, or rewritten in place) is refused rather than
  * read as if it were the same code.  The first one opened is kept, so
  * later readers (another process, a Dwfl rebuilt) get the same file even
- * once it is replaced.
+ * once it is replaced.  The path is the target's to replace: it is
+ * opened without blocking (a FIFO put there blocked the recorder, as
+ * root, for good: found by fuzz-unwind), and only a regular file is read.
  */
 static int
 map_fd(struct pf_unwinder *u, const struct map *m)
@@ -537,9 +539,9 @@ map_fd(struct pf_unwinder *u, const struct map *m)
 		if (strcmp(f->path, m->path) == 0 && same_file(f, m))
 			return fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
 	}
-	if ((fd = open(m->path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
 		return -1;
-	if (fstat(fd, &st) == -1) {
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || fcntl(fd, F_SETFL, 0) == -1) {
 		close(fd);
 		return -1;
 	}

@@ -416,6 +416,67 @@ test_unwind(void)
 	pf_unwind_free(u);
 }
 
+static void
+blocked(int sig)
+{
+	static const char msg[] = "FAIL: the unwinder still blocked after 30 s\n";
+	ssize_t n;
+
+	(void)sig;
+	n = write(2, msg, sizeof(msg) - 1);
+	(void)n;
+	_exit(1);
+}
+
+/*
+ * What a target may do to the unwinder with its paths: put a FIFO where
+ * a mapped file was, so that an open blocks the recorder for good (found
+ * by fuzz-unwind).
+ */
+static void
+test_unwind_hostile(void)
+{
+	const char *tmp = getenv("BATS_TEST_TMPDIR");
+	char dir[PATH_MAX], fifo[PATH_MAX + 16];
+	uint64_t pcs[PF_UNWIND_MAX_FRAMES];
+	struct pf_unwinder *u;
+	enum pf_unwind_end end;
+	size_t n;
+
+	if (!load_self() || !capture()) {
+		CHECK(0, "this process's executable mapping or stack not found");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/pf-unit-unwind.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(fifo, sizeof(fifo), "%s/lib.so", dir);
+	if (mkfifo(fifo, 0600) == -1) {
+		CHECK(0, "a FIFO in %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	signal(SIGALRM, blocked);
+	alarm(30);
+	if ((u = pf_unwind_new()) == NULL) {
+		CHECK(0, "pf_unwind_new: %s", strerror(errno));
+		goto out;
+	}
+
+	/* Our executable's mapping, its path now a FIFO: not read, nothing to walk. */
+	CHECK(pf_unwind_map(u, FAKE_PID, self.start, self.end - self.start, self.pgoff, fifo,
+	    0, 0, 0, NULL, 0, 0) == 0, "map a FIFO");
+	n = pf_unwind_sample(u, FAKE_PID, FAKE_PID, cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n == 0 && end == PF_UNWIND_BROKEN, "a FIFO mapped: %zu frames, end %d", n, (int)end);
+	pf_unwind_free(u);
+out:
+	alarm(0);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 /* ---- symbolize --------------------------------------------------------- */
 
 /* The file offset of our address a: where the symbolizer's address column points. */
@@ -1168,7 +1229,8 @@ int
 main(int argc, char **argv)
 {
 	static const struct unit_group groups[] = {
-		{ "unwind", test_unwind }, { "symbolize", test_symbolize },
+		{ "unwind", test_unwind }, { "unwind-hostile", test_unwind_hostile },
+		{ "symbolize", test_symbolize },
 		{ "symindex", test_symindex },
 		{ "script", test_script },
 	};
