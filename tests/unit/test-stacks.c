@@ -416,6 +416,63 @@ test_unwind(void)
 	pf_unwind_free(u);
 }
 
+/*
+ * A small ELF file of our own: one PT_LOAD over it, .text (int3 from
+ * TINY_TEXT, TINY_TEXT_LEN bytes) and .shstrtab, no call-frame
+ * information at all.
+ */
+#define TINY_TEXT	0x100
+#define TINY_TEXT_LEN	0x100
+
+static bool
+tiny_elf(const char *path)
+{
+	static const char names[] = "\0.text\0.shstrtab";
+	unsigned char img[0x400];
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)(void *)img;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(void *)(img + sizeof(*eh));
+	Elf64_Shdr *sh = (Elf64_Shdr *)(void *)(img + 0x300);
+	bool ok;
+	int fd;
+
+	memset(img, 0, sizeof(img));
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_shoff = 0x300;
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 1;
+	eh->e_shentsize = sizeof(*sh);
+	eh->e_shnum = 3;
+	eh->e_shstrndx = 2;
+	ph->p_type = PT_LOAD;
+	ph->p_flags = PF_R | PF_X;
+	ph->p_filesz = ph->p_memsz = TINY_TEXT + TINY_TEXT_LEN;
+	ph->p_align = 0x1000;
+	memset(img + TINY_TEXT, 0xcc, TINY_TEXT_LEN);
+	memcpy(img + 0x200, names, sizeof(names));
+	sh[1].sh_name = 1;
+	sh[1].sh_type = SHT_PROGBITS;
+	sh[1].sh_flags = SHF_ALLOC | SHF_EXECINSTR;
+	sh[1].sh_addr = sh[1].sh_offset = TINY_TEXT;
+	sh[1].sh_size = TINY_TEXT_LEN;
+	sh[2].sh_name = 7;
+	sh[2].sh_type = SHT_STRTAB;
+	sh[2].sh_offset = 0x200;
+	sh[2].sh_size = sizeof(names);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) == -1)
+		return false;
+	ok = pf_write_all(fd, img, sizeof(img)) == 0;
+	close(fd);
+	return ok;
+}
+
 static void
 blocked(int sig)
 {
@@ -430,15 +487,16 @@ blocked(int sig)
 
 /*
  * What a target may do to the unwinder with its paths: put a FIFO where
- * a mapped file was, so that an open blocks the recorder for good (found
- * by fuzz-unwind).
+ * a mapped file was, or beside a file of its own where a search for
+ * separate debuginfo would look (FILE.debug), so that an open blocks
+ * the recorder for good (found by fuzz-unwind).
  */
 static void
 test_unwind_hostile(void)
 {
 	const char *tmp = getenv("BATS_TEST_TMPDIR");
-	char dir[PATH_MAX], fifo[PATH_MAX + 16];
-	uint64_t pcs[PF_UNWIND_MAX_FRAMES];
+	char dir[PATH_MAX], fifo[PATH_MAX + 16], tiny[PATH_MAX + 16], debug[PATH_MAX + 32];
+	uint64_t pcs[PF_UNWIND_MAX_FRAMES], regs[PF_UNWIND_NREGS];
 	struct pf_unwinder *u;
 	enum pf_unwind_end end;
 	size_t n;
@@ -453,8 +511,10 @@ test_unwind_hostile(void)
 		return;
 	}
 	snprintf(fifo, sizeof(fifo), "%s/lib.so", dir);
-	if (mkfifo(fifo, 0600) == -1) {
-		CHECK(0, "a FIFO in %s: %s", dir, strerror(errno));
+	snprintf(tiny, sizeof(tiny), "%s/tiny.so", dir);
+	snprintf(debug, sizeof(debug), "%s.debug", tiny);
+	if (mkfifo(fifo, 0600) == -1 || mkfifo(debug, 0600) == -1 || !tiny_elf(tiny)) {
+		CHECK(0, "FIFOs and tiny.so in %s: %s", dir, strerror(errno));
 		goto out;
 	}
 	signal(SIGALRM, blocked);
@@ -470,10 +530,26 @@ test_unwind_hostile(void)
 	n = pf_unwind_sample(u, FAKE_PID, FAKE_PID, cap.regs, cap.stack, cap.len, pcs,
 	    PF_UNWIND_MAX_FRAMES, &end);
 	CHECK(n == 0 && end == PF_UNWIND_BROKEN, "a FIFO mapped: %zu frames, end %d", n, (int)end);
+
+	/*
+	 * A file without call-frame information, FILE.debug a FIFO beside
+	 * it: the pc is a frame, and the walk ends there.
+	 */
+	CHECK(pf_unwind_map(u, FAKE_PID + 1, 0x100000000000ull, 0x1000, 0, tiny, 0, 0, 0, NULL, 0,
+	    0) == 0, "map tiny.so");
+	memcpy(regs, cap.regs, sizeof(regs));
+	regs[6] = 0;	/* no frame pointer for libdw to fall back on */
+	regs[8] = 0x100000000000ull + TINY_TEXT + 0x10;
+	n = pf_unwind_sample(u, FAKE_PID + 1, FAKE_PID + 1, regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n == 1 && pcs[0] == regs[8] && end == PF_UNWIND_BROKEN,
+	    "no CFI, FILE.debug a FIFO: %zu frames, end %d, want the pc alone, broken", n, (int)end);
 	pf_unwind_free(u);
 out:
 	alarm(0);
 	unlink(fifo);
+	unlink(debug);
+	unlink(tiny);
 	rmdir(dir);
 }
 
