@@ -477,6 +477,13 @@ pf_unwind_exec(struct pf_unwinder *u, pid_t pid, uint64_t time)
 	}
 	p->nmaps = n;
 	p->seen = 0;
+	/*
+	 * An address remembered as in no mapping was so among the mappings
+	 * just dropped, and the memory holds while their count is the same:
+	 * once as many new ones had come, a pc in one of them was still
+	 * taken as unmapped.
+	 */
+	memset(p->nomap, 0, sizeof(p->nomap));
 }
 
 /*

@@ -486,10 +486,12 @@ blocked(int sig)
 }
 
 /*
- * What a target may do to the unwinder with its paths: put a FIFO where
- * a mapped file was, or beside a file of its own where a search for
- * separate debuginfo would look (FILE.debug), so that an open blocks
- * the recorder for good (found by fuzz-unwind).
+ * What a target may do to the unwinder with its paths and its mappings:
+ * put a FIFO where a mapped file was, or beside a file of its own where
+ * a search for separate debuginfo would look (FILE.debug), so that an
+ * open blocks the recorder for good (found by fuzz-unwind); exec, then
+ * map as many files as it had, one of them where a pc it sampled before
+ * was in none (the unwinder still took it as unmapped).
  */
 static void
 test_unwind_hostile(void)
@@ -544,6 +546,34 @@ test_unwind_hostile(void)
 	    PF_UNWIND_MAX_FRAMES, &end);
 	CHECK(n == 1 && pcs[0] == regs[8] && end == PF_UNWIND_BROKEN,
 	    "no CFI, FILE.debug a FIFO: %zu frames, end %d, want the pc alone, broken", n, (int)end);
+	pf_unwind_free(u);
+
+	/*
+	 * Two mappings, neither of them our executable: the sampled pc is
+	 * in none.  After an exec, libc first and then our executable: the
+	 * walk reaches past our frames, as a new unwinder's does.
+	 */
+	u = pf_unwind_new();
+	CHECK(u != NULL, "pf_unwind_new");
+	if (u == NULL)
+		goto out;
+	CHECK(pf_unwind_map(u, FAKE_PID, self.lstart, self.lend - self.lstart, self.lpgoff,
+	    self.libc, 0, 0, 0, NULL, 0, 0) == 0 &&
+	    pf_unwind_map(u, FAKE_PID, 0x100000000000ull, self.end - self.start, self.pgoff,
+	    self.path, 0, 0, 0, NULL, 0, 0) == 0, "map libc, and our executable elsewhere");
+	n = pf_unwind_sample(u, FAKE_PID, FAKE_PID, cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n == 1 && end == PF_UNWIND_UNMAPPED, "before the exec: %zu frames, end %d, want "
+	    "the pc alone, unmapped", n, (int)end);
+	pf_unwind_exec(u, FAKE_PID, 1);
+	CHECK(pf_unwind_map(u, FAKE_PID, self.lstart, self.lend - self.lstart, self.lpgoff,
+	    self.libc, 0, 0, 0, NULL, 0, 2) == 0 &&
+	    pf_unwind_map(u, FAKE_PID, self.start, self.end - self.start, self.pgoff,
+	    self.path, 0, 0, 0, NULL, 0, 2) == 0, "map libc and our executable after the exec");
+	n = pf_unwind_sample(u, FAKE_PID, FAKE_PID, cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	check_top(pcs, n, "after the exec");
+	CHECK(end == PF_UNWIND_COMPLETE, "after the exec: end %d, want complete", (int)end);
 	pf_unwind_free(u);
 out:
 	alarm(0);
