@@ -763,6 +763,12 @@ frame(Dwfl_Frame *state, void *arg)
 		u->refused = true;
 		return DWARF_CB_ABORT;
 	}
+	/* Nor is a pc in no mapping, whatever module spans it (see rule_at). */
+	if (r->kind == RULE_NOMODULE) {
+		u->miss = true;
+		u->miss_pc = at;
+		return DWARF_CB_ABORT;
+	}
 	u->sig = r->sig;
 	return DWARF_CB_OK;
 }
@@ -1035,9 +1041,16 @@ rule_at(struct pf_unwinder *u, struct proc *p, uint64_t pc)
 	memset(r, 0, sizeof(*r));
 	r->pc = pc;
 	r->kind = RULE_COMPLEX;
-	/* Not cached: the mapping's record may come later. */
-	if ((mod = dwfl_addrmodule(p->dwfl, pc)) == NULL &&
-	    (!offer_at(u, p, pc) || (mod = dwfl_addrmodule(p->dwfl, pc)) == NULL)) {
+	/*
+	 * Not cached: the mapping's record may come later.  A pc in no
+	 * mapping is unmapped even where a module spans it (a file's module
+	 * spans all its segments, its mapping may be its text alone): else
+	 * whether a walk went on there would depend on which mappings earlier
+	 * walks happened to offer (found by fuzz-unwind's comparison with a
+	 * new unwinder).
+	 */
+	if (map_at(p, pc) == NULL || ((mod = dwfl_addrmodule(p->dwfl, pc)) == NULL &&
+	    (!offer_at(u, p, pc) || (mod = dwfl_addrmodule(p->dwfl, pc)) == NULL))) {
 		static const struct rule none = { .kind = RULE_NOMODULE };
 
 		r->kind = RULE_EMPTY;

@@ -491,7 +491,9 @@ blocked(int sig)
  * a search for separate debuginfo would look (FILE.debug), so that an
  * open blocks the recorder for good (found by fuzz-unwind); exec, then
  * map as many files as it had, one of them where a pc it sampled before
- * was in none (the unwinder still took it as unmapped).
+ * was in none (the unwinder still took it as unmapped); map a part of a
+ * file's text and run outside it (walked on or not, as earlier walks
+ * had offered that mapping or another: found by fuzz-unwind).
  */
 static void
 test_unwind_hostile(void)
@@ -501,6 +503,7 @@ test_unwind_hostile(void)
 	uint64_t pcs[PF_UNWIND_MAX_FRAMES], regs[PF_UNWIND_NREGS];
 	struct pf_unwinder *u;
 	enum pf_unwind_end end;
+	uint64_t pg;
 	size_t n;
 
 	if (!load_self() || !capture()) {
@@ -546,6 +549,21 @@ test_unwind_hostile(void)
 	    PF_UNWIND_MAX_FRAMES, &end);
 	CHECK(n == 1 && pcs[0] == regs[8] && end == PF_UNWIND_BROKEN,
 	    "no CFI, FILE.debug a FIFO: %zu frames, end %d, want the pc alone, broken", n, (int)end);
+
+	/*
+	 * One page of our executable's text mapped, not the sampled pc's:
+	 * the module libdwfl makes of the file spans the pc, but no mapping
+	 * holds it.  It was walked on or not as earlier walks had offered
+	 * that mapping or another (fuzz-unwind); now always unmapped.
+	 */
+	pg = cap.regs[8] - self.start >= 0x1000 ? 0 : self.end - self.start - 0x1000;
+	CHECK(pf_unwind_map(u, FAKE_PID + 2, self.start + pg, 0x1000, self.pgoff + pg, self.path,
+	    0, 0, 0, NULL, 0, 0) == 0, "map a page of our text");
+	n = pf_unwind_sample(u, FAKE_PID + 2, FAKE_PID + 2, cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n == 1 && pcs[0] == cap.regs[8] && end == PF_UNWIND_UNMAPPED,
+	    "a pc in the module, in no mapping: %zu frames, end %d, want the pc alone, unmapped",
+	    n, (int)end);
 	pf_unwind_free(u);
 
 	/*
