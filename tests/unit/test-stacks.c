@@ -416,6 +416,191 @@ test_unwind(void)
 	pf_unwind_free(u);
 }
 
+/*
+ * A small ELF file of our own: one PT_LOAD over it, .text (int3 from
+ * TINY_TEXT, TINY_TEXT_LEN bytes) and .shstrtab, no call-frame
+ * information at all.
+ */
+#define TINY_TEXT	0x100
+#define TINY_TEXT_LEN	0x100
+
+static bool
+tiny_elf(const char *path)
+{
+	static const char names[] = "\0.text\0.shstrtab";
+	unsigned char img[0x400];
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)(void *)img;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(void *)(img + sizeof(*eh));
+	Elf64_Shdr *sh = (Elf64_Shdr *)(void *)(img + 0x300);
+	bool ok;
+	int fd;
+
+	memset(img, 0, sizeof(img));
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_shoff = 0x300;
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 1;
+	eh->e_shentsize = sizeof(*sh);
+	eh->e_shnum = 3;
+	eh->e_shstrndx = 2;
+	ph->p_type = PT_LOAD;
+	ph->p_flags = PF_R | PF_X;
+	ph->p_filesz = ph->p_memsz = TINY_TEXT + TINY_TEXT_LEN;
+	ph->p_align = 0x1000;
+	memset(img + TINY_TEXT, 0xcc, TINY_TEXT_LEN);
+	memcpy(img + 0x200, names, sizeof(names));
+	sh[1].sh_name = 1;
+	sh[1].sh_type = SHT_PROGBITS;
+	sh[1].sh_flags = SHF_ALLOC | SHF_EXECINSTR;
+	sh[1].sh_addr = sh[1].sh_offset = TINY_TEXT;
+	sh[1].sh_size = TINY_TEXT_LEN;
+	sh[2].sh_name = 7;
+	sh[2].sh_type = SHT_STRTAB;
+	sh[2].sh_offset = 0x200;
+	sh[2].sh_size = sizeof(names);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) == -1)
+		return false;
+	ok = pf_write_all(fd, img, sizeof(img)) == 0;
+	close(fd);
+	return ok;
+}
+
+static void
+blocked(int sig)
+{
+	static const char msg[] = "FAIL: the unwinder still blocked after 30 s\n";
+	ssize_t n;
+
+	(void)sig;
+	n = write(2, msg, sizeof(msg) - 1);
+	(void)n;
+	_exit(1);
+}
+
+/*
+ * What a target may do to the unwinder with its paths and its mappings:
+ * put a FIFO where a mapped file was, or beside a file of its own where
+ * a search for separate debuginfo would look (FILE.debug), so that an
+ * open blocks the recorder for good (found by fuzz-unwind); exec, then
+ * map as many files as it had, one of them where a pc it sampled before
+ * was in none (the unwinder still took it as unmapped); map a part of a
+ * file's text and run outside it (walked on or not, as earlier walks
+ * had offered that mapping or another: found by fuzz-unwind).
+ */
+static void
+test_unwind_hostile(void)
+{
+	const char *tmp = getenv("BATS_TEST_TMPDIR");
+	char dir[PATH_MAX], fifo[PATH_MAX + 16], tiny[PATH_MAX + 16], debug[PATH_MAX + 32];
+	uint64_t pcs[PF_UNWIND_MAX_FRAMES], regs[PF_UNWIND_NREGS];
+	struct pf_unwinder *u;
+	enum pf_unwind_end end;
+	uint64_t pg;
+	size_t n;
+
+	if (!load_self() || !capture()) {
+		CHECK(0, "this process's executable mapping or stack not found");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/pf-unit-unwind.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(fifo, sizeof(fifo), "%s/lib.so", dir);
+	snprintf(tiny, sizeof(tiny), "%s/tiny.so", dir);
+	snprintf(debug, sizeof(debug), "%s.debug", tiny);
+	if (mkfifo(fifo, 0600) == -1 || mkfifo(debug, 0600) == -1 || !tiny_elf(tiny)) {
+		CHECK(0, "FIFOs and tiny.so in %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	signal(SIGALRM, blocked);
+	alarm(30);
+	if ((u = pf_unwind_new()) == NULL) {
+		CHECK(0, "pf_unwind_new: %s", strerror(errno));
+		goto out;
+	}
+
+	/* Our executable's mapping, its path now a FIFO: not read, nothing to walk. */
+	CHECK(pf_unwind_map(u, FAKE_PID, self.start, self.end - self.start, self.pgoff, fifo,
+	    0, 0, 0, NULL, 0, 0) == 0, "map a FIFO");
+	n = pf_unwind_sample(u, FAKE_PID, FAKE_PID, cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n == 0 && end == PF_UNWIND_BROKEN, "a FIFO mapped: %zu frames, end %d", n, (int)end);
+
+	/*
+	 * A file without call-frame information, FILE.debug a FIFO beside
+	 * it: the pc is a frame, and the walk ends there.
+	 */
+	CHECK(pf_unwind_map(u, FAKE_PID + 1, 0x100000000000ull, 0x1000, 0, tiny, 0, 0, 0, NULL, 0,
+	    0) == 0, "map tiny.so");
+	memcpy(regs, cap.regs, sizeof(regs));
+	regs[6] = 0;	/* no frame pointer for libdw to fall back on */
+	regs[8] = 0x100000000000ull + TINY_TEXT + 0x10;
+	n = pf_unwind_sample(u, FAKE_PID + 1, FAKE_PID + 1, regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n == 1 && pcs[0] == regs[8] && end == PF_UNWIND_BROKEN,
+	    "no CFI, FILE.debug a FIFO: %zu frames, end %d, want the pc alone, broken", n, (int)end);
+
+	/*
+	 * One page of our executable's text mapped, not the sampled pc's:
+	 * the module libdwfl makes of the file spans the pc, but no mapping
+	 * holds it.  It was walked on or not as earlier walks had offered
+	 * that mapping or another (fuzz-unwind); now always unmapped.
+	 */
+	pg = cap.regs[8] - self.start >= 0x1000 ? 0 : self.end - self.start - 0x1000;
+	CHECK(pf_unwind_map(u, FAKE_PID + 2, self.start + pg, 0x1000, self.pgoff + pg, self.path,
+	    0, 0, 0, NULL, 0, 0) == 0, "map a page of our text");
+	n = pf_unwind_sample(u, FAKE_PID + 2, FAKE_PID + 2, cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n == 1 && pcs[0] == cap.regs[8] && end == PF_UNWIND_UNMAPPED,
+	    "a pc in the module, in no mapping: %zu frames, end %d, want the pc alone, unmapped",
+	    n, (int)end);
+	pf_unwind_free(u);
+
+	/*
+	 * Two mappings, neither of them our executable: the sampled pc is
+	 * in none.  After an exec, libc first and then our executable: the
+	 * walk reaches past our frames, as a new unwinder's does.
+	 */
+	u = pf_unwind_new();
+	CHECK(u != NULL, "pf_unwind_new");
+	if (u == NULL)
+		goto out;
+	CHECK(pf_unwind_map(u, FAKE_PID, self.lstart, self.lend - self.lstart, self.lpgoff,
+	    self.libc, 0, 0, 0, NULL, 0, 0) == 0 &&
+	    pf_unwind_map(u, FAKE_PID, 0x100000000000ull, self.end - self.start, self.pgoff,
+	    self.path, 0, 0, 0, NULL, 0, 0) == 0, "map libc, and our executable elsewhere");
+	n = pf_unwind_sample(u, FAKE_PID, FAKE_PID, cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	CHECK(n == 1 && end == PF_UNWIND_UNMAPPED, "before the exec: %zu frames, end %d, want "
+	    "the pc alone, unmapped", n, (int)end);
+	pf_unwind_exec(u, FAKE_PID, 1);
+	CHECK(pf_unwind_map(u, FAKE_PID, self.lstart, self.lend - self.lstart, self.lpgoff,
+	    self.libc, 0, 0, 0, NULL, 0, 2) == 0 &&
+	    pf_unwind_map(u, FAKE_PID, self.start, self.end - self.start, self.pgoff,
+	    self.path, 0, 0, 0, NULL, 0, 2) == 0, "map libc and our executable after the exec");
+	n = pf_unwind_sample(u, FAKE_PID, FAKE_PID, cap.regs, cap.stack, cap.len, pcs,
+	    PF_UNWIND_MAX_FRAMES, &end);
+	check_top(pcs, n, "after the exec");
+	CHECK(end == PF_UNWIND_COMPLETE, "after the exec: end %d, want complete", (int)end);
+	pf_unwind_free(u);
+out:
+	alarm(0);
+	unlink(fifo);
+	unlink(debug);
+	unlink(tiny);
+	rmdir(dir);
+}
+
 /* ---- symbolize --------------------------------------------------------- */
 
 /* The file offset of our address a: where the symbolizer's address column points. */
@@ -1168,7 +1353,8 @@ int
 main(int argc, char **argv)
 {
 	static const struct unit_group groups[] = {
-		{ "unwind", test_unwind }, { "symbolize", test_symbolize },
+		{ "unwind", test_unwind }, { "unwind-hostile", test_unwind_hostile },
+		{ "symbolize", test_symbolize },
 		{ "symindex", test_symindex },
 		{ "script", test_script },
 	};
