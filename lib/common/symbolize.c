@@ -427,6 +427,12 @@ pf_sym_add_map(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t end,
 	return 0;
 }
 
+/*
+ * The mapped file, through the target's view first.  Each candidate is
+ * opened without blocking and only a regular file is taken: the path is
+ * the target's, and a FIFO put there blocked the symbolizer for good, as
+ * root, as it did the unwinder (fuzz-unwind).
+ */
 static int
 open_candidate(pid_t pid, const char *path, uint64_t start, uint64_t end, uint64_t ino)
 {
@@ -446,10 +452,12 @@ open_candidate(pid_t pid, const char *path, uint64_t start, uint64_t end, uint64
 			continue;
 		if (i == 0 && start == 0)
 			continue;
-		if ((fd = open(buf, O_RDONLY | O_CLOEXEC)) == -1)
+		if ((fd = open(buf, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
 			continue;
-		if (ino == 0 || (fstat(fd, &st) == 0 && st.st_ino == ino))
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (ino == 0 || st.st_ino == ino)) {
+			(void)fcntl(fd, F_SETFL, 0);
 			return fd;
+		}
 		close(fd);
 	}
 	return -1;

@@ -46,7 +46,7 @@ offcpu() { unit "$1" test-offcpu; }
 @test "pf-classify's snapshots and sampling rounds read by path from a recorded tree, and the figures over them" { unit read test-classify; }
 @test "pf-classify's live snapshots keep a thread's descriptors until freed; a process gone is not alive" { unit live test-classify; }
 @test "the DWARF unwinder walks a stack of the unit binary's own to its return addresses; refused files, cut copies and forks" { unit unwind test-stacks; }
-@test "the DWARF unwinder and a target's paths and mappings: no FIFO opened, a pc in no mapping is unmapped, one in a mapping made after an exec is found" { unit unwind-hostile test-stacks; }
+@test "the DWARF unwinder, the symbolizer and a target's paths and mappings: no FIFO opened, a pc in no mapping is unmapped, one in a mapping made after an exec is found" { unit unwind-hostile test-stacks; }
 @test "frames symbolize to the unit binary's own functions and offsets, inlined ones, kernel and JIT symbols, or nothing" { unit symbolize test-stacks; }
 @test "the symbol index names every address as libdwfl's own lookup does, on the C library, python3.11, libstdc++ and libLLVM" { unit symindex test-stacks; }
 @test "the sample-stream writer writes byte for byte under its caps, and the parser reads back what it wrote" { unit script test-stacks; }

@@ -476,7 +476,7 @@ tiny_elf(const char *path)
 static void
 blocked(int sig)
 {
-	static const char msg[] = "FAIL: the unwinder still blocked after 30 s\n";
+	static const char msg[] = "FAIL: the unwinder or the symbolizer still blocked after 30 s\n";
 	ssize_t n;
 
 	(void)sig;
@@ -593,6 +593,25 @@ test_unwind_hostile(void)
 	check_top(pcs, n, "after the exec");
 	CHECK(end == PF_UNWIND_COMPLETE, "after the exec: end %d, want complete", (int)end);
 	pf_unwind_free(u);
+
+	/*
+	 * The symbolizer opens a mapped file by its path too (after the
+	 * target's /proc views): a FIFO there blocked it as it did the
+	 * unwinder.  The frame is then the mapping's, unnamed.
+	 */
+	{
+		struct pf_frame_in in = { .addr = 0x100000000000ull + 0x10 };
+		struct pf_frame_out o;
+		struct pf_symbolizer *s = pf_sym_new(NULL);
+
+		CHECK(s != NULL && pf_sym_add_map(s, FAKE_PID, 0x100000000000ull,
+		    0x100000001000ull, 0, fifo, 0, 0, 0) == 0, "symbolizer: map a FIFO");
+		if (s != NULL) {
+			pf_sym_frame(s, FAKE_PID, &in, &o);
+			CHECK(o.sym == NULL, "symbolizer: a FIFO named %s", o.sym);
+			pf_sym_free(s);
+		}
+	}
 out:
 	alarm(0);
 	unlink(fifo);
