@@ -46,6 +46,7 @@
 #include "sysctl.h"
 #include "target.h"
 #include "unwind.h"
+#include "xmlesc.h"
 
 
 enum mode { MODE_ONCPU, MODE_OFFCPU, MODE_SYSTEM };
@@ -133,21 +134,50 @@ usage(void)
 
 /*
  * report(env, "ok"|"warn"|"fail", check, fix, fmt...): one check line and,
- * for warn and fail, the indented fix.
+ * for warn and fail, the indented fix.  The target names what goes into
+ * them (its comm, its files' paths): a control byte or invalid UTF-8 in
+ * them is made '?' for the terminal (pf_name_clean) as the line is
+ * written, so that no name can end a line or start one of its own (an
+ * "ok verdict") or send the terminal an escape sequence.  pf-precheck's
+ * own words are plain ASCII, which the cleaning leaves alone.
  */
+static void
+put_clean(const char *s)
+{
+	char *c;
+	size_t n = strlen(s);
+
+	if ((c = strdup(s)) == NULL) {
+		/* Without memory for a copy, a name is dropped, never printed raw. */
+		fputs("?", stdout);
+		return;
+	}
+	n = pf_name_clean(c, n);
+	fwrite(c, 1, n, stdout);
+	free(c);
+}
+
 static void __attribute__((format(printf, 5, 6)))
 report(struct env *e, const char *level, const char *check, const char *fix,
     const char *fmt, ...)
 {
 	va_list ap;
+	char *line = NULL;
+	int n;
 
 	printf("%s %s ", level, check);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	n = vasprintf(&line, fmt, ap);
 	va_end(ap);
+	if (n >= 0)
+		put_clean(line);
+	free(n >= 0 ? line : NULL);
 	putchar('\n');
-	if (strcmp(level, "ok") != 0 && fix != NULL)
-		printf("  fix: %s\n", fix);
+	if (strcmp(level, "ok") != 0 && fix != NULL) {
+		fputs("  fix: ", stdout);
+		put_clean(fix);
+		putchar('\n');
+	}
 	if (strcmp(level, "fail") == 0)
 		e->failed++;
 	else if (strcmp(level, "warn") == 0)

@@ -338,6 +338,30 @@ zombie() {
 	[ "$(grep -c '^fail target pid 40000[0-9][0-9]: no such process$' <<<"$output")" -eq 64 ]
 }
 
+@test "a target's name (its comm, its executable's path) forges no line and sends no escape sequence" {
+	local name=$'x\nok verdict \e]0;t\a' _
+	mkdir "$FXD/d"
+	cp /bin/sleep "$FXD/d/$name"
+	"$FXD/d/$name" 30 &
+	KIDS=$!
+	sleep 30 &
+	KIDS="$KIDS $!"
+	wait_exec "${KIDS##* }" sleep
+	for _ in $(seq 100); do
+		[ "$(cat "/proc/${KIDS%% *}/comm" 2>/dev/null)" = "${name:0:15}" ] && break
+		sleep 0.1
+	done
+	# The comm is the name's first 15 bytes: x, newline, "ok verdict ", ESC, ].
+	run -0 pf-precheck -p "${KIDS%% *},${KIDS##* }" -o /tmp --min-free 0 --no-probe
+	[ "$(grep -cE '^[a-z]+ verdict ' <<<"$output")" -eq 1 ] || fail "a verdict forged: $output"
+	assert_line --regexp "^ok target pid ${KIDS%% *} \(x\?ok verdict \?\]\) state S "
+	assert_line --regexp "^[a-z]+ symbols pid ${KIDS%% *}: $FXD/d/x\?ok verdict \?\]0;t\?: "
+	! grep -q $'[\x01-\x08\x0b-\x1f\x7f]' <<<"$output" || fail "a control byte: $output"
+	run -0 pf-precheck -p "${KIDS%% *}" -o /tmp --min-free 0 --no-probe
+	[ "$(grep -cE '^[a-z]+ verdict ' <<<"$output")" -eq 1 ] || fail "a verdict forged: $output"
+	assert_line --regexp "^ok target pid ${KIDS%% *} \(x\?ok verdict \?\]\) state S "
+}
+
 @test "a process named java gets the perf-map hint, and ok once the map exists" {
 	cp /bin/sleep "$FXD/java"
 	"$FXD/java" 30 &
