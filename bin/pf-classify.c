@@ -309,10 +309,27 @@ pid_next(const char *next, const char *pids, char *buf, size_t size)
 		snprintf(buf, size, "%s %s", next, pids);
 }
 
-/* The cgroup lines: one, or one per distinct cgroup of the members left. */
+/*
+ * Text from /proc made one printable word: a process names itself, and a
+ * name with a newline or a space must not become a line or a key of its
+ * own (a "class" line of its choosing) in a report that scripts parse.
+ */
+static void
+word(char *s)
+{
+	for (; *s != '\0'; s++)
+		if (*s <= ' ' || *s > '~')
+			*s = '?';
+}
+
+/*
+ * The cgroup lines: one, or one per distinct cgroup of the members left.
+ * A path is a name too (a delegated subtree's owner chooses it): one word.
+ */
 static void
 print_cgroups(const struct member *m, size_t n)
 {
+	char path[sizeof(m->cg.path)];
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
@@ -321,8 +338,11 @@ print_cgroups(const struct member *m, size_t n)
 		for (j = 0; j < i; j++)
 			if (m[j].gone == NULL && strcmp(m[j].cg.path, m[i].cg.path) == 0)
 				break;
-		if (j == i)
-			printf("cgroup %s\n", m[i].cg.path[0] ? m[i].cg.path : "-");
+		if (j < i)
+			continue;
+		snprintf(path, sizeof(path), "%s", m[i].cg.path[0] ? m[i].cg.path : "-");
+		word(path);
+		printf("cgroup %s\n", path);
 	}
 }
 
@@ -375,19 +395,6 @@ print_pid(const struct member *m, size_t n, unsigned rounds,
 	print_figure("%iowait", f->iowait);
 	print_figure("busy", f->busy);
 	print_psi(box->psi_some, box->psi_full);
-}
-
-/*
- * Text from /proc made one printable word: a process names itself, and a
- * name with a newline or a space must not become a line or a key of its
- * own (a "class" line of its choosing) in a report that scripts parse.
- */
-static void
-word(char *s)
-{
-	for (; *s != '\0'; s++)
-		if (*s <= ' ' || *s > '~')
-			*s = '?';
 }
 
 /* A process's %CPU over the interval, of one CPU; 0 when a counter went back. */

@@ -190,6 +190,21 @@ next pf-record -p $pid" ] || fail "$(grep '^next ' <<<"$output")"
 	assert_line --regexp '^thread [0-9]+ state=running .* comm=x\?class\?IDLE$'
 }
 
+@test "a cgroup's path cannot forge a line or send an escape sequence either" {
+	local d=$BATS_TEST_TMPDIR/r pid t name=$'pf x\e]0;t\aclass IDLE'
+	cp -r "$FX/pid-starved-throttled-v2" "$d"
+	pid=$(cat "$d/pid")
+	# A delegated subtree's owner names its cgroups (a newline the kernel refuses).
+	for t in t0 t1; do
+		mv "$d/$t/sys/fs/cgroup/pf-capture.8224" "$d/$t/sys/fs/cgroup/$name"
+		printf '0::/%s\n' "$name" >"$d/$t/proc/$pid/cgroup"
+	done
+	run -0 pf-classify --replay "$d"
+	assert_line "class STARVED_THROTTLED"
+	assert_line "cgroup /pf?x?]0;t?class?IDLE"
+	! grep -q $'[\x01-\x1f\x7f]' <<<"$output" || fail "a control byte: $output"
+}
+
 @test "a throttled process shows the cgroup's throttling figures" {
 	run -0 pf-classify --replay "$FX/pid-starved-throttled"
 	near "$(value throttled_ratio)" 1 0.1
