@@ -15,7 +15,8 @@
  * then the busiest threads, then the figures.  With --replay the
  * snapshots and samples come from a recorded directory instead
  * (tests/capture-proc.sh makes them), so every class can be tested
- * exactly.
+ * exactly.  A list of processes (-p PID,PID,...) is classified as one
+ * process whose threads are all of theirs (pf_group_figures).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,13 +40,16 @@
 #include "psi.h"
 #include "snapshot.h"
 #include "sysctl.h"
+#include "target.h"
 
 static const char synopsis[] =
-    "usage: pf-classify [-p PID] [-i SECONDS] [-t N] [--proc-root DIR] [--sys-root DIR]\n"
-    "       pf-classify --replay DIR [-p PID] [-t N]\n";
+    "usage: pf-classify [-p PID[,PID...]] [-i SECONDS] [-t N] [--proc-root DIR]\n"
+    "                   [--sys-root DIR]\n"
+    "       pf-classify --replay DIR [-p PID[,PID...]] [-t N]\n";
 
 static struct {
-	int pid;			/* 0: system mode */
+	pid_t pids[PF_TARGET_MAX_PIDS];	/* -p, repeats dropped */
+	size_t npids;			/* 0: system mode */
 	uint64_t interval_ns;
 	const char *proc_root;
 	const char *sys_root;
@@ -53,7 +57,7 @@ static struct {
 	int threads;			/* thread lines printed at most */
 } opt = {
 	.threads = 8,
-	.pid = 0,
+	.npids = 0,
 	.interval_ns = 5000000000ULL,
 	.proc_root = "/proc",
 	.sys_root = "/sys",
@@ -65,7 +69,9 @@ usage(void)
 {
 	fputs(synopsis, stdout);
 	fputs("\n"
-	    "  -p, --pid PID        classify one process (all its threads); default: the box\n"
+	    "  -p, --pid PID[,PID...]\n"
+	    "                       classify one process (all its threads), or a list of at\n"
+	    "                       most 64 as one; default: the box\n"
 	    "  -i, --interval SECS  sampling interval, 1-60 (default 5)\n"
 	    "  -t, --threads N      PID mode: show the N busiest threads, 0-1000 (default 8)\n"
 	    "      --proc-root DIR  read /proc from DIR (fixture trees)\n"
@@ -203,33 +209,15 @@ classify_system(const struct pf_snap *a, const struct pf_snap *b,
 	return PF_EXIT_OK;
 }
 
-/*
- * Where the threads sleep: the most common kernel wait channel, a hint
- * for off-CPU analysis (futex: locks; ep_poll, do_select: event loops;
- * hrtimer_nanosleep: sleeps; I/O functions: the disk).  From the tally
- * made while sampling; where there is none (too short an interval), from
- * the threads at the end of the interval, if at_end.
- */
-static void
-print_wchan(struct pf_snap_reader *r, const char *proc_root, const struct pf_snap *b,
-    const struct pf_samples *sampled, bool at_end)
-{
-	struct pf_samples *end = NULL;	/* big: not on the stack */
-	const struct pf_samples *sm = sampled;
-	long best;
-
-	if (sm->nwchan == 0 && at_end) {
-		if ((end = calloc(1, sizeof(*end))) == NULL)
-			return;
-		pf_samples_wchan_now(r, end, proc_root, b);
-		sm = end;
-	}
-	if ((best = pf_samples_top_wchan(sm)) != -1) {
-		printf("wchan %s\n", sm->wchan[best]);
-		printf("wchan_share %u/%u\n", sm->wchan_count[best], sm->wchan_seen);
-	}
-	free(end);
-}
+/* One process of -p: how it is read, what was read, and its cgroup. */
+struct member {
+	int pid;
+	struct pf_snap_reader r;
+	struct pf_snap a, b;
+	struct pf_samples sm;
+	struct pf_cgroup cg;
+	const char *gone;	/* why it is not the process of the start, or NULL */
+};
 
 /* Why the process is no longer the one measured at the start, or NULL. */
 static const char *
@@ -244,11 +232,27 @@ pid_gone(const struct pf_snap *a, const struct pf_snap *b)
 	return NULL;
 }
 
+/*
+ * The flags of PID mode, of the n members of m left at the end (all but
+ * those gone; any gone raises process-exited).
+ */
 static void
 pid_flags(const struct pf_cpu_figures *f, const struct pf_cls_box *box,
-    const struct pf_pid_figures *p, const struct pf_cls_pid *in, const struct pf_snap *b,
-    const struct pf_cgroup *cg, const struct pf_snap_reader *r, struct flags *fl)
+    const struct pf_pid_figures *p, const struct pf_cls_pid *in, const struct member *m,
+    size_t n, bool exited, struct flags *fl)
 {
+	bool v1 = false, nested = false, brief = false, trunc = false, zombie = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (m[i].gone != NULL)
+			continue;
+		v1 |= m[i].cg.cpu_version == 1;
+		nested |= m[i].cg.nested;
+		brief |= m[i].r.brief;
+		trunc |= m[i].b.truncated;
+		zombie |= m[i].b.proc.state == 'Z';
+	}
 	if (f->steal >= 3)
 		flag(fl, "steal");
 	if (p->wait_share >= 0.1)
@@ -260,41 +264,92 @@ pid_flags(const struct pf_cpu_figures *f, const struct pf_cls_box *box,
 		flag(fl, "d-state");
 	if (f->busiest_cpu >= 90 && f->busy <= 60)
 		flag(fl, "hot-cpu");
-	if (!r->delayacct)
+	if (!m[0].r.delayacct)
 		flag(fl, "delayacct-off");
 	if (!p->have_sched)
 		flag(fl, "schedstat-unavailable");
 	if (box->psi_some[PF_PSI_CPU] < 0 || box->psi_some[PF_PSI_IO] < 0 ||
 	    box->psi_some[PF_PSI_MEM] < 0)
 		flag(fl, "psi-unavailable");
-	if (cg->cpu_version == 1)
+	if (v1)
 		flag(fl, "cgroup-v1");
-	if (cg->nested)
+	if (nested)
 		flag(fl, "container");
-	if (r->brief)
+	if (brief)
 		flag(fl, "threads-brief");
-	if (b->truncated)
+	if (trunc)
 		flag(fl, "threads-truncated");
 	if (p->threads_lost)
 		flag(fl, "threads-exited");
-	if (b->proc.state == 'Z')
+	if (zombie)
 		flag(fl, "leader-zombie");
+	if (exited)
+		flag(fl, "process-exited");
 }
 
-/* A command that profiles one process gets its pid. */
+/* The processes left at the end, as -p takes them: "12" or "12,34". */
 static void
-pid_next(const char *next, char *buf, size_t size)
+pids_left(const struct member *m, size_t n, char *buf, size_t size)
+{
+	size_t i, l = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && l < size; i++)
+		if (m[i].gone == NULL)
+			l += (size_t)snprintf(buf + l, size - l, "%s%d", l ? "," : "", m[i].pid);
+}
+
+/* A command that profiles one process gets its pid, or the list of them. */
+static void
+pid_next(const char *next, const char *pids, char *buf, size_t size)
 {
 	if (strcmp(next, "none") == 0 || strcmp(next, "pf-record -a") == 0)
 		snprintf(buf, size, "%s", next);
 	else
-		snprintf(buf, size, "%s %d", next, opt.pid);
+		snprintf(buf, size, "%s %s", next, pids);
+}
+
+/*
+ * Text from /proc made one printable word: a process names itself, and a
+ * name with a newline or a space must not become a line or a key of its
+ * own (a "class" line of its choosing) in a report that scripts parse.
+ */
+static void
+word(char *s)
+{
+	for (; *s != '\0'; s++)
+		if (*s <= ' ' || *s > '~')
+			*s = '?';
+}
+
+/*
+ * The cgroup lines: one, or one per distinct cgroup of the members left.
+ * A path is a name too (a delegated subtree's owner chooses it): one word.
+ */
+static void
+print_cgroups(const struct member *m, size_t n)
+{
+	char path[sizeof(m->cg.path)];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (m[i].gone != NULL && n > 1)
+			continue;
+		for (j = 0; j < i; j++)
+			if (m[j].gone == NULL && strcmp(m[j].cg.path, m[i].cg.path) == 0)
+				break;
+		if (j < i)
+			continue;
+		snprintf(path, sizeof(path), "%s", m[i].cg.path[0] ? m[i].cg.path : "-");
+		word(path);
+		printf("cgroup %s\n", path);
+	}
 }
 
 static void
-print_pid(const struct pf_snap *a, const struct pf_snap *b, const struct pf_samples *sm,
+print_pid(const struct member *m, size_t n, unsigned rounds,
     const struct pf_pid_figures *p, const struct pf_cpu_figures *f,
-    const struct pf_cls_box *box, const struct pf_cgroup *cg, double T)
+    const struct pf_cls_box *box, double T)
 {
 	printf("threads %d\n", p->threads);
 	printf("threads_active %d\n", p->active);
@@ -315,7 +370,7 @@ print_pid(const struct pf_snap *a, const struct pf_snap *b, const struct pf_samp
 		print_figure("cswch/s", p->cswch_s);
 		print_figure("nvcswch/s", p->nvcswch_s);
 	}
-	if (a->have_io && b->have_io) {
+	if (p->have_io) {
 		print_figure("kB_rd/s", p->kb_rd_s);
 		print_figure("kB_wr/s", p->kb_wr_s);
 	}
@@ -330,41 +385,63 @@ print_pid(const struct pf_snap *a, const struct pf_snap *b, const struct pf_samp
 	print_figure("d_state", p->d_state);
 	print_figure("t_state", p->t_state);
 	print_figure("sysshare", p->sysshare);
-	printf("state_samples %u\n", sm->rounds);
+	printf("state_samples %u\n", rounds);
 	if (p->throttled_ratio >= 0) {
 		print_figure("throttled_ratio", p->throttled_ratio);
 		print_figure("throttled_pct", p->throttled_pct);
 	}
-	printf("cgroup %s\n", cg->path[0] ? cg->path : "-");
+	print_cgroups(m, n);
 	print_figure("%steal", f->steal);
 	print_figure("%iowait", f->iowait);
 	print_figure("busy", f->busy);
 	print_psi(box->psi_some, box->psi_full);
 }
 
-/*
- * Text from /proc made one printable word: a process names itself, and a
- * name with a newline or a space must not become a line or a key of its
- * own (a "class" line of its choosing) in a report that scripts parse.
- */
-static void
-word(char *s)
+/* A process's %CPU over the interval, of one CPU; 0 when a counter went back. */
+static double
+process_cpu(const struct member *m, double T, long hz)
 {
-	for (; *s != '\0'; s++)
-		if (*s <= ' ' || *s > '~')
-			*s = '?';
+	uint64_t x = m->a.proc.utime + m->a.proc.stime, y = m->b.proc.utime + m->b.proc.stime;
+
+	return y > x ? 100.0 * (double)(y - x) / ((double)hz * T) : 0;
 }
 
+/*
+ * After the verdict: the mode, the process and the interval.  One
+ * process: "pid" and "comm".  A list: "pids", then a "process" line each,
+ * its threads and %CPU, or why it is not there any more.
+ */
 static void
-print_pid_head(const struct pf_snap *a, double T)
+print_pid_head(const struct member *m, size_t n, double T, long hz)
 {
-	char comm[sizeof(a->proc.comm)];
+	char comm[sizeof(m->a.proc.comm)];
+	size_t i;
 
-	snprintf(comm, sizeof(comm), "%s", a->proc.comm[0] ? a->proc.comm : "-");
-	word(comm);
-	printf("mode pid\n");
-	printf("pid %d\n", opt.pid);
-	printf("comm %s\n", comm);
+	if (n == 1) {
+		snprintf(comm, sizeof(comm), "%s", m->a.proc.comm[0] ? m->a.proc.comm : "-");
+		word(comm);
+		printf("mode pid\n");
+		printf("pid %d\n", m->pid);
+		printf("comm %s\n", comm);
+		print_figure("interval", T);
+		return;
+	}
+	printf("mode pids\n");
+	printf("pids");
+	for (i = 0; i < n; i++)
+		printf("%c%d", i ? ',' : ' ', m[i].pid);
+	printf("\n");
+	for (i = 0; i < n; i++) {
+		const struct pf_snap *s = m[i].gone != NULL ? &m[i].a : &m[i].b;
+
+		snprintf(comm, sizeof(comm), "%s", s->proc.comm[0] ? s->proc.comm : "-");
+		word(comm);
+		if (m[i].gone != NULL)
+			printf("process %d exited=%s comm=%s\n", m[i].pid, m[i].gone, comm);
+		else
+			printf("process %d threads=%ld %%CPU=%.2f comm=%s\n", m[i].pid,
+			    s->proc.num_threads, process_cpu(&m[i], T, hz), comm);
+	}
 	print_figure("interval", T);
 }
 
@@ -379,16 +456,19 @@ cmp_thread_figures(const void *x, const void *y)
 		return busy_a < busy_b ? 1 : -1;
 	if (a->sw != b->sw)
 		return a->sw < b->sw ? 1 : -1;
-	return (a->t1->tid > b->t1->tid) - (a->t1->tid < b->t1->tid);
+	if (a->t1->tid != b->t1->tid)
+		return (a->t1->tid > b->t1->tid) - (a->t1->tid < b->t1->tid);
+	return (a->pid > b->pid) - (a->pid < b->pid);
 }
 
 /*
  * The per-thread table: how many threads are in each state, then the top
  * opt.threads threads that are not idle, one line each, as pidstat -t
- * shows them (percentages of one CPU), with the state the decision saw.
+ * shows them (percentages of one CPU), with the state the decision saw;
+ * of a list, with the pid each thread belongs to.
  */
 static void
-print_threads(struct pf_pid_figures *p, const char *proc_root)
+print_threads(struct pf_pid_figures *p, const char *proc_root, bool group)
 {
 	struct pf_taskstat ts;
 	char wchan[64], comm[64];
@@ -410,19 +490,22 @@ print_threads(struct pf_pid_figures *p, const char *proc_root)
 			continue;
 		shown--;
 		snprintf(comm, sizeof(comm), "-");
-		if (pf_taskstat_read(proc_root, opt.pid, t->t1->tid, &ts) == 0 && ts.comm[0])
+		if (pf_taskstat_read(proc_root, t->pid, t->t1->tid, &ts) == 0 && ts.comm[0])
 			snprintf(comm, sizeof(comm), "%s", ts.comm);
 		/* Where it slept while sampled, else where it sleeps now. */
 		snprintf(wchan, sizeof(wchan), "-");
 		if (t->t0 != NULL && t->t0->wchan[0])
 			snprintf(wchan, sizeof(wchan), "%s", t->t0->wchan);
-		else if (pf_proc_read(proc_root, opt.pid, t->t1->tid, "wchan", wchan,
+		else if (pf_proc_read(proc_root, t->pid, t->t1->tid, "wchan", wchan,
 		    sizeof(wchan)) <= 0 || wchan[0] == '\0' || strcmp(wchan, "0") == 0)
 			snprintf(wchan, sizeof(wchan), "-");
 		wchan[strcspn(wchan, "\n")] = '\0';
 		word(comm);
 		word(wchan);
-		printf("thread %d state=%s %%CPU=%.2f %%wait=%.2f %%io=%.2f", t->t1->tid,
+		printf("thread %d", t->t1->tid);
+		if (group)
+			printf(" pid=%d", t->pid);
+		printf(" state=%s %%CPU=%.2f %%wait=%.2f %%io=%.2f",
 		    pf_cls_thread_names[t->state], 100 * t->on, 100 * t->rq, 100 * t->io);
 		if (t->sw >= 0)
 			printf(" switches/s=%.2f", t->sw);
@@ -432,51 +515,103 @@ print_threads(struct pf_pid_figures *p, const char *proc_root)
 }
 
 /*
- * PID mode.  Live, the wait channels at the end of the interval (when no
- * sample saw one) have never been read: the task directory they are read
- * below was closed by then.  That is kept as it was; a replay reads them.
+ * Where the threads sleep: the most common kernel wait channel, a hint
+ * for off-CPU analysis (futex: locks; ep_poll, do_select: event loops;
+ * hrtimer_nanosleep: sleeps; I/O functions: the disk).  From the tally
+ * made while sampling, of every member left; where there is none (too
+ * short an interval), from the threads at the end of the interval, if
+ * at_end.
+ */
+static void
+print_wchan(struct member *m, size_t n, const char *proc_root, bool at_end)
+{
+	struct pf_samples *all;		/* big: not on the stack */
+	long best;
+	size_t i;
+
+	if ((all = calloc(1, sizeof(*all))) == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		if (m[i].gone == NULL)
+			pf_samples_add_wchan(all, &m[i].sm);
+	if (all->nwchan == 0 && at_end)
+		for (i = 0; i < n; i++)
+			if (m[i].gone == NULL)
+				pf_samples_wchan_now(&m[i].r, all, proc_root, &m[i].b);
+	if ((best = pf_samples_top_wchan(all)) != -1) {
+		printf("wchan %s\n", all->wchan[best]);
+		printf("wchan_share %u/%u\n", all->wchan_count[best], all->wchan_seen);
+	}
+	free(all);
+}
+
+/*
+ * PID mode, for one process or a list of n taken as one.  A member gone
+ * at the start is an error; one gone at the end is left out and said, and
+ * when none is left the class is EXITED.  Live, the wait channels at the
+ * end of the interval (when no sample saw one) have never been read: the
+ * task directory they are read below was closed by then.  That is kept as
+ * it was; a replay reads them.
  */
 static int
-classify_pid(struct pf_snap_reader *r, const struct pf_snap *a, const struct pf_snap *b,
-    const struct pf_samples *sm, double T, long hz, const struct pf_cgroup *cg,
-    const char *proc1)
+classify_pid(struct member *m, size_t n, double T, long hz, const char *proc1)
 {
+	struct pf_group_member *gm;
 	struct pf_cpu_figures f;
 	struct pf_pid_figures p;
 	struct flags fl = { "" };
 	struct pf_cls_pid in;
 	struct pf_cls_verdict v;
-	const char *gone;
-	char next[128], also[128];
+	char pids[PF_TARGET_MAX_PIDS * 12], next[sizeof(pids) + 32], also[sizeof(next)];
+	size_t i, k = 0;
+	unsigned rounds = 0;
 
-	pf_box_figures(a, b, T, &f, &in.box);
-	if (!a->alive)
-		pf_diex(PF_EXIT_FAIL, "pid %d: no such process at the start", opt.pid);
-	if ((gone = pid_gone(a, b)) != NULL) {
+	pf_box_figures(&m[0].a, &m[0].b, T, &f, &in.box);
+	for (i = 0; i < n; i++)
+		if (!m[i].a.alive)
+			pf_diex(PF_EXIT_FAIL, "pid %d: no such process at the start", m[i].pid);
+	if ((gm = calloc(n, sizeof(*gm))) == NULL)
+		pf_die(PF_EXIT_FAIL, "per-thread figures");
+	for (i = 0; i < n; i++) {
+		if ((m[i].gone = pid_gone(&m[i].a, &m[i].b)) != NULL) {
+			/* Each reason once, in the order of the list. */
+			if (strstr(fl.buf, m[i].gone) == NULL)
+				flag(&fl, m[i].gone);
+			continue;
+		}
+		gm[k++] = (struct pf_group_member){ &m[i].a, &m[i].b, &m[i].sm, &m[i].cg };
+		if (rounds < m[i].sm.rounds)
+			rounds = m[i].sm.rounds;
+	}
+	if (k == 0) {
 		printf("class EXITED\n");
-		printf("flags %s\n", gone);
+		printf("flags %s\n", fl.buf);
 		printf("next none\n");
-		print_pid_head(a, T);
+		print_pid_head(m, n, T, hz);
+		free(gm);
 		return PF_EXIT_FINDING;
 	}
-	if (pf_pid_figures(a, b, sm, T, hz, &p) == -1)
+	fl.buf[0] = '\0';
+	if (pf_group_figures(gm, k, T, hz, &p) == -1)
 		pf_die(PF_EXIT_FAIL, "per-thread figures");
+	free(gm);
 	pf_pid_inputs(&p, T, &in);
-	pid_flags(&f, &in.box, &p, &in, b, cg, r, &fl);
+	pid_flags(&f, &in.box, &p, &in, m, n, k < n, &fl);
 	pf_classify_pid(&in, &v);
 	if (v.competing_load)
 		flag(&fl, "competing-load");
-	pid_next(v.next, next, sizeof(next));
+	pids_left(m, n, pids, sizeof(pids));
+	pid_next(v.next, pids, next, sizeof(next));
 	if (v.also != NULL)
-		pid_next(v.also, also, sizeof(also));
+		pid_next(v.also, pids, also, sizeof(also));
 
 	print_verdict(&v, &fl, next, v.also != NULL ? also : NULL);
-	print_pid_head(a, T);
-	print_threads(&p, proc1);
-	print_pid(a, b, sm, &p, &f, &in.box, cg, T);
+	print_pid_head(m, n, T, hz);
+	print_threads(&p, proc1, n > 1);
+	print_pid(m, n, rounds, &p, &f, &in.box, T);
 	if (strcmp(v.cls, "OFF_CPU") == 0 || strcmp(v.cls, "IO_WAIT") == 0 ||
 	    strcmp(v.cls, "MIXED") == 0)
-		print_wchan(r, proc1, b, sm, opt.replay != NULL);
+		print_wchan(m, n, proc1, opt.replay != NULL);
 	pf_pid_figures_free(&p);
 	return PF_EXIT_OK;
 }
@@ -498,6 +633,27 @@ replay_number(const char *name, double min, double max, double *out)
 	return 0;
 }
 
+/*
+ * The processes of a replay directory, its pid file: one pid, or a list
+ * as -p takes it.  Nothing when there is no such file (system mode).
+ */
+static void
+replay_pids(void)
+{
+	char path[PATH_MAX], buf[PF_TARGET_MAX_PIDS * 12], why[96];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/pid", opt.replay);
+	if ((n = pf_read_small(path, buf, sizeof(buf))) == -1)
+		return;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	if (pf_parse_pid_arg(buf, opt.pids, PF_TARGET_MAX_PIDS, &opt.npids, why,
+	    sizeof(why)) == -1)
+		pf_diex(PF_EXIT_FAIL, "%s: not a pid list (%s)", path, why);
+	opt.npids = pf_pid_list_unique(opt.pids, opt.npids);
+}
+
 /* The command line into opt; any misuse is exit 2 (pf_usage_error). */
 static void
 parse_options(int argc, char **argv)
@@ -515,6 +671,7 @@ parse_options(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char shortopts[] = ":hi:p:t:";
+	char why[96];
 	uint64_t v;
 	int c;
 
@@ -533,9 +690,10 @@ parse_options(int argc, char **argv)
 			opt.proc_root = optarg;
 			break;
 		case 'p':
-			if (pf_parse_u64(optarg, 1, INT_MAX, &v) == -1)
-				pf_usage_error(synopsis, "-p %s: not a process id", optarg);
-			opt.pid = (int)v;
+			if (pf_parse_pid_arg(optarg, opt.pids, PF_TARGET_MAX_PIDS, &opt.npids, why,
+			    sizeof(why)) == -1)
+				pf_usage_error(synopsis, "%s", why);
+			opt.npids = pf_pid_list_unique(opt.pids, opt.npids);
 			break;
 		case OPT_REPLAY:
 			opt.replay = optarg;
@@ -558,19 +716,140 @@ parse_options(int argc, char **argv)
 		pf_usage_error(synopsis, "%s: unexpected argument", argv[optind]);
 }
 
+/* System mode: the box alone, one reader. */
+static int
+run_system(const char *p0, const char *p1, double *T, bool delayacct)
+{
+	struct pf_snap_reader r;
+	struct pf_snap a, b;
+	struct pf_samples sm;
+	double t0 = 0;
+	int rc;
+
+	pf_snap_reader_init(&r, 0, delayacct);
+	if (pf_snap_read(&r, p0, NULL, NULL, &a) == -1)
+		pf_die(PF_EXIT_FAIL, "%s/stat", p0);
+	pf_samples_start(&sm, &r, &a);
+	if (opt.replay != NULL)
+		(void)pf_samples_replay(&r, &sm, opt.replay);
+	else {
+		t0 = pf_snap_clock();
+		pf_samples_run(&r, &sm, p0, t0, t0 + *T);
+	}
+	if (pf_snap_read(&r, p1, NULL, &a, &b) == -1)
+		pf_die(PF_EXIT_FAIL, "%s/stat", p1);
+	if (opt.replay == NULL)
+		*T = pf_snap_clock() - t0;
+	rc = classify_system(&a, &b, &sm, *T);
+	pf_snap_free(&a);
+	pf_snap_free(&b);
+	pf_samples_free(&sm);
+	return rc;
+}
+
+/*
+ * A live group of more than PF_SNAP_BRIEF_ABOVE threads in all is read in
+ * brief, as one process of as many would be: the cost is the threads'.
+ */
+static void
+group_brief(struct member *m, size_t n, const char *proc_root)
+{
+	struct pf_taskstat ts;
+	long threads = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (pf_taskstat_read(proc_root, m[i].pid, 0, &ts) == 0 && ts.num_threads > 0)
+			threads += ts.num_threads;
+	if (threads <= PF_SNAP_BRIEF_ABOVE)
+		return;
+	for (i = 0; i < n; i++)
+		if (m[i].r.taskdir != -1)
+			m[i].r.brief = true;
+}
+
+/* PID mode: each process of -p read at both ends and sampled between. */
+static int
+run_pids(const char *p0, const char *p1, const char *s1, double *T, long hz,
+    bool delayacct)
+{
+	struct pf_snap_reader **rs;
+	struct pf_samples **sms;
+	struct member *m;
+	size_t i, n = opt.npids;
+	double t0 = 0;
+	int rc;
+
+	m = calloc(n, sizeof(*m));
+	rs = calloc(n, sizeof(*rs));
+	sms = calloc(n, sizeof(*sms));
+	if (m == NULL || rs == NULL || sms == NULL)
+		pf_die(PF_EXIT_FAIL, "%zu processes", n);
+	for (i = 0; i < n; i++) {
+		m[i].pid = (int)opt.pids[i];
+		pf_snap_reader_init(&m[i].r, m[i].pid, delayacct);
+		m[i].r.share = (unsigned)n;
+		(void)pf_cgroup_find(p1, s1, m[i].pid, &m[i].cg);
+		rs[i] = &m[i].r;
+		sms[i] = &m[i].sm;
+	}
+	if (opt.replay != NULL) {
+		char sys0[PATH_MAX];
+
+		/* The t0 snapshot of a replay reads t0's sys tree: same cgroup path. */
+		snprintf(sys0, sizeof(sys0), "%s/t0/sys", opt.replay);
+		for (i = 0; i < n; i++) {
+			struct pf_cgroup cg0 = m[i].cg;
+
+			(void)pf_cgroup_find(p0, sys0, m[i].pid, &cg0);
+			if (pf_snap_read(&m[i].r, p0, &cg0, NULL, &m[i].a) == -1)
+				pf_die(PF_EXIT_FAIL, "%s/stat", p0);
+			pf_samples_start(&m[i].sm, &m[i].r, &m[i].a);
+			(void)pf_samples_replay(&m[i].r, &m[i].sm, opt.replay);
+		}
+	} else {
+		/* Without the task directory every read goes by path. */
+		for (i = 0; i < n; i++)
+			(void)pf_snap_reader_live(&m[i].r, p0);
+		if (n > 1)
+			group_brief(m, n, p0);
+		for (i = 0; i < n; i++) {
+			if (pf_snap_read(&m[i].r, p0, &m[i].cg, NULL, &m[i].a) == -1)
+				pf_die(PF_EXIT_FAIL, "%s/stat", p0);
+			if (!m[i].a.alive)
+				pf_diex(PF_EXIT_FAIL, "pid %d: no such process", m[i].pid);
+			pf_samples_start(&m[i].sm, &m[i].r, &m[i].a);
+		}
+		t0 = pf_snap_clock();
+		pf_samples_run_group(rs, sms, n, p0, t0, t0 + *T);
+	}
+	for (i = 0; i < n; i++) {
+		if (pf_snap_read(&m[i].r, p1, &m[i].cg, &m[i].a, &m[i].b) == -1)
+			pf_die(PF_EXIT_FAIL, "%s/stat", p1);
+		pf_snap_reader_close(&m[i].r);
+	}
+	if (opt.replay == NULL)
+		*T = pf_snap_clock() - t0;
+	rc = classify_pid(m, n, *T, hz, p1);
+	for (i = 0; i < n; i++) {
+		pf_snap_free(&m[i].a);
+		pf_snap_free(&m[i].b);
+		pf_samples_free(&m[i].sm);
+	}
+	free(m);
+	free(rs);
+	free(sms);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
 	char proc0[PATH_MAX], proc1[PATH_MAX], sys1[PATH_MAX];
 	const char *p0, *p1, *s1;
-	struct pf_snap_reader r;
-	struct pf_snap a, b;
-	struct pf_samples sm;
-	struct pf_cgroup cg;
 	struct stat st;
-	double T, t0 = 0, d;
+	double T, d;
 	long hz, delay = 0;
-	int rc;
 
 	parse_options(argc, argv);
 
@@ -588,8 +867,8 @@ main(int argc, char **argv)
 		s1 = sys1;
 		if (replay_number("interval", 0.01, 3600, &T) == -1)
 			pf_die(PF_EXIT_FAIL, "%s/interval", opt.replay);
-		if (opt.pid == 0 && replay_number("pid", 1, INT_MAX, &d) == 0)
-			opt.pid = (int)d;
+		if (opt.npids == 0)
+			replay_pids();
 		if (replay_number("clk_tck", 1, 100000, &d) == 0)
 			hz = (long)d;
 	} else {
@@ -601,47 +880,7 @@ main(int argc, char **argv)
 		pf_die(PF_EXIT_FAIL, "%s", p0);
 	if (pf_sysctl_long(p1, "sys/kernel/task_delayacct", &delay) == -1)
 		delay = 0;
-	pf_snap_reader_init(&r, opt.pid, delay > 0);
-
-	memset(&cg, 0, sizeof(cg));
-	if (opt.pid != 0)
-		(void)pf_cgroup_find(p1, s1, opt.pid, &cg);
-	/* The t0 snapshot of a replay reads t0's sys tree: same cgroup path. */
-	if (opt.replay != NULL) {
-		struct pf_cgroup cg0 = cg;
-		char sys0[PATH_MAX];
-
-		snprintf(sys0, sizeof(sys0), "%s/t0/sys", opt.replay);
-		if (opt.pid != 0)
-			(void)pf_cgroup_find(p0, sys0, opt.pid, &cg0);
-		if (pf_snap_read(&r, p0, &cg0, NULL, &a) == -1)
-			pf_die(PF_EXIT_FAIL, "%s/stat", p0);
-		pf_samples_start(&sm, &r, &a);
-		(void)pf_samples_replay(&r, &sm, opt.replay);
-	} else {
-		/* Without the task directory every read goes by path. */
-		if (opt.pid != 0)
-			(void)pf_snap_reader_live(&r, p0);
-		if (pf_snap_read(&r, p0, &cg, NULL, &a) == -1)
-			pf_die(PF_EXIT_FAIL, "%s/stat", p0);
-		if (opt.pid != 0 && !a.alive)
-			pf_diex(PF_EXIT_FAIL, "pid %d: no such process", opt.pid);
-		pf_samples_start(&sm, &r, &a);
-		t0 = pf_snap_clock();
-		pf_samples_run(&r, &sm, p0, t0, t0 + T);
-	}
-	if (pf_snap_read(&r, p1, &cg, &a, &b) == -1)
-		pf_die(PF_EXIT_FAIL, "%s/stat", p1);
-	pf_snap_reader_close(&r);
-	if (opt.replay == NULL)
-		T = pf_snap_clock() - t0;
-
-	if (opt.pid == 0)
-		rc = classify_system(&a, &b, &sm, T);
-	else
-		rc = classify_pid(&r, &a, &b, &sm, T, hz, &cg, p1);
-	pf_snap_free(&a);
-	pf_snap_free(&b);
-	pf_samples_free(&sm);
-	pf_exit_checked(rc);
+	if (opt.npids == 0)
+		pf_exit_checked(run_system(p0, p1, &T, delay > 0));
+	pf_exit_checked(run_pids(p0, p1, s1, &T, hz, delay > 0));
 }

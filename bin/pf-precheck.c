@@ -44,19 +44,23 @@
 #include "recorder.h"
 #include "symbolize.h"
 #include "sysctl.h"
+#include "target.h"
 #include "unwind.h"
+#include "xmlesc.h"
 
 
 enum mode { MODE_ONCPU, MODE_OFFCPU, MODE_SYSTEM };
 static const char *const mode_names[] = { "oncpu", "offcpu", "system" };
 
 static const char synopsis[] =
-    "usage: pf-precheck [-p PID] [-o DIR] [-g auto|fp|dwarf] [--min-free SIZE|N%]\n"
+    "usage: pf-precheck [-p PID[,PID...]] [-o DIR] [-g auto|fp|dwarf] [--min-free SIZE|N%]\n"
     "                   [--mode oncpu|offcpu|system]\n"
     "                   [--no-probe] [--proc-root DIR] [--sys-root DIR]\n";
 
 static struct {
-	int pid;
+	pid_t pids[PF_TARGET_MAX_PIDS];	/* -p, repeats dropped */
+	size_t npids;			/* 0: no -p */
+	char pidlist[PF_TARGET_MAX_PIDS * 12];	/* the same, joined by commas */
 	const char *outdir;
 	uint64_t min_free_bytes;
 	double min_free_pct;
@@ -69,7 +73,7 @@ static struct {
 	const char *sys_root;
 	bool fixture;		/* a proc or sys root other than the live one */
 } opt = {
-	.pid = 0,
+	.npids = 0,
 	.outdir = ".",
 	.min_free_bytes = 0,
 	.min_free_pct = -1,
@@ -80,6 +84,20 @@ static struct {
 	.fixture = false,
 };
 
+/* One process of -p, and what the target check learnt of it. */
+struct target {
+	int pid;
+	bool ok;		/* alive, and this caller's to sample */
+	struct pf_taskstat tst;
+	struct pf_status tstatus;
+	/*
+	 * What names the pid on the lines that do not already: "" for a
+	 * single pid, whose lines are as they always were, "pid N: " in a
+	 * list.
+	 */
+	char tag[24];
+};
+
 /* What the checks learn and share. */
 struct env {
 	struct pf_caps caps;
@@ -87,9 +105,8 @@ struct env {
 	long paranoid;
 	bool have_paranoid;
 	int ncpu;
-	bool target_ok;		/* -p given and the target is alive */
-	struct pf_taskstat tst;
-	struct pf_status tstatus;
+	struct target t[PF_TARGET_MAX_PIDS];	/* opt.npids of them */
+	size_t nok;		/* targets ok */
 	int failed, warned;
 };
 
@@ -98,7 +115,8 @@ usage(void)
 {
 	fputs(synopsis, stdout);
 	fputs("\n"
-	    "  -p, --pid PID          the process to be sampled (default: a command pf-record starts)\n"
+	    "  -p, --pid PID[,PID...] the processes to be sampled, at most 64 (default: a command\n"
+	    "                         pf-record starts)\n"
 	    "  -o, --output DIR       where the recording will be written (default .)\n"
 	    "  -g, --call-graph auto  the recorder chooses fp or dwarf from the target's files\n"
 	    "                         (the default for oncpu and system)\n"
@@ -116,21 +134,50 @@ usage(void)
 
 /*
  * report(env, "ok"|"warn"|"fail", check, fix, fmt...): one check line and,
- * for warn and fail, the indented fix.
+ * for warn and fail, the indented fix.  The target names what goes into
+ * them (its comm, its files' paths): a control byte or invalid UTF-8 in
+ * them is made '?' for the terminal (pf_name_clean) as the line is
+ * written, so that no name can end a line or start one of its own (an
+ * "ok verdict") or send the terminal an escape sequence.  pf-precheck's
+ * own words are plain ASCII, which the cleaning leaves alone.
  */
+static void
+put_clean(const char *s)
+{
+	char *c;
+	size_t n = strlen(s);
+
+	if ((c = strdup(s)) == NULL) {
+		/* Without memory for a copy, a name is dropped, never printed raw. */
+		fputs("?", stdout);
+		return;
+	}
+	n = pf_name_clean(c, n);
+	fwrite(c, 1, n, stdout);
+	free(c);
+}
+
 static void __attribute__((format(printf, 5, 6)))
 report(struct env *e, const char *level, const char *check, const char *fix,
     const char *fmt, ...)
 {
 	va_list ap;
+	char *line = NULL;
+	int n;
 
 	printf("%s %s ", level, check);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	n = vasprintf(&line, fmt, ap);
 	va_end(ap);
+	if (n >= 0)
+		put_clean(line);
+	free(n >= 0 ? line : NULL);
 	putchar('\n');
-	if (strcmp(level, "ok") != 0 && fix != NULL)
-		printf("  fix: %s\n", fix);
+	if (strcmp(level, "ok") != 0 && fix != NULL) {
+		fputs("  fix: ", stdout);
+		put_clean(fix);
+		putchar('\n');
+	}
 	if (strcmp(level, "fail") == 0)
 		e->failed++;
 	else if (strcmp(level, "warn") == 0)
@@ -254,30 +301,33 @@ check_caps(struct env *e)
 	    c->ipc_lock ? "CAP_IPC_LOCK" : "", (unsigned)e->uid);
 }
 
+/* Without -p: what the checks apply to instead. */
 static void
-check_target(struct env *e)
+check_no_target(struct env *e)
+{
+	if (opt.mode == MODE_SYSTEM)
+		report(e, "ok", "target", NULL, "system-wide");
+	else
+		report(e, "ok", "target", NULL, "none given: checks apply to a command pf-record starts");
+}
+
+static void
+check_target(struct env *e, struct target *t)
 {
 	char fix[128];
 
-	if (opt.pid == 0) {
-		if (opt.mode == MODE_SYSTEM)
-			report(e, "ok", "target", NULL, "system-wide");
-		else
-			report(e, "ok", "target", NULL, "none given: checks apply to a command pf-record starts");
-		return;
-	}
-	if (pf_taskstat_read(opt.proc_root, opt.pid, 0, &e->tst) == -1) {
+	if (pf_taskstat_read(opt.proc_root, t->pid, 0, &t->tst) == -1) {
 		report(e, "fail", "target", "the process is gone: find the current PID (pgrep, systemctl status) and rerun",
-		    "pid %d: %s", opt.pid, errno == ENOENT || errno == ESRCH ? "no such process" : strerror(errno));
+		    "pid %d: %s", t->pid, errno == ENOENT || errno == ESRCH ? "no such process" : strerror(errno));
 		return;
 	}
-	(void)pf_status_read(opt.proc_root, opt.pid, 0, &e->tstatus);
-	if ((e->tst.state == 'Z' && e->tst.num_threads <= 1) || e->tst.state == 'X') {
+	(void)pf_status_read(opt.proc_root, t->pid, 0, &t->tstatus);
+	if ((t->tst.state == 'Z' && t->tst.num_threads <= 1) || t->tst.state == 'X') {
 		char ppid[32] = "its parent";
 		char buf[1024], *p;
 
 		/* Field 4 of stat: the parent, which should reap it. */
-		if (pf_proc_read(opt.proc_root, opt.pid, 0, "stat", buf, sizeof(buf)) > 0 &&
+		if (pf_proc_read(opt.proc_root, t->pid, 0, "stat", buf, sizeof(buf)) > 0 &&
 		    (p = strrchr(buf, ')')) != NULL) {
 			int pp;
 
@@ -285,20 +335,21 @@ check_target(struct env *e)
 				snprintf(ppid, sizeof(ppid), "parent pid %d", pp);
 		}
 		snprintf(fix, sizeof(fix), "nothing runs to sample: the process exited; %s has not reaped it", ppid);
-		report(e, "fail", "target", fix, "pid %d (%s) is a zombie", opt.pid, e->tst.comm);
+		report(e, "fail", "target", fix, "pid %d (%s) is a zombie", t->pid, t->tst.comm);
 		return;
 	}
-	if (e->tstatus.uid >= 0 && (uid_t)e->tstatus.uid != e->uid && e->uid != 0 &&
+	if (t->tstatus.uid >= 0 && (uid_t)t->tstatus.uid != e->uid && e->uid != 0 &&
 	    !e->caps.perfmon && !e->caps.sys_admin && !e->caps.sys_ptrace) {
 		snprintf(fix, sizeof(fix), "run as uid %ld or as root (CAP_PERFMON or CAP_SYS_PTRACE)",
-		    e->tstatus.uid);
+		    t->tstatus.uid);
 		report(e, "fail", "target", fix, "pid %d (%s) belongs to uid %ld, not to uid %u",
-		    opt.pid, e->tst.comm, e->tstatus.uid, (unsigned)e->uid);
+		    t->pid, t->tst.comm, t->tstatus.uid, (unsigned)e->uid);
 		return;
 	}
-	e->target_ok = true;
-	report(e, "ok", "target", NULL, "pid %d (%s) state %c threads %ld", opt.pid, e->tst.comm,
-	    e->tst.state, e->tst.num_threads);
+	t->ok = true;
+	e->nok++;
+	report(e, "ok", "target", NULL, "pid %d (%s) state %c threads %ld", t->pid, t->tst.comm,
+	    t->tst.state, t->tst.num_threads);
 }
 
 static long
@@ -326,22 +377,33 @@ probe_reason(int e)
 	}
 }
 
-static void
-check_probe(struct env *e)
+/* Whether the probe is skipped (a fixture root, --no-probe), said once. */
+static bool
+probe_skipped(struct env *e)
 {
+	if (!opt.fixture && opt.probe)
+		return false;
+	report(e, "warn", "probe", "run without --proc-root/--sys-root/--no-probe for a real perf_event_open probe",
+	    "skipped: %s", opt.fixture ? "the proc or sys root is not the live system" : "--no-probe");
+	return true;
+}
+
+/*
+ * The probe on target t, or with t NULL on what runs without -p: a
+ * command pf-record would start, or the CPUs.
+ */
+static void
+check_probe(struct env *e, const struct target *t)
+{
+	const char *tag = t != NULL ? t->tag : "";
 	struct perf_event_attr a;
 	long max_stack;
 	pid_t pid;
 	int cpu, fd, err;
 	bool kern;
 
-	if (opt.fixture || !opt.probe) {
-		report(e, "warn", "probe", "run without --proc-root/--sys-root/--no-probe for a real perf_event_open probe",
-		    "skipped: %s", opt.fixture ? "the proc or sys root is not the live system" : "--no-probe");
-		return;
-	}
-	if (opt.pid != 0 && !e->target_ok) {
-		report(e, "fail", "probe", "fix the target first", "not run: no usable target");
+	if (t != NULL && !t->ok) {
+		report(e, "fail", "probe", "fix the target first", "%snot run: no usable target", tag);
 		return;
 	}
 	kern = e->have_paranoid && pf_may_sample_kernel(e->paranoid, &e->caps);
@@ -369,7 +431,7 @@ check_probe(struct env *e)
 		pid = -1;
 		cpu = 0;
 	} else {
-		pid = opt.pid;	/* 0: this process, as a command pf-record would start */
+		pid = t != NULL ? t->pid : 0;	/* 0: this process, as a command pf-record would start */
 		cpu = -1;
 	}
 	if (opt.mode != MODE_OFFCPU) {
@@ -377,8 +439,8 @@ check_probe(struct env *e)
 		if (fd == -1) {
 			err = errno;
 			report(e, "fail", "probe", "see the paranoid, caps and target lines; in a container, run on the host",
-			    "perf_event_open cpu-clock %s: %s", opt.mode == MODE_SYSTEM ? "on cpu 0" :
-			    opt.pid ? "on the target" : "on a command", probe_reason(err));
+			    "%sperf_event_open cpu-clock %s: %s", tag, opt.mode == MODE_SYSTEM ? "on cpu 0" :
+			    t != NULL ? "on the target" : "on a command", probe_reason(err));
 			return;
 		}
 		close(fd);
@@ -401,16 +463,17 @@ check_probe(struct env *e)
 		if (fd == -1) {
 			err = errno;
 			report(e, "fail", "probe", "off-CPU stacks need kernel sampling: run as root or with CAP_PERFMON, or pf-offcpu --proc",
-			    "perf_event_open context-switches with kernel stacks: %s", probe_reason(err));
+			    "%sperf_event_open context-switches with kernel stacks: %s", tag,
+			    probe_reason(err));
 			return;
 		}
 		close(fd);
-		report(e, "ok", "probe", NULL, "perf_event_open context-switches with kernel stacks%s %s succeeded",
-		    opt.dwarf ? " and user stack copies" : "", opt.pid ? "on the target" : "on a command");
+		report(e, "ok", "probe", NULL, "%sperf_event_open context-switches with kernel stacks%s %s succeeded",
+		    tag, opt.dwarf ? " and user stack copies" : "", t != NULL ? "on the target" : "on a command");
 		return;
 	}
-	report(e, "ok", "probe", NULL, "perf_event_open cpu-clock %s (%s%s) succeeded",
-	    opt.mode == MODE_SYSTEM ? "system-wide" : opt.pid ? "on the target" : "on a command",
+	report(e, "ok", "probe", NULL, "%sperf_event_open cpu-clock %s (%s%s) succeeded", tag,
+	    opt.mode == MODE_SYSTEM ? "system-wide" : t != NULL ? "on the target" : "on a command",
 	    a.exclude_kernel ? "user stacks" : "user and kernel stacks",
 	    opt.dwarf ? ", user stack copies" : "");
 }
@@ -529,25 +592,34 @@ check_memlock(struct env *e)
 
 /*
  * The recorders open one event descriptor per online CPU for every thread
- * of a -p target (per CPU only for a command, whose threads inherit them,
- * and for -a), and raise their soft RLIMIT_NOFILE to the hard one: the
- * hard limit is what they get.
+ * of every -p target (per CPU only for a command, whose threads inherit
+ * them, and for -a), and raise their soft RLIMIT_NOFILE to the hard one:
+ * the hard limit is what they get.
  */
 static void
 check_fds(struct env *e)
 {
 	const char *tool = opt.mode == MODE_OFFCPU ? pf_rec_offcpu.name : pf_rec_record.name;
-	long threads = opt.pid && e->target_ok && e->tst.num_threads > 0 ? e->tst.num_threads : 1;
+	long threads = 0;
 	int ncpu = e->ncpu > 0 ? e->ncpu : 1;
-	uint64_t events = (uint64_t)threads * (uint64_t)ncpu;
-	uint64_t need = events + PF_REC_FD_RESERVE;
+	uint64_t events, need;
 	long nr_open = 0;
 	struct rlimit rl;
-	char what[96], fix[256];
+	char what[96], procs[48] = "", fix[256];
+	size_t i;
 
-	if (opt.pid && e->target_ok)
-		snprintf(what, sizeof(what), "%ld thread%s x %d CPU%s", threads,
-		    threads == 1 ? "" : "s", ncpu, ncpu == 1 ? "" : "s");
+	for (i = 0; i < opt.npids; i++)
+		if (e->t[i].ok && e->t[i].tst.num_threads > 0)
+			threads += e->t[i].tst.num_threads;
+	if (threads == 0)
+		threads = 1;
+	events = (uint64_t)threads * (uint64_t)ncpu;
+	need = events + PF_REC_FD_RESERVE;
+	if (opt.npids > 1)
+		snprintf(procs, sizeof(procs), " of %zu processes", e->nok);
+	if (e->nok > 0)
+		snprintf(what, sizeof(what), "%ld thread%s%s x %d CPU%s", threads,
+		    threads == 1 ? "" : "s", procs, ncpu, ncpu == 1 ? "" : "s");
 	else
 		snprintf(what, sizeof(what), "%d CPU%s", ncpu, ncpu == 1 ? "" : "s");
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_max == RLIM_INFINITY) {
@@ -600,13 +672,13 @@ find_runtime(const char *name)
 
 /* The target's executable path (readlink of exe), or "" when hidden. */
 static void
-target_exe(char *buf, size_t n)
+target_exe(const struct target *t, char *buf, size_t n)
 {
 	char link[PATH_MAX];
 	ssize_t r;
 
 	buf[0] = '\0';
-	snprintf(link, sizeof(link), "%s/%d/exe", opt.proc_root, opt.pid);
+	snprintf(link, sizeof(link), "%s/%d/exe", opt.proc_root, t->pid);
 	r = readlink(link, buf, n - 1);
 	if (r < 0)
 		r = 0;
@@ -614,7 +686,7 @@ target_exe(char *buf, size_t n)
 }
 
 static void
-check_runtime(struct env *e)
+check_runtime(struct env *e, const struct target *t)
 {
 	const struct runtime *rt;
 	char exe[PATH_MAX], map[PATH_MAX], fix[512];
@@ -622,53 +694,55 @@ check_runtime(struct env *e)
 	struct stat st;
 	bool found = false;
 
-	if (!e->target_ok)
+	if (!t->ok)
 		return;
-	target_exe(exe, sizeof(exe));
+	target_exe(t, exe, sizeof(exe));
 	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-	rt = find_runtime(e->tst.comm);
+	rt = find_runtime(t->tst.comm);
 	if (rt == NULL && base[0] != '\0')
 		rt = find_runtime(base);
 	if (rt == NULL) {
-		report(e, "ok", "runtime", NULL, "native (%s): no JIT map needed", e->tst.comm);
+		report(e, "ok", "runtime", NULL, "%snative (%s): no JIT map needed", t->tag,
+		    t->tst.comm);
 		return;
 	}
 	/* Inside a container the map is in the target's own /tmp, under its namespace pid. */
-	snprintf(map, sizeof(map), "%s/%d/root/tmp/perf-%d.map", opt.proc_root, opt.pid,
-	    e->tstatus.nspid > 0 ? e->tstatus.nspid : opt.pid);
+	snprintf(map, sizeof(map), "%s/%d/root/tmp/perf-%d.map", opt.proc_root, t->pid,
+	    t->tstatus.nspid > 0 ? t->tstatus.nspid : t->pid);
 	if (stat(map, &st) == 0)
 		found = true;
 	if (!found && !opt.fixture) {
-		snprintf(map, sizeof(map), "/tmp/perf-%d.map", opt.pid);
+		snprintf(map, sizeof(map), "/tmp/perf-%d.map", t->pid);
 		found = stat(map, &st) == 0;
 	}
 	if (found) {
-		report(e, "ok", "runtime", NULL, "%s (%s): JIT map %s present", rt->name, e->tst.comm, map);
+		report(e, "ok", "runtime", NULL, "%s%s (%s): JIT map %s present", t->tag, rt->name,
+		    t->tst.comm, map);
 		return;
 	}
 	snprintf(fix, sizeof(fix), "%s", rt->fix);
-	report(e, "warn", "runtime", fix, "%s (%s): no /tmp/perf-%d.map, JIT frames will show as [unknown]",
-	    rt->name, e->tst.comm, e->tstatus.nspid > 0 ? e->tstatus.nspid : opt.pid);
+	report(e, "warn", "runtime", fix, "%s%s (%s): no /tmp/perf-%d.map, JIT frames will show as [unknown]",
+	    t->tag, rt->name, t->tst.comm, t->tstatus.nspid > 0 ? t->tstatus.nspid : t->pid);
 }
 
 /* Symbols as the recorders would find them (symbolize.c's own search). */
 static void
-check_symbols(struct env *e)
+check_symbols(struct env *e, const struct target *t)
 {
 	char path[PATH_MAX], exe[PATH_MAX];
 	struct pf_sym_fileinfo fi;
 	int fd, rc;
 
-	if (!e->target_ok)
+	if (!t->ok)
 		return;
-	snprintf(path, sizeof(path), "%s/%d/exe", opt.proc_root, opt.pid);
-	target_exe(exe, sizeof(exe));
+	snprintf(path, sizeof(path), "%s/%d/exe", opt.proc_root, t->pid);
+	target_exe(t, exe, sizeof(exe));
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		if (e->tst.num_threads > 0 && errno == ENOENT && exe[0] == '\0')
-			report(e, "ok", "symbols", NULL, "pid %d has no executable (kernel thread)", opt.pid);
+		if (t->tst.num_threads > 0 && errno == ENOENT && exe[0] == '\0')
+			report(e, "ok", "symbols", NULL, "pid %d has no executable (kernel thread)", t->pid);
 		else
 			report(e, "warn", "symbols", "run as the process owner or root to read its executable",
-			    "%s: %s", path, strerror(errno));
+			    "%s%s: %s", t->tag, path, strerror(errno));
 		return;
 	}
 	/* As the recorders do: local debuginfo only, never the network. */
@@ -677,21 +751,22 @@ check_symbols(struct env *e)
 	close(fd);
 	if (rc == -1) {
 		report(e, "warn", "symbols", "frames of this executable will print as [unknown]",
-		    "%s: not an ELF file", exe[0] ? exe : path);
+		    "%s%s: not an ELF file", t->tag, exe[0] ? exe : path);
 		return;
 	}
 	if (fi.symtab) {
-		report(e, "ok", "symbols", NULL, "%s: has a symbol table", exe);
+		report(e, "ok", "symbols", NULL, "%s%s: has a symbol table", t->tag, exe);
 		return;
 	}
 	if (fi.debuginfo) {
-		report(e, "ok", "symbols", NULL, "%s: stripped, debug symbols in %s", exe, fi.debugfile);
+		report(e, "ok", "symbols", NULL, "%s%s: stripped, debug symbols in %s", t->tag, exe,
+		    fi.debugfile);
 		return;
 	}
 	report(e, "warn", "symbols",
 	    "install its debug symbols (Debian: the -dbgsym package, dpkg -S to find the package), or rebuild with -g",
-	    "%s: stripped (no .symtab) and no debuginfo found%s%s; only exported names resolve",
-	    exe[0] ? exe : path, fi.buildid[0] ? ", build-id " : "", fi.buildid);
+	    "%s%s: stripped (no .symtab) and no debuginfo found%s%s; only exported names resolve",
+	    t->tag, exe[0] ? exe : path, fi.buildid[0] ? ", build-id " : "", fi.buildid);
 }
 
 /*
@@ -746,7 +821,7 @@ unwind_map(const struct pf_maps_entry *m, void *arg)
  * frame pointers, and what that means for the planned -g.
  */
 static void
-check_unwind(struct env *e)
+check_unwind(struct env *e, const struct target *t)
 {
 	struct unwind_files u = { .n = 0 };
 	char path[PATH_MAX], exe[PATH_MAX], lacking[256] = "", fix[256];
@@ -755,24 +830,24 @@ check_unwind(struct env *e)
 	size_t i, nlacking = 0, nlibs = 0;
 	int fd;
 
-	if (!e->target_ok)
+	if (!t->ok)
 		return;
-	snprintf(path, sizeof(path), "%s/%d/maps", opt.proc_root, opt.pid);
+	snprintf(path, sizeof(path), "%s/%d/maps", opt.proc_root, t->pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 || pf_maps_read(fd, unwind_map, &u) == -1) {
 		report(e, "warn", "unwind", "run as the process owner or root to read its mappings",
-		    "%s: %s", path, strerror(errno));
+		    "%s%s: %s", t->tag, path, strerror(errno));
 		if (fd != -1)
 			close(fd);
 		return;
 	}
 	close(fd);
-	target_exe(exe, sizeof(exe));
+	target_exe(t, exe, sizeof(exe));
 	for (i = 0; i < u.n; i++) {
 		bool fp, first = strcmp(u.path[i], exe) == 0;
 		int rc;
 
 		/* Through the target's root: the path is the target's view. */
-		snprintf(path, sizeof(path), "%s/%d/root%s", opt.proc_root, opt.pid, u.path[i]);
+		snprintf(path, sizeof(path), "%s/%d/root%s", opt.proc_root, t->pid, u.path[i]);
 		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 			continue;
 		rc = pf_fp_probe(fd, &fi);
@@ -782,26 +857,26 @@ check_unwind(struct env *e)
 				report(e, "warn", "unwind", opt.dwarf ?
 				    "-g dwarf cannot unwind it either: rebuild with -fno-omit-frame-pointer, or with unwind tables (-fasynchronous-unwind-tables)" :
 				    "rebuild with -fno-omit-frame-pointer if its stacks come out short",
-				    "%s: no .text or no call-frame information (.eh_frame) to judge its frame pointers by",
-				    u.path[i]);
+				    "%s%s: no .text or no call-frame information (.eh_frame) to judge its frame pointers by",
+				    t->tag, u.path[i]);
 			continue;
 		}
 		fp = pf_fp_kept(&fi);
 		if (first) {
 			if (fp)
-				report(e, "ok", "unwind", NULL, "%s: keeps frame pointers (%u of %u probed "
-				    "addresses have rbp frames)", u.path[i], fi.rbp, fi.probed);
+				report(e, "ok", "unwind", NULL, "%s%s: keeps frame pointers (%u of %u probed "
+				    "addresses have rbp frames)", t->tag, u.path[i], fi.rbp, fi.probed);
 			else if (opt.dwarf)
-				report(e, "ok", "unwind", NULL, "%s: no frame pointers (%u of %u probed "
+				report(e, "ok", "unwind", NULL, "%s%s: no frame pointers (%u of %u probed "
 				    "addresses have rbp frames); -g dwarf unwinds it from .eh_frame",
-				    u.path[i], fi.rbp, fi.probed);
+				    t->tag, u.path[i], fi.rbp, fi.probed);
 			else {
 				snprintf(fix, sizeof(fix), "use %s -g auto or -g dwarf (or rebuild "
 				    "with -fno-omit-frame-pointer)", opt.mode == MODE_OFFCPU ?
 				    "pf-offcpu" : "pf-record");
-				report(e, "warn", "unwind", fix, "%s: no frame pointers (.eh_frame CFA "
+				report(e, "warn", "unwind", fix, "%s%s: no frame pointers (.eh_frame CFA "
 				    "rules never use rbp: %u of %u probed addresses): -g fp stacks lose "
-				    "callers", u.path[i], fi.rbp, fi.probed);
+				    "callers", t->tag, u.path[i], fi.rbp, fi.probed);
 			}
 			continue;
 		}
@@ -826,12 +901,12 @@ check_unwind(struct env *e)
 	if (nlacking > 0 && !opt.dwarf) {
 		snprintf(fix, sizeof(fix), "use %s -g auto or -g dwarf", opt.mode == MODE_OFFCPU ?
 		    "pf-offcpu" : "pf-record");
-		report(e, "warn", "unwind", fix, "%zu of %zu libraries without frame pointers (%s%s): "
-		    "-g fp stacks through them lose callers", nlacking, nlibs, lacking,
+		report(e, "warn", "unwind", fix, "%s%zu of %zu libraries without frame pointers (%s%s): "
+		    "-g fp stacks through them lose callers", t->tag, nlacking, nlibs, lacking,
 		    nlacking > 4 ? ", ..." : "");
 	} else if (nlibs > 0)
-		report(e, "ok", "unwind", NULL, "%zu of %zu libraries without frame pointers%s",
-		    nlacking, nlibs, nlacking && opt.dwarf ? ": -g dwarf unwinds them" : "");
+		report(e, "ok", "unwind", NULL, "%s%zu of %zu libraries without frame pointers%s",
+		    t->tag, nlacking, nlibs, nlacking && opt.dwarf ? ": -g dwarf unwinds them" : "");
 	/*
 	 * libc without frame pointers costs the caller of the function a
 	 * sample is in: off-CPU, that is every blocked stack's system call.
@@ -839,17 +914,17 @@ check_unwind(struct env *e)
 	if (libc != NULL && strcmp(libc_state, "no frame pointers") == 0 && !opt.dwarf &&
 	    opt.mode == MODE_OFFCPU)
 		report(e, "warn", "unwind", "use pf-offcpu -g auto or -g dwarf",
-		    "%s: no frame pointers (%u of %u probed addresses have rbp frames): each "
-		    "blocked stack loses the caller of its system call wrapper with -g fp", libc,
-		    libc_fi.rbp, libc_fi.probed);
+		    "%s%s: no frame pointers (%u of %u probed addresses have rbp frames): each "
+		    "blocked stack loses the caller of its system call wrapper with -g fp", t->tag,
+		    libc, libc_fi.rbp, libc_fi.probed);
 	else if (libc != NULL)
-		report(e, "ok", "unwind", NULL, "%s: %s (%u of %u probed addresses have rbp frames)%s",
-		    libc, libc_state, libc_fi.rbp, libc_fi.probed,
+		report(e, "ok", "unwind", NULL, "%s%s: %s (%u of %u probed addresses have rbp frames)%s",
+		    t->tag, libc, libc_state, libc_fi.rbp, libc_fi.probed,
 		    strcmp(libc_state, "no frame pointers") == 0 ? (opt.dwarf ?
 		    "; -g dwarf unwinds it" : "; with -g fp a sample inside it loses only its caller") : "");
 	if (u.more)
-		report(e, "ok", "unwind", NULL, "only the first %d files mapped were checked",
-		    UNWIND_FILES);
+		report(e, "ok", "unwind", NULL, "%sonly the first %d files mapped were checked",
+		    t->tag, UNWIND_FILES);
 	for (i = 0; i < u.n; i++)
 		free(u.path[i]);
 }
@@ -859,14 +934,18 @@ check_unwind(struct env *e)
  * the memlock check size what it will use.  pf-record's default is auto,
  * pf-offcpu's fp; under -a (system) auto means fp.  With no -p the
  * command is not known: it is judged as a dynamically linked one, by the
- * C library.
+ * C library.  Of a list, as the recorder does: dwarf when one process has
+ * a file without frame pointers, else fp (said unreadable when one's
+ * mappings could not be read); only the targets found usable are judged.
  */
 static void
 check_callgraph(struct env *e)
 {
 	const char *tool = opt.mode == MODE_OFFCPU ? "pf-offcpu" : "pf-record";
-	char file[56];
-	int rc;
+	char file[56], one[56], who[48] = "the target's";
+	const struct target *by = NULL;
+	size_t i;
+	int rc = 0;
 
 	if (!opt.cg_given)
 		opt.cg_auto = opt.mode != MODE_OFFCPU;
@@ -877,22 +956,34 @@ check_callgraph(struct env *e)
 		    "(-g dwarf on every CPU is for you to choose)", tool);
 		return;
 	}
-	if (opt.pid == 0)
+	if (opt.npids == 0)
 		rc = pf_fp_lacking_libc(file, sizeof(file));
-	else if (e->target_ok)
-		rc = pf_fp_lacking_proc(opt.proc_root, opt.pid, file, sizeof(file));
-	else
+	else if (e->nok == 0)
 		return;
+	for (i = 0; i < opt.npids && rc != 1; i++) {
+		int k;
+
+		if (!e->t[i].ok)
+			continue;
+		k = pf_fp_lacking_proc(opt.proc_root, e->t[i].pid, one, sizeof(one));
+		if (k == 1 || (k == -1 && rc == 0)) {
+			rc = k;
+			by = &e->t[i];
+			snprintf(file, sizeof(file), "%s", one);
+		}
+	}
 	opt.dwarf = rc == 1;
+	if (by != NULL && opt.npids > 1)
+		snprintf(who, sizeof(who), "pid %d's", by->pid);
 	if (rc == 1)
 		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g dwarf "
-		    "(%s has no frame pointers)", tool, file);
+		    "(%s%s has no frame pointers)", tool, by != NULL ? by->tag : "", file);
 	else if (rc == 0)
 		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g fp "
 		    "(the files judged keep frame pointers)", tool);
 	else
 		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g fp "
-		    "(the target's mappings cannot be read)", tool);
+		    "(%s mappings cannot be read)", tool, who);
 }
 
 static void
@@ -903,7 +994,7 @@ check_load(struct env *e)
 	struct timespec d = { 0, 250000000 };
 	double itv, iowait = 0, io10 = -1;
 	uint64_t blocked;
-	char fix[160];
+	char fix[sizeof(opt.pidlist) + 128];
 
 	a = malloc(sizeof(*a));
 	b = malloc(sizeof(*b));
@@ -930,8 +1021,8 @@ check_load(struct env *e)
 	free(b);
 	if (pf_psi_read_system(opt.proc_root, "io", &io) == 0)
 		io10 = io.some_avg10;
-	if (opt.pid != 0)
-		snprintf(fix, sizeof(fix), "classify first: pf-classify -p %d (time waiting for I/O is off-CPU: pf-offcpu, not pf-record)", opt.pid);
+	if (opt.npids > 0)
+		snprintf(fix, sizeof(fix), "classify first: pf-classify -p %s (time waiting for I/O is off-CPU: pf-offcpu, not pf-record)", opt.pidlist);
 	else
 		snprintf(fix, sizeof(fix), "classify first: pf-classify (time waiting for I/O is off-CPU: pf-offcpu, not pf-record)");
 	if (iowait >= 10 || blocked >= 2 || io10 >= 10) {
@@ -947,14 +1038,15 @@ check_load(struct env *e)
 	    (unsigned long long)blocked);
 }
 
+/* The container of target t, or with t NULL (no usable target) this shell's. */
 static void
-check_container(struct env *e)
+check_container(struct env *e, const struct target *t)
 {
 	struct pf_cgroup cg;
 	char detail[PATH_MAX + 64] = "";
 	bool hint = false;
 
-	if (opt.pid == 0 || !e->target_ok) {
+	if (t == NULL) {
 		if (pf_cgroup_find(opt.proc_root, opt.sys_root, 0, &cg) == 0 && cg.nested) {
 			report(e, "warn", "container", "run pf tools on the host for whole-box figures",
 			    "this shell is in cgroup %s: /proc/stat, PSI and load are host-wide", cg.path);
@@ -963,24 +1055,24 @@ check_container(struct env *e)
 		report(e, "ok", "container", NULL, "none seen");
 		return;
 	}
-	if (pf_cgroup_find(opt.proc_root, opt.sys_root, opt.pid, &cg) == 0 && cg.nested) {
+	if (pf_cgroup_find(opt.proc_root, opt.sys_root, t->pid, &cg) == 0 && cg.nested) {
 		snprintf(detail, sizeof(detail), "cgroup %s", cg.path);
 		hint = true;
 	}
-	if (e->tstatus.nspid_levels > 1) {
+	if (t->tstatus.nspid_levels > 1) {
 		size_t l = strlen(detail);
 
 		snprintf(detail + l, sizeof(detail) - l, "%spid namespace (pid %d inside)",
-		    l ? ", " : "", e->tstatus.nspid);
+		    l ? ", " : "", t->tstatus.nspid);
 		hint = true;
 	}
 	if (!hint) {
-		report(e, "ok", "container", NULL, "pid %d: host cgroup and pid namespace", opt.pid);
+		report(e, "ok", "container", NULL, "pid %d: host cgroup and pid namespace", t->pid);
 		return;
 	}
 	report(e, "warn", "container",
 	    "binaries and JIT maps are read through /proc/PID/root; CPU figures in /proc/stat are host-wide (read the cgroup's cpu.stat)",
-	    "pid %d: %s", opt.pid, detail);
+	    "pid %d: %s", t->pid, detail);
 }
 
 /* The command line into opt; any misuse is exit 2 (pf_usage_error). */
@@ -1002,8 +1094,8 @@ parse_options(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char shortopts[] = ":g:ho:p:";
-	uint64_t v;
-	size_t i;
+	char why[96];
+	size_t i, l;
 	int c;
 
 	opterr = 0;	/* one line of our own, from pf_usage_getopt */
@@ -1027,9 +1119,10 @@ parse_options(int argc, char **argv)
 			opt.outdir = optarg;
 			break;
 		case 'p':
-			if (pf_parse_u64(optarg, 1, INT_MAX, &v) == -1)
-				pf_usage_error(synopsis, "-p %s: not a process id", optarg);
-			opt.pid = (int)v;
+			if (pf_parse_pid_arg(optarg, opt.pids, PF_TARGET_MAX_PIDS, &opt.npids, why,
+			    sizeof(why)) == -1)
+				pf_usage_error(synopsis, "%s", why);
+			opt.npids = pf_pid_list_unique(opt.pids, opt.npids);
 			break;
 		case OPT_MIN_FREE:
 			if (pf_parse_size_or_percent(optarg, &opt.min_free_bytes, &opt.min_free_pct) == -1)
@@ -1063,8 +1156,11 @@ parse_options(int argc, char **argv)
 	}
 	if (optind != argc)
 		pf_usage_error(synopsis, "%s: unexpected argument", argv[optind]);
-	if (opt.pid != 0 && opt.mode == MODE_SYSTEM)
+	if (opt.npids > 0 && opt.mode == MODE_SYSTEM)
 		pf_usage_error(synopsis, "--mode system samples every process: drop -p");
+	for (i = 0, l = 0; i < opt.npids; i++)
+		l += (size_t)snprintf(opt.pidlist + l, sizeof(opt.pidlist) - l, "%s%d",
+		    i ? "," : "", (int)opt.pids[i]);
 	opt.fixture = strcmp(opt.proc_root, "/proc") != 0 || strcmp(opt.sys_root, "/sys") != 0;
 }
 
@@ -1073,6 +1169,7 @@ main(int argc, char **argv)
 {
 	struct env e;
 	struct stat st;
+	size_t i;
 
 	parse_options(argc, argv);
 	if (stat(opt.proc_root, &st) == -1)
@@ -1084,20 +1181,44 @@ main(int argc, char **argv)
 	e.uid = geteuid();
 	if (pf_caps_get(&e.caps) == -1)
 		pf_die(PF_EXIT_FAIL, "capabilities");
+	for (i = 0; i < opt.npids; i++) {
+		e.t[i].pid = (int)opt.pids[i];
+		if (opt.npids > 1)
+			snprintf(e.t[i].tag, sizeof(e.t[i].tag), "pid %d: ", e.t[i].pid);
+	}
+	/*
+	 * The host's checks once, the target's for each process of -p; the
+	 * verdict is the worst of all.
+	 */
 	check_paranoid(&e);
 	check_kptr(&e);
 	check_caps(&e);
-	check_target(&e);
+	if (opt.npids == 0)
+		check_no_target(&e);
+	for (i = 0; i < opt.npids; i++)
+		check_target(&e, &e.t[i]);
 	check_callgraph(&e);
-	check_probe(&e);
+	if (!probe_skipped(&e)) {
+		if (opt.npids == 0)
+			check_probe(&e, NULL);
+		for (i = 0; i < opt.npids; i++)
+			check_probe(&e, &e.t[i]);
+	}
 	check_disk(&e);
 	check_load(&e);		/* also counts the CPUs for memlock */
 	check_memlock(&e);
 	check_fds(&e);
-	check_runtime(&e);
-	check_symbols(&e);
-	check_unwind(&e);
-	check_container(&e);
+	for (i = 0; i < opt.npids; i++)
+		check_runtime(&e, &e.t[i]);
+	for (i = 0; i < opt.npids; i++)
+		check_symbols(&e, &e.t[i]);
+	for (i = 0; i < opt.npids; i++)
+		check_unwind(&e, &e.t[i]);
+	if (e.nok == 0)
+		check_container(&e, NULL);
+	for (i = 0; i < opt.npids; i++)
+		if (e.t[i].ok)
+			check_container(&e, &e.t[i]);
 	if (e.failed)
 		printf("fail verdict %s: %d check%s failed, %d warning%s\n", mode_names[opt.mode], e.failed, e.failed == 1 ? "" : "s",
 		    e.warned, e.warned == 1 ? "" : "s");

@@ -257,3 +257,36 @@ pf_parse_pid_list(const char *s, uint64_t min, pid_t *out, size_t max, size_t *n
 		p = comma + 1;
 	}
 }
+
+int
+pf_parse_pid_arg(const char *s, pid_t *out, size_t max, size_t *n, char *why,
+    size_t whylen)
+{
+	char bad[32];
+
+	if (pf_parse_pid_list(s, 1, out, max, n, bad, sizeof(bad)) == 0)
+		return 0;
+	if (errno == E2BIG)
+		snprintf(why, whylen, "-p: more than %zu pids", max);
+	else if (*s == '\0')
+		snprintf(why, whylen, "-p: no pid given");
+	else if (*bad == '\0')
+		snprintf(why, whylen, "-p: empty field in '%s'", s);
+	else
+		snprintf(why, whylen, "-p: invalid pid '%s'", bad);
+	return -1;
+}
+
+size_t
+pf_pid_list_unique(pid_t *pids, size_t n)
+{
+	size_t i, j, kept = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < kept && pids[j] != pids[i]; j++)
+			;
+		if (j == kept)
+			pids[kept++] = pids[i];
+	}
+	return kept;
+}

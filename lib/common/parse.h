@@ -55,6 +55,23 @@ int pf_parse_size_or_percent(const char *s, uint64_t *bytes, double *percent);
 int pf_parse_pid_list(const char *s, uint64_t min, pid_t *out, size_t max, size_t *n,
     char *bad, size_t badlen);
 
+/*
+ * The -p PID[,PID...] option of every tool that takes a process list
+ * (pf-record, pf-offcpu, pf-precheck, pf-classify): pf_parse_pid_list
+ * from pid 1, at most max pids.  0, or -1 with the usage error in why
+ * (whylen bytes), worded alike for all of them: "-p: no pid given",
+ * "-p: empty field in 'S'", "-p: invalid pid 'F'", "-p: more than MAX
+ * pids".
+ */
+int pf_parse_pid_arg(const char *s, pid_t *out, size_t max, size_t *n, char *why,
+    size_t whylen);
+
+/*
+ * Drop the repeats from pids (n of them), keeping each pid's first place:
+ * a process given twice is one target.  The count left.
+ */
+size_t pf_pid_list_unique(pid_t *pids, size_t n);
+
 /* The value of hex digit c (0-15), or -1 when c is not one. */
 static inline int
 pf_hexval(int c)

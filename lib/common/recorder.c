@@ -242,20 +242,12 @@ cmd_stdout(const struct pf_recorder *r)
 static int
 parse_pids(struct pf_recorder *r, struct pf_result *st)
 {
-	const char *s = r->opt.pids;
-	char bad[32];
+	char why[sizeof(st->text)];
 
-	if (pf_parse_pid_list(s, 1, r->t.pids, PF_TARGET_MAX_PIDS, &r->t.npids, bad,
-	    sizeof(bad)) == 0)
+	if (pf_parse_pid_arg(r->opt.pids, r->t.pids, PF_TARGET_MAX_PIDS, &r->t.npids, why,
+	    sizeof(why)) == 0)
 		return 0;
-	if (errno == E2BIG)
-		return pf_result_set(st, PF_EXIT_USAGE, 0, "-p: more than %d pids",
-		    PF_TARGET_MAX_PIDS);
-	if (*s == '\0')
-		return pf_result_set(st, PF_EXIT_USAGE, 0, "-p: no pid given");
-	if (*bad == '\0')
-		return pf_result_set(st, PF_EXIT_USAGE, 0, "-p: empty field in '%s'", s);
-	return pf_result_set(st, PF_EXIT_USAGE, 0, "-p: invalid pid '%s'", bad);
+	return pf_result_set(st, PF_EXIT_USAGE, 0, "%s", why);
 }
 
 /*

@@ -22,7 +22,7 @@
 #define SAMPLE_THREADS	16	/* thread states read per sampling round */
 #define SAMPLE_BRIEF	8	/* the same, for a process read in brief */
 #define SAMPLE_LIST_MAX	256	/* above: sample the first snapshot's threads */
-#define BRIEF_ABOVE	256	/* above: read threads in brief (schedstat) */
+#define BRIEF_ABOVE	PF_SNAP_BRIEF_ABOVE	/* above: read threads in brief (schedstat) */
 #define FD_RESERVE	64	/* descriptors left for everything else */
 #define WCHAN_READS	4	/* wait channels read per sampling round */
 
@@ -80,7 +80,8 @@ pf_snap_reader_live(struct pf_snap_reader *r, const char *proc_root)
 			rl.rlim_cur = cur;
 	}
 	if (rl.rlim_cur > FD_RESERVE)
-		r->keep_budget = (long)((rl.rlim_cur - FD_RESERVE) / PF_SNAP_NFILES);
+		r->keep_budget = (long)((rl.rlim_cur - FD_RESERVE) / PF_SNAP_NFILES /
+		    (r->share > 1 ? r->share : 1));
 	return 0;
 }
 
@@ -343,6 +344,7 @@ pf_snap_read(struct pf_snap_reader *r, const char *proc_root,
 	long n, i;
 
 	memset(s, 0, sizeof(*s));
+	s->pid = r->pid;
 	if (r->taskdir == -1)
 		prev = NULL;	/* nothing kept: read afresh */
 	if (read_box(proc_root, s) == -1)
@@ -478,8 +480,8 @@ void
 pf_samples_round(struct pf_snap_reader *r, struct pf_samples *sm, const char *proc_root)
 {
 	bool trunc;
-	long nthreads, per_round, i, j;
-	int wchan_reads = 0;
+	long nthreads, per_round, i, j, share = r->share > 1 ? (long)r->share : 1;
+	int wchan_reads = 0, wchan_max = WCHAN_READS / share > 0 ? WCHAN_READS / (int)share : 1;
 
 	sm->rounds++;
 	if (r->pid == 0) {
@@ -505,7 +507,9 @@ pf_samples_round(struct pf_snap_reader *r, struct pf_samples *sm, const char *pr
 		snprintf(sm->root, sizeof(sm->root), "%s", proc_root);
 	}
 	nthreads = sm->base != NULL ? (long)sm->base->nthr : sm->ntids;
-	per_round = r->brief ? SAMPLE_BRIEF : SAMPLE_THREADS;
+	per_round = (r->brief ? SAMPLE_BRIEF : SAMPLE_THREADS) / share;
+	if (per_round < 1)
+		per_round = 1;
 	if (nthreads < per_round)
 		per_round = nthreads;
 	for (j = 0; j < per_round; j++) {
@@ -537,7 +541,7 @@ pf_samples_round(struct pf_snap_reader *r, struct pf_samples *sm, const char *pr
 			sm->in_s++;
 		else if (p[2] == 'T' || p[2] == 't')
 			sm->in_t++;
-		if ((p[2] == 'D' || p[2] == 'S') && wchan_reads++ < WCHAN_READS)
+		if ((p[2] == 'D' || p[2] == 'S') && wchan_reads++ < wchan_max)
 			tally_wchan(r, sm, proc_root, tid, first);
 	}
 	if (per_round > 0)
@@ -565,16 +569,25 @@ sleep_until(double t)
 }
 
 void
-pf_samples_run(struct pf_snap_reader *r, struct pf_samples *sm, const char *proc_root,
-    double start, double end)
+pf_samples_run_group(struct pf_snap_reader *const *r, struct pf_samples *const *sm,
+    size_t n, const char *proc_root, double start, double end)
 {
 	double next;
+	size_t i;
 
 	for (next = start + 1.0 / PF_SNAP_HZ; next < end - 0.001; next += 1.0 / PF_SNAP_HZ) {
 		sleep_until(next);
-		pf_samples_round(r, sm, proc_root);
+		for (i = 0; i < n; i++)
+			pf_samples_round(r[i], sm[i], proc_root);
 	}
 	sleep_until(end);
+}
+
+void
+pf_samples_run(struct pf_snap_reader *r, struct pf_samples *sm, const char *proc_root,
+    double start, double end)
+{
+	pf_samples_run_group(&r, &sm, 1, proc_root, start, end);
 }
 
 static int
@@ -632,6 +645,26 @@ pf_samples_wchan_now(struct pf_snap_reader *r, struct pf_samples *sm,
 
 	for (i = 0; i < s->nthr && i < PF_SNAP_MAX_WCHAN; i++)
 		tally_wchan(r, sm, proc_root, s->thr[i].tid, NULL);
+}
+
+void
+pf_samples_add_wchan(struct pf_samples *dst, const struct pf_samples *src)
+{
+	size_t i, k;
+
+	for (i = 0; i < src->nwchan; i++) {
+		for (k = 0; k < dst->nwchan && strcmp(dst->wchan[k], src->wchan[i]) != 0; k++)
+			;
+		if (k == dst->nwchan) {
+			if (dst->nwchan == PF_SNAP_MAX_WCHAN)
+				continue;
+			snprintf(dst->wchan[k], sizeof(dst->wchan[k]), "%s", src->wchan[i]);
+			dst->wchan_count[k] = 0;
+			dst->nwchan++;
+		}
+		dst->wchan_count[k] += src->wchan_count[i];
+		dst->wchan_seen += src->wchan_count[i];
+	}
 }
 
 long
@@ -787,28 +820,34 @@ pf_system_inputs(const struct pf_snap *b, const struct pf_samples *sm,
 	in->ncpu = f->ncpu;
 }
 
-/* pidstat's columns from the process's own stat and io. */
+/*
+ * pidstat's columns from the process's own stat and io, added to p's (a
+ * group's are sums); its user and system ticks added to *user_system and
+ * *system, of which p's sysshare is made.
+ */
 static void
 process_figures(const struct pf_snap *a, const struct pf_snap *b, double seconds,
-    long hz, struct pf_pid_figures *p)
+    long hz, struct pf_pid_figures *p, uint64_t *user_system, uint64_t *system_ticks)
 {
 	const struct pf_taskstat *x = &a->proc, *y = &b->proc;
 	double cpu_ticks = (double)hz * seconds;
 	uint64_t user = counter_delta(x->utime, y->utime);
 	uint64_t system = counter_delta(x->stime, y->stime);
 
-	p->usr = 100.0 * (double)counter_delta(less_guest(x->utime, x->guest_time),
+	p->usr += 100.0 * (double)counter_delta(less_guest(x->utime, x->guest_time),
 	    less_guest(y->utime, y->guest_time)) / cpu_ticks;
-	p->system = 100.0 * (double)system / cpu_ticks;
-	p->guest = 100.0 * (double)counter_delta(x->guest_time, y->guest_time) / cpu_ticks;
-	p->cpu = 100.0 * (double)(user + system) / cpu_ticks;
-	p->sysshare = user + system > 0 ? (double)system / (double)(user + system) : 0;
-	p->majflt_s = (double)counter_delta(x->majflt, y->majflt) / seconds;
-	p->minflt_s = (double)counter_delta(x->minflt, y->minflt) / seconds;
+	p->system += 100.0 * (double)system / cpu_ticks;
+	p->guest += 100.0 * (double)counter_delta(x->guest_time, y->guest_time) / cpu_ticks;
+	p->cpu += 100.0 * (double)(user + system) / cpu_ticks;
+	*user_system += user + system;
+	*system_ticks += system;
+	p->majflt_s += (double)counter_delta(x->majflt, y->majflt) / seconds;
+	p->minflt_s += (double)counter_delta(x->minflt, y->minflt) / seconds;
 	if (a->have_io && b->have_io) {
-		p->kb_rd_s = (double)counter_delta(a->io.read_bytes, b->io.read_bytes) / 1024 /
+		p->have_io = true;
+		p->kb_rd_s += (double)counter_delta(a->io.read_bytes, b->io.read_bytes) / 1024 /
 		    seconds;
-		p->kb_wr_s = (double)counter_delta(a->io.write_bytes, b->io.write_bytes) / 1024 /
+		p->kb_wr_s += (double)counter_delta(a->io.write_bytes, b->io.write_bytes) / 1024 /
 		    seconds;
 	}
 }
@@ -929,6 +968,7 @@ threads_figures(const struct pf_snap *a, const struct pf_snap *b, double seconds
 			before = &born;
 		}
 		p->threads++;
+		p->thread[p->threads - 1].pid = b->pid;
 		p->iodelay += counter_delta(before->blkio, after->blkio);
 		thread_seconds(before, after, hz, &on, &queued);
 		if (after->have_sched && before->have_sched &&
@@ -967,49 +1007,120 @@ usable_cpus(const struct pf_snap *b)
 	return cpus;
 }
 
-/* The cgroup's share of periods throttled and time throttled; -1 unknown. */
+/* Whether member i is in the CPU cgroup of a member before it. */
+static bool
+cgroup_seen(const struct pf_group_member *m, size_t i)
+{
+	const struct pf_cgroup *c = m[i].cg;
+	size_t j;
+
+	if (c == NULL || c->cpu_version == 0)
+		return false;
+	for (j = 0; j < i; j++)
+		if (m[j].cg != NULL && m[j].cg->cpu_version == c->cpu_version &&
+		    strcmp(m[j].cg->cpu_dir, c->cpu_dir) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The CPUs a group may use: each process's summed (their affinities are
+ * counts, not masks: taken as disjoint), no more than the online CPUs,
+ * nor than its cgroups' quotas, each cgroup's once (a cgroup without a
+ * quota allows every CPU).  One process: its own.
+ */
+static double
+group_cpus(const struct pf_group_member *m, size_t n)
+{
+	double online = m[0].b->sys->ncpu > 0 ? m[0].b->sys->ncpu : 1;
+	double sum = 0, quota = 0, cpus;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct pf_snap *b = m[i].b;
+
+		sum += usable_cpus(b);
+		if (!cgroup_seen(m, i))
+			quota += b->have_cg && b->cg.quota_cpus > 0 ? b->cg.quota_cpus : online;
+	}
+	cpus = sum;
+	if (online < cpus)
+		cpus = online;
+	if (quota < cpus)
+		cpus = quota;
+	return cpus;
+}
+
+/*
+ * The share of periods throttled and the time throttled of the cgroups
+ * of m, each cgroup's counters once: periods pooled, the time their mean
+ * in percent of the interval; -1 unknown.
+ */
 static void
-throttling(const struct pf_snap *a, const struct pf_snap *b, double seconds,
+throttling(const struct pf_group_member *m, size_t n, double seconds,
     struct pf_pid_figures *p)
 {
-	uint64_t periods;
+	uint64_t periods = 0, throttled = 0, us = 0;
+	size_t i, k = 0;
 
 	p->throttled_ratio = p->throttled_pct = -1;
-	if (!a->have_cg || !b->have_cg || !a->cg.have_throttle || !b->cg.have_throttle)
+	for (i = 0; i < n; i++) {
+		const struct pf_snap *a = m[i].a, *b = m[i].b;
+
+		if (!a->have_cg || !b->have_cg || !a->cg.have_throttle || !b->cg.have_throttle ||
+		    cgroup_seen(m, i))
+			continue;
+		periods += counter_delta(a->cg.nr_periods, b->cg.nr_periods);
+		throttled += counter_delta(a->cg.nr_throttled, b->cg.nr_throttled);
+		us += counter_delta(a->cg.throttled_us, b->cg.throttled_us);
+		k++;
+	}
+	if (k == 0)
 		return;
-	periods = counter_delta(a->cg.nr_periods, b->cg.nr_periods);
-	p->throttled_ratio = periods ?
-	    (double)counter_delta(a->cg.nr_throttled, b->cg.nr_throttled) / (double)periods : 0;
-	p->throttled_pct = 100.0 * (double)counter_delta(a->cg.throttled_us, b->cg.throttled_us) /
-	    (seconds * 1e6);
+	p->throttled_ratio = periods ? (double)throttled / (double)periods : 0;
+	p->throttled_pct = 100.0 * (double)us / (double)k / (seconds * 1e6);
 }
 
 int
-pf_pid_figures(const struct pf_snap *a, const struct pf_snap *b,
-    const struct pf_samples *sm, double seconds, long hz, struct pf_pid_figures *p)
+pf_group_figures(const struct pf_group_member *m, size_t n, double seconds, long hz,
+    struct pf_pid_figures *p)
 {
-	double process_ticks, thread_ticks;
+	double process_ticks = 0, thread_ticks, one;
+	uint64_t user_system = 0, system = 0, points = 0, in_d = 0, in_s = 0, in_t = 0;
+	size_t i, nthr = 0;
 
 	memset(p, 0, sizeof(*p));
-	if ((p->thread = calloc(b->nthr > 0 ? b->nthr : 1, sizeof(*p->thread))) == NULL)
+	for (i = 0; i < n; i++)
+		nthr += m[i].b->nthr;
+	if ((p->thread = calloc(nthr > 0 ? nthr : 1, sizeof(*p->thread))) == NULL)
 		return -1;
-	process_figures(a, b, seconds, hz, p);
-	process_ticks = (double)(counter_delta(a->proc.utime, b->proc.utime) +
-	    counter_delta(a->proc.stime, b->proc.stime));
-	thread_ticks = threads_figures(a, b, seconds, hz, p);
+	for (i = 0; i < n; i++) {
+		const struct pf_snap *a = m[i].a, *b = m[i].b;
+
+		process_figures(a, b, seconds, hz, p, &user_system, &system);
+		one = (double)(counter_delta(a->proc.utime, b->proc.utime) +
+		    counter_delta(a->proc.stime, b->proc.stime));
+		process_ticks += one;
+		thread_ticks = threads_figures(a, b, seconds, hz, p);
+		/*
+		 * Exited threads keep their CPU in the process totals only.
+		 * Tick sampling and the two reads not being simultaneous make
+		 * small gaps normal: flag only a gap of 10 % and a fifth of a
+		 * CPU second, in any process.
+		 */
+		if (one - thread_ticks > 0.1 * one && one - thread_ticks > (double)hz / 5)
+			p->threads_lost = true;
+		points += m[i].sm->thread_points;
+		in_d += m[i].sm->in_d;
+		in_s += m[i].sm->in_s;
+		in_t += m[i].sm->in_t;
+	}
+	p->sysshare = user_system > 0 ? (double)system / (double)user_system : 0;
 	/* schedstat "0 0 0" for busy tasks means it is switched off: use ticks. */
 	if (!p->have_sched) {
 		p->on_s = process_ticks / (double)hz;
 		p->runq_s = 0;
 	}
-	/*
-	 * Exited threads keep their CPU in the process totals only.  Tick
-	 * sampling and the two reads not being simultaneous make small gaps
-	 * normal: flag only a gap of 10 % and a fifth of a CPU second.
-	 */
-	if (process_ticks - thread_ticks > 0.1 * process_ticks &&
-	    process_ticks - thread_ticks > (double)hz / 5)
-		p->threads_lost = true;
 	p->cswch_s /= seconds;
 	p->nvcswch_s /= seconds;
 	p->switches_s /= seconds;
@@ -1017,15 +1128,24 @@ pf_pid_figures(const struct pf_snap *a, const struct pf_snap *b,
 	p->bio_s = (double)p->iodelay / (double)hz;
 	if (p->active < 1)
 		p->active = 1;
-	p->cpus = usable_cpus(b);
+	p->cpus = group_cpus(m, n);
 	p->capacity = p->active < p->cpus ? p->active : p->cpus;
 	p->util = p->on_s / (seconds * p->capacity);
 	p->wait_share = p->on_s + p->runq_s > 0 ? p->runq_s / (p->on_s + p->runq_s) : 0;
-	p->d_state = sm->thread_points ? (double)sm->in_d / (double)sm->thread_points : 0;
-	p->s_state = sm->thread_points ? (double)sm->in_s / (double)sm->thread_points : 0;
-	p->t_state = sm->thread_points ? (double)sm->in_t / (double)sm->thread_points : 0;
-	throttling(a, b, seconds, p);
+	p->d_state = points ? (double)in_d / (double)points : 0;
+	p->s_state = points ? (double)in_s / (double)points : 0;
+	p->t_state = points ? (double)in_t / (double)points : 0;
+	throttling(m, n, seconds, p);
 	return 0;
+}
+
+int
+pf_pid_figures(const struct pf_snap *a, const struct pf_snap *b,
+    const struct pf_samples *sm, double seconds, long hz, struct pf_pid_figures *p)
+{
+	const struct pf_group_member m = { .a = a, .b = b, .sm = sm, .cg = NULL };
+
+	return pf_group_figures(&m, 1, seconds, hz, p);
 }
 
 void

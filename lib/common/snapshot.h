@@ -29,6 +29,7 @@
 #define PF_SNAP_HZ		10	/* sampling rounds a second */
 #define PF_SNAP_MAX_ROUNDS	600	/* rounds a replay reads at most */
 #define PF_SNAP_MAX_WCHAN	64	/* distinct wait channels tallied */
+#define PF_SNAP_BRIEF_ABOVE	256	/* threads above which a live read is brief */
 
 /* A thread's files kept open from the first snapshot to the second. */
 enum { PF_SNAP_STAT, PF_SNAP_SCHED, PF_SNAP_STATUS, PF_SNAP_NFILES };
@@ -64,6 +65,7 @@ struct pf_snap {
 	uint64_t vm[PF_NVM];
 	bool have_vm[PF_NVM];
 	/* PID mode */
+	int pid;			/* the reader's; 0 in system mode */
 	bool alive;			/* the process's stat could be read */
 	struct pf_taskstat proc;
 	struct pf_status status;
@@ -76,12 +78,22 @@ struct pf_snap {
 	bool have_cg;
 };
 
-/* How snapshots and samples of one process are read: the caller's. */
+/*
+ * How snapshots and samples of one process are read: the caller's.  A
+ * group of processes watched together has a reader each, with share set
+ * to their number before pf_snap_reader_live: they split the descriptors
+ * kept and each sampling round's reads, so the group costs what one
+ * process of as many threads does.  brief may be set by the caller of a
+ * live reader before the first snapshot (a group of more than
+ * PF_SNAP_BRIEF_ABOVE threads in all); else that snapshot sets it for a
+ * process of more.
+ */
 struct pf_snap_reader {
 	int pid;			/* 0: the box alone (system mode) */
 	bool delayacct;			/* blkio ticks mean something */
 	int taskdir;			/* -1: path reads (replay, or no task dir) */
 	long keep_budget;		/* threads whose files may still be kept */
+	unsigned share;			/* readers of one group (0 or 1: alone) */
 	bool brief;			/* threads read in brief: schedstat (and stat) */
 	/* One read buffer per thread file, sized as procstat's own readers. */
 	char buf_stat[1024], buf_sched[128], buf_status[8192];
@@ -96,9 +108,10 @@ void pf_snap_reader_init(struct pf_snap_reader *r, int pid, bool delayacct);
 /*
  * Live PID mode: open <proc_root>/<pid>/task, below which the per-thread
  * files are read, and let as many threads keep their files open as the
- * descriptor limit allows, raising the soft RLIMIT_NOFILE toward the hard
- * one (64 descriptors are left for everything else).  0, or -1 with errno
- * when the directory cannot be opened: r goes on reading by path.
+ * descriptor limit allows (its r->share of them), raising the soft
+ * RLIMIT_NOFILE toward the hard one (64 descriptors are left for
+ * everything else).  0, or -1 with errno when the directory cannot be
+ * opened: r goes on reading by path.
  */
 int pf_snap_reader_live(struct pf_snap_reader *r, const char *proc_root);
 
@@ -159,7 +172,8 @@ void pf_samples_start(struct pf_samples *sm, const struct pf_snap_reader *r,
  * One sampling round from proc_root.  PID mode: the state letter of at
  * most 16 threads (8 read in brief), rotating through the thread list,
  * which is re-read once a second, and the wait channel of at most 4 of
- * those in D or S.  System mode: procs_running and procs_blocked.  What
+ * those in D or S; a reader of a group takes its r->share of each (at
+ * least one).  System mode: procs_running and procs_blocked.  What
  * cannot be read is left out of the round.
  */
 void pf_samples_round(struct pf_snap_reader *r, struct pf_samples *sm,
@@ -174,6 +188,10 @@ double pf_snap_clock(void);
  */
 void pf_samples_run(struct pf_snap_reader *r, struct pf_samples *sm,
     const char *proc_root, double start, double end);
+
+/* The same for a group: each round samples r[i] into sm[i], i < n. */
+void pf_samples_run_group(struct pf_snap_reader *const *r, struct pf_samples *const *sm,
+    size_t n, const char *proc_root, double start, double end);
 
 /*
  * Replay the rounds recorded under <dir>/samples/NN/proc, in name order,
@@ -190,6 +208,12 @@ long pf_samples_replay(struct pf_snap_reader *r, struct pf_samples *sm,
  */
 void pf_samples_wchan_now(struct pf_snap_reader *r, struct pf_samples *sm,
     const char *proc_root, const struct pf_snap *s);
+
+/*
+ * Add src's wait channels and their counts to dst's (a group's pooled),
+ * as far as dst has room for distinct ones.
+ */
+void pf_samples_add_wchan(struct pf_samples *dst, const struct pf_samples *src);
 
 /* The index of sm's most common wait channel, or -1 when none was seen. */
 long pf_samples_top_wchan(const struct pf_samples *sm);
@@ -231,6 +255,7 @@ void pf_system_inputs(const struct pf_snap *b, const struct pf_samples *sm,
 /* One thread's figures over the interval. */
 struct pf_thread_figures {
 	const struct pf_snap_thread *t0, *t1;	/* t0 NULL: born in the interval */
+	int pid;			/* its process */
 	double on, rq, io;		/* shares of the interval */
 	double sw;			/* switches a second, -1 unknown */
 	int state;			/* PF_THR_* */
@@ -241,6 +266,7 @@ struct pf_pid_figures {
 	/* The process's own counters, pidstat's columns (% of one CPU). */
 	double usr, system, guest, cpu, wait;
 	double majflt_s, minflt_s, kb_rd_s, kb_wr_s;
+	bool have_io;			/* kb_rd_s and kb_wr_s are known */
 	double sysshare;		/* system / (user + system) time */
 	/* Summed over its threads. */
 	double cswch_s, nvcswch_s;
@@ -269,6 +295,24 @@ struct pf_pid_figures {
  */
 int pf_pid_figures(const struct pf_snap *a, const struct pf_snap *b,
     const struct pf_samples *sm, double seconds, long hz, struct pf_pid_figures *p);
+
+/* One process of a group: its two snapshots, its samples and its cgroup. */
+struct pf_group_member {
+	const struct pf_snap *a, *b;	/* both alive, the same process */
+	const struct pf_samples *sm;
+	const struct pf_cgroup *cg;	/* NULL: shares no cgroup with another member */
+};
+
+/*
+ * The figures of the n processes of m over the interval as if they were
+ * one process (doc/classification.md, "A group of processes"): their
+ * threads pooled, their counters and state samples summed, the CPUs
+ * they may use and their cgroups' throttling counted once per cgroup.
+ * With n 1, pf_pid_figures.  The thread figures name their pid.  0, or
+ * -1 with ENOMEM; free p with pf_pid_figures_free.
+ */
+int pf_group_figures(const struct pf_group_member *m, size_t n, double seconds, long hz,
+    struct pf_pid_figures *p);
 
 void pf_pid_figures_free(struct pf_pid_figures *p);
 

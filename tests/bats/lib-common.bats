@@ -43,6 +43,7 @@ offcpu() { unit "$1" test-offcpu; }
 @test "pf-classify's CPU figures: guest time out of user, a counter that went back counts 0, the busiest CPU matched by number" { unit cpu test-classify; }
 @test "pf-classify's box figures: PSI missing at either end is unknown, itself taken off the run queue" { unit box test-classify; }
 @test "pf-classify's process figures from two snapshots: threads matched by tid and start time, the CPUs it may use, the shares decided on" { unit pid test-classify; }
+@test "pf-classify's figures of a group of processes as one: threads and samples pooled, shares of pooled counts, each cgroup's quota and throttling once" { unit group test-classify; }
 @test "pf-classify's snapshots and sampling rounds read by path from a recorded tree, and the figures over them" { unit read test-classify; }
 @test "pf-classify's live snapshots keep a thread's descriptors until freed; a process gone is not alive" { unit live test-classify; }
 @test "the DWARF unwinder walks a stack of the unit binary's own to its return addresses; refused files, cut copies and forks" { unit unwind test-stacks; }

@@ -190,6 +190,21 @@ next pf-record -p $pid" ] || fail "$(grep '^next ' <<<"$output")"
 	assert_line --regexp '^thread [0-9]+ state=running .* comm=x\?class\?IDLE$'
 }
 
+@test "a cgroup's path cannot forge a line or send an escape sequence either" {
+	local d=$BATS_TEST_TMPDIR/r pid t name=$'pf x\e]0;t\aclass IDLE'
+	cp -r "$FX/pid-starved-throttled-v2" "$d"
+	pid=$(cat "$d/pid")
+	# A delegated subtree's owner names its cgroups (a newline the kernel refuses).
+	for t in t0 t1; do
+		mv "$d/$t/sys/fs/cgroup/pf-capture.8224" "$d/$t/sys/fs/cgroup/$name"
+		printf '0::/%s\n' "$name" >"$d/$t/proc/$pid/cgroup"
+	done
+	run -0 pf-classify --replay "$d"
+	assert_line "class STARVED_THROTTLED"
+	assert_line "cgroup /pf?x?]0;t?class?IDLE"
+	! grep -q $'[\x01-\x1f\x7f]' <<<"$output" || fail "a control byte: $output"
+}
+
 @test "a throttled process shows the cgroup's throttling figures" {
 	run -0 pf-classify --replay "$FX/pid-starved-throttled"
 	near "$(value throttled_ratio)" 1 0.1
@@ -251,6 +266,97 @@ next pf-record -p $pid" ] || fail "$(grep '^next ' <<<"$output")"
 	assert_line "flags pid-reused"
 }
 
+# group DIR: a replay directory of four recorded processes over one
+# interval: pid-on-cpu-user's box and process (8229, a spinner) with the
+# processes of pid-idle (9033, asleep), pid-exited (10130, gone at t1) and
+# pid-reused (8745, another start time at t1) copied in, files of their
+# own recordings (each process's figures are its own counters' deltas).
+group() {
+	local src p t r
+	cp -r "$FX/pid-on-cpu-user" "$1"
+	for src in pid-idle pid-exited pid-reused; do
+		p=$(cat "$FX/$src/pid")
+		for t in t0 t1; do
+			[ ! -d "$FX/$src/$t/proc/$p" ] || cp -r "$FX/$src/$t/proc/$p" "$1/$t/proc/"
+		done
+		for r in "$1"/samples/*; do
+			[ ! -d "$FX/$src/samples/${r##*/}/proc/$p" ] || cp -r "$FX/$src/samples/${r##*/}/proc/$p" "$r/proc/"
+		done
+	done
+}
+
+@test "a list replayed is one process of all their threads: figures summed, next names the list, each thread its pid" {
+	local d=$BATS_TEST_TMPDIR/g k cpu on
+	group "$d"
+	# Each alone, from the same directory.
+	run -0 pf-classify --replay "$d" -p 9033
+	assert_line "mode pid"
+	assert_line "class IDLE"
+	cpu=$(value %CPU) on=$(value on_cpu)
+	run -0 pf-classify --replay "$d" -p 8229
+	assert_line "class ON_CPU_USER"
+	cpu="$cpu $(value %CPU)" on="$on $(value on_cpu)"
+	run -0 pf-classify --replay "$d" -p 9033,8229
+	assert_line "class ON_CPU_USER"
+	assert_line "next pf-record -p 9033,8229"
+	[ "$(head -n 3 <<<"$output" | awk '{ printf "%s ", $1 }')" = "class flags next " ]
+	assert_line "mode pids"
+	assert_line "pids 9033,8229"
+	refute_line --regexp '^(pid|comm) '
+	assert_line --regexp '^process 9033 threads=1 %CPU=0\.[0-9]{2} comm=cls-sleeper$'
+	assert_line --regexp '^process 8229 threads=1 %CPU=[0-9.]+ comm=cls-spin$'
+	assert_line --regexp '^thread 8229 pid=8229 state=running %CPU='
+	assert_line --regexp '^thread 9033 pid=9033 state=sleep %CPU='
+	[ "$(value threads)" = 2 ]
+	[ "$(value threads_active)" = 1 ]
+	# The group's %CPU and on_cpu are the sums of each alone (two decimals each).
+	near "$(value %CPU)" "$(awk '{ print $1 + $2 }' <<<"$cpu")" 0.011 || fail "%CPU $(value %CPU), alone $cpu"
+	near "$(value on_cpu)" "$(awk '{ print $1 + $2 }' <<<"$on")" 0.011 || fail "on_cpu $(value on_cpu), alone $on"
+	# Every line still key value; the thread lines thread TID key=value.
+	k=$(awk 'NF < 2 || $1 !~ /^[%a-zA-Z_\/]+$/' <<<"$output")
+	[ -z "$k" ] || fail "not key value: $k"
+	k=$(awk '$1 == "thread" && ($2 !~ /^[0-9]+$/ || $3 !~ /^pid=[0-9]+$/)' <<<"$output")
+	[ -z "$k" ] || fail "thread lines without their pid: $k"
+	# A pid given twice is one process, and a list of one is the old report.
+	run -0 pf-classify --replay "$d" -p 8229,8229
+	assert_line "mode pid"
+	assert_line "next pf-record -p 8229"
+	# A replay directory's pid file may hold the list.
+	echo 9033,8229 >"$d/pid"
+	run -0 pf-classify --replay "$d"
+	assert_line "pids 9033,8229"
+	assert_line "next pf-record -p 9033,8229"
+}
+
+@test "a process of a list that exits during the interval is said and left out; when all exit, EXITED" {
+	local d=$BATS_TEST_TMPDIR/g
+	group "$d"
+	run -0 pf-classify --replay "$d" -p 8229
+	local alone
+	alone=$(grep -E '^(%CPU|on_cpu|threads|util) ' <<<"$output")
+	run -0 pf-classify --replay "$d" -p 10130,8229
+	assert_line "class ON_CPU_USER"
+	assert_line --regexp '^flags .*process-exited'
+	assert_line "process 10130 exited=gone comm=cls-sleeper"
+	assert_line "next pf-record -p 8229"
+	# Its figures are the one left's.
+	[ "$(grep -E '^(%CPU|on_cpu|threads|util) ' <<<"$output")" = "$alone" ] ||
+		fail "not the figures of 8229 alone: $output"
+	# Every process gone or reused: EXITED, each reason once.
+	run -1 pf-classify --replay "$d" -p 10130,8745
+	assert_line "class EXITED"
+	assert_line "flags gone,pid-reused"
+	assert_line "next none"
+	assert_line "process 10130 exited=gone comm=cls-sleeper"
+	assert_line "process 8745 exited=pid-reused comm=cls-sleeper"
+	# One missing at the start is a runtime failure naming it, as for one pid.
+	run --separate-stderr -3 pf-classify --replay "$d" -p 8229,2147483646
+	[ -z "$output" ]
+	[ "$stderr" = "pf-classify: pid 2147483646: no such process at the start" ]
+	run --separate-stderr -3 pf-classify -i 1 -p "$$,2147483646"
+	[ "$stderr" = "pf-classify: pid 2147483646: no such process" ]
+}
+
 @test "bad intervals and pids are usage errors" {
 	local a
 	for a in "-i 0" "-i 61" "-i abc" "-i 5x" "-p 0" "-p abc" "-p -3" "-t 1001" "-t -1" "-t x" "extra"; do
@@ -258,6 +364,25 @@ next pf-record -p $pid" ] || fail "$(grep '^next ' <<<"$output")"
 		run --separate-stderr -2 pf-classify $a
 		[[ "${stderr_lines[0]}" == "pf-classify: "* ]] || fail "$a: ${stderr_lines[0]}"
 	done
+}
+
+@test "a bad pid list is a usage error worded as pf-record words it" {
+	local -a cases=(
+		"1,,2|-p: empty field in '1,,2'"
+		"1,x|-p: invalid pid 'x'"
+		",1|-p: empty field in ',1'"
+		"$(seq -s, 1000 1064)|-p: more than 64 pids"
+	)
+	local c
+	for c in "${cases[@]}"; do
+		run --separate-stderr -2 pf-classify -p "${c%%|*}"
+		[ "${stderr_lines[0]}" = "pf-classify: ${c#*|}" ] || fail "${c%%|*}: ${stderr_lines[0]}"
+		[[ "${stderr_lines[1]}" == "usage: pf-classify "* ]] || fail "no synopsis: $stderr"
+		[ -z "$output" ]
+	done
+	# 64 pids are a list (none of these exists: a runtime failure, not misuse).
+	run --separate-stderr -3 pf-classify -i 1 -p "$(seq -s, 4000000 4000063)"
+	[ "$stderr" = "pf-classify: pid 4000000: no such process" ]
 }
 
 @test "a missing replay directory or interval file is a runtime failure naming it" {
@@ -311,6 +436,44 @@ live() {
 
 @test "live: a spinner is ON_CPU_USER" {
 	live ON_CPU_USER "$WORKLOADS/cls-spin" 1 6
+}
+
+@test "live: a sleeping master and two spinning workers are ON_CPU_USER together; a fourth process that exits is said" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs for two spinning workers, have $(nproc)"
+	local try m w1 w2 e
+	for try in 1 2; do
+		# From one favoured shell, as live() does: the workers must get
+		# their CPUs for the group to be on them.  The fourth sleeps
+		# 100 ms at a time for 1.5 s: it ends inside the 2 s interval.
+		# shellcheck disable=SC2016 # the inner sh expands them
+		output=$("${FAVOURED[@]}" sh -c '"$1" 1000 8 & m=$!
+			"$2" 1 8 & w1=$!
+			"$2" 1 8 & w2=$!
+			"$1" 100 1.5 & e=$!
+			sleep 0.4
+			echo "started $m $w1 $w2 $e"
+			pf-classify -i 2 -p "$m,$w1,$w2,$e"
+			kill "$m" "$w1" "$w2" 2>/dev/null
+			wait
+			exit 0' sh "$WORKLOADS/cls-sleeper" "$WORKLOADS/cls-spin") || true
+		read -r _ m w1 w2 e <<<"$(grep '^started ' <<<"$output")"
+		[ "$(value class)" = ON_CPU_USER ] && break
+		echo "try $try: $(value class), want ON_CPU_USER" >&3
+	done
+	[ "$(value class)" = ON_CPU_USER ] || fail "$output"
+	# The lines assert_line reads, as run would have set them.
+	mapfile -t lines <<<"$output"
+	assert_line "next pf-record -p $m,$w1,$w2"
+	assert_line "pids $m,$w1,$w2,$e"
+	assert_line --regexp "^process $m threads=1 %CPU=[0-9.]+ comm=cls-sleeper\$"
+	assert_line --regexp "^process $w1 threads=1 %CPU=[0-9.]+ comm=cls-spin\$"
+	assert_line --regexp "^process $e exited=(gone|zombie) comm=cls-sleeper\$"
+	assert_line --regexp '^flags .*process-exited'
+	# The busiest threads are the two workers', each with its pid.
+	assert_line --regexp "^thread $w1 pid=$w1 state=running "
+	assert_line --regexp "^thread $w2 pid=$w2 state=running "
+	[ "$(value threads)" = 3 ] || fail "threads of the three left: $output"
+	[ "$(value threads_active)" = 2 ] || fail "active: the two workers: $output"
 }
 
 @test "live: a syscall loop is ON_CPU_KERNEL" {

@@ -217,6 +217,151 @@ level() {
 	assert_line --partial "parent pid $KIDS has not reaped it"
 }
 
+# zombie: a zombie child of a live sleep 30 (in KIDS), its pid in Z; skips
+# when the machine does not let one form in 10 s.
+zombie() {
+	local _
+	sh -c 'sleep 0.1 & echo $! >"$1"; exec sleep 30' sh "$FXD/zpid" &
+	KIDS="$KIDS $!"
+	wait_exec "$!" sleep
+	Z=$(cat "$FXD/zpid")
+	# The child sleeps 0.1 s; on a busy machine it may take longer to end.
+	for _ in $(seq 100); do
+		[ "$(awk '{ print $3 }' "/proc/$Z/stat")" != Z ] || break
+		sleep 0.1
+	done
+	[ "$(awk '{ print $3 }' "/proc/$Z/stat")" = Z ] || skip "no zombie formed"
+}
+
+@test "a list of three live processes: the host checked once, each process by its pid" {
+	local a b c
+	sleep 30 &
+	a=$!
+	"$WORKLOADS/cls-sleeper" 1000 30 &
+	b=$!
+	"$WORKLOADS/nofp-sleeper" 30 1000000 &
+	c=$!
+	KIDS="$a $b $c"
+	wait_exec "$a" sleep
+	wait_exec "$b" cls-sleeper
+	wait_exec "$c" nofp-sleeper
+	run -0 pf-precheck -p "$a,$b,$c" -o /tmp --min-free 0 --no-probe
+	assert_line --regexp "^ok target pid $a \(sleep\) state S threads 1$"
+	assert_line --regexp "^ok target pid $b \(cls-sleeper\) state S threads 1$"
+	assert_line --regexp "^ok target pid $c \(nofp-sleeper\) state S threads 1$"
+	assert_line "ok runtime pid $a: native (sleep): no JIT map needed"
+	assert_line "ok runtime pid $b: native (cls-sleeper): no JIT map needed"
+	assert_line "ok runtime pid $c: native (nofp-sleeper): no JIT map needed"
+	assert_line "ok symbols pid $b: $WORKLOADS/cls-sleeper: has a symbol table"
+	assert_line --regexp "^ok unwind pid $c: $WORKLOADS/nofp-sleeper: no frame pointers "
+	assert_line --regexp "^(ok|warn) container pid $a: "
+	assert_line --regexp "^(ok|warn) container pid $c: "
+	# -g auto is chosen once for the list: nofp-sleeper lacks frame pointers.
+	assert_line --regexp "^ok unwind -g auto: pf-record will record with -g dwarf \(pid [0-9]+: [^ ]+ has no frame pointers\)$"
+	assert_line --regexp "^ok fds [0-9]+ descriptors \(3 threads of 3 processes x [0-9]+ CPUs?, and 16 of its own\)"
+	# Once each: the host's checks, the probe skipped and the verdict.
+	local once
+	once=$(awk '{ n[$2]++ } END { for (c in n) if (n[c] != 1) print c, n[c] }' \
+		<(grep -E '^(ok|warn|fail) (paranoid|kptr_restrict|caps|probe|disk|load|memlock|fds|verdict) ' <<<"$output"))
+	[ -z "$once" ] || fail "checked more than once: $once"
+	[ "$(grep -c '^ok target ' <<<"$output")" -eq 3 ]
+	[ "$(grep -c '^ok runtime ' <<<"$output")" -eq 3 ]
+	assert_line --regexp '^ok verdict oncpu: safe to run pf-record, '
+	# Each per-process line of a list names its pid.
+	local bad
+	bad=$(grep -E '^(ok|warn|fail) (target|runtime|symbols|unwind|container) ' <<<"$output" |
+		grep -v -e '-g auto:' | grep -vE "^[a-z]+ [a-z]+ pid ($a|$b|$c)[: ]" || true)
+	[ -z "$bad" ] || fail "lines naming no pid: $bad"
+}
+
+@test "a zombie in a list fails the verdict; the live processes of the list pass their checks" {
+	local a
+	sleep 30 &
+	a=$!
+	KIDS=$a
+	wait_exec "$a" sleep
+	zombie
+	run -1 pf-precheck -p "$a,$Z,${KIDS##* }" -o /tmp --min-free 0 --no-probe
+	assert_line "fail target pid $Z (sleep) is a zombie"
+	assert_line --partial "parent pid ${KIDS##* } has not reaped it"
+	assert_line --regexp "^ok target pid $a \(sleep\) "
+	assert_line --regexp "^ok target pid ${KIDS##* } \(sleep\) "
+	assert_line "ok runtime pid $a: native (sleep): no JIT map needed"
+	refute_line --regexp "^[a-z]+ runtime pid $Z:"
+	assert_line --regexp '^fail verdict oncpu: 1 check failed, '
+	# The same list without the zombie passes.
+	run -0 pf-precheck -p "$a,${KIDS##* }" -o /tmp --min-free 0 --no-probe
+}
+
+@test "fds counts the threads of every process of a list (fixture tree)" {
+	local p n
+	mkproc "$FXD/l" 1 0
+	for p in 4242:5 4343:7; do
+		n=${p#*:} p=${p%:*}
+		mkdir -p "$FXD/l/$p"
+		echo "$p (app) S 1 $p $p 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 $n 0 500 1000 100 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0" >"$FXD/l/$p/stat"
+		printf 'Name:\tapp\nUid:\t0\t0\t0\t0\n' >"$FXD/l/$p/status"
+	done
+	run -0 pf-precheck -p 4242,4343 --proc-root "$FXD/l" -o /tmp --min-free 0
+	assert_line --regexp '^ok fds 40 descriptors \(12 threads of 2 processes x 2 CPUs, and 16 of its own\)'
+	# A pid given twice is one process.
+	run -0 pf-precheck -p 4242,4343,4242 --proc-root "$FXD/l" -o /tmp --min-free 0
+	assert_line --regexp '^ok fds 40 descriptors \(12 threads of 2 processes x 2 CPUs'
+	[ "$(grep -c '^ok target ' <<<"$output")" -eq 2 ]
+	# One pid: the line as it always was.
+	run -0 pf-precheck -p 4343 --proc-root "$FXD/l" -o /tmp --min-free 0
+	assert_line --regexp '^ok fds 30 descriptors \(7 threads x 2 CPUs, and 16 of its own\)'
+	# A process of the list gone: its threads are not counted, the verdict fails.
+	run -1 pf-precheck -p 4242,4343,4444 --proc-root "$FXD/l" -o /tmp --min-free 0
+	assert_line "fail target pid 4444: no such process"
+	assert_line --regexp '^ok fds 40 descriptors \(12 threads of 2 processes x 2 CPUs'
+}
+
+@test "a bad pid list is a usage error worded as pf-record words it" {
+	local -a cases=(
+		"1,,2|-p: empty field in '1,,2'"
+		"1,x|-p: invalid pid 'x'"
+		"1,|-p: empty field in '1,'"
+		"$(seq -s, 1000 1064)|-p: more than 64 pids"
+	)
+	local c
+	for c in "${cases[@]}"; do
+		run --separate-stderr -2 pf-precheck -p "${c%%|*}"
+		[ "${stderr_lines[0]}" = "pf-precheck: ${c#*|}" ] || fail "${c%%|*}: ${stderr_lines[0]}"
+		[[ "${stderr_lines[1]}" == "usage: pf-precheck "* ]] || fail "no synopsis: $stderr"
+		[ -z "$output" ]
+		run --separate-stderr -2 pf-record -p "${c%%|*}" -d 1 -o "$BATS_TEST_TMPDIR/r"
+		[ "${stderr_lines[0]}" = "pf-record: ${c#*|}" ] || fail "pf-record ${c%%|*}: ${stderr_lines[0]}"
+	done
+	# 64 pids are a list (none of these exists: a finding, not misuse).
+	run -1 pf-precheck -p "$(seq -s, 4000000 4000063)" --no-probe -o /tmp --min-free 0
+	[ "$(grep -c '^fail target pid 40000[0-9][0-9]: no such process$' <<<"$output")" -eq 64 ]
+}
+
+@test "a target's name (its comm, its executable's path) forges no line and sends no escape sequence" {
+	local name=$'x\nok verdict \e]0;t\a' _
+	mkdir "$FXD/d"
+	cp /bin/sleep "$FXD/d/$name"
+	"$FXD/d/$name" 30 &
+	KIDS=$!
+	sleep 30 &
+	KIDS="$KIDS $!"
+	wait_exec "${KIDS##* }" sleep
+	for _ in $(seq 100); do
+		[ "$(cat "/proc/${KIDS%% *}/comm" 2>/dev/null)" = "${name:0:15}" ] && break
+		sleep 0.1
+	done
+	# The comm is the name's first 15 bytes: x, newline, "ok verdict ", ESC, ].
+	run -0 pf-precheck -p "${KIDS%% *},${KIDS##* }" -o /tmp --min-free 0 --no-probe
+	[ "$(grep -cE '^[a-z]+ verdict ' <<<"$output")" -eq 1 ] || fail "a verdict forged: $output"
+	assert_line --regexp "^ok target pid ${KIDS%% *} \(x\?ok verdict \?\]\) state S "
+	assert_line --regexp "^[a-z]+ symbols pid ${KIDS%% *}: $FXD/d/x\?ok verdict \?\]0;t\?: "
+	! grep -q $'[\x01-\x08\x0b-\x1f\x7f]' <<<"$output" || fail "a control byte: $output"
+	run -0 pf-precheck -p "${KIDS%% *}" -o /tmp --min-free 0 --no-probe
+	[ "$(grep -cE '^[a-z]+ verdict ' <<<"$output")" -eq 1 ] || fail "a verdict forged: $output"
+	assert_line --regexp "^ok target pid ${KIDS%% *} \(x\?ok verdict \?\]\) state S "
+}
+
 @test "a process named java gets the perf-map hint, and ok once the map exists" {
 	cp /bin/sleep "$FXD/java"
 	"$FXD/java" 30 &

@@ -312,6 +312,177 @@ test_pid(void)
 	free(b.sys);
 }
 
+/* A process of test_group: its two snapshots' process part. */
+static void
+group_proc(struct pf_snap *a, struct pf_snap *b, int pid, uint64_t utime, uint64_t stime)
+{
+	snap_box(a, 0, 0, true, 0, 0, 0);
+	snap_box(b, 0, 0, true, 0, 0, 0);
+	a->pid = b->pid = pid;
+	a->alive = b->alive = true;
+	b->proc.utime = utime;
+	b->proc.stime = stime;
+}
+
+/* A cgroup's throttling counters at both ends, and its quota. */
+static void
+group_cg(struct pf_snap *a, struct pf_snap *b, uint64_t periods, uint64_t throttled,
+    uint64_t us, double quota)
+{
+	a->have_cg = b->have_cg = true;
+	a->cg.have_throttle = b->cg.have_throttle = true;
+	b->cg.nr_periods = periods;
+	b->cg.nr_throttled = throttled;
+	b->cg.throttled_us = us;
+	a->cg.quota_cpus = b->cg.quota_cpus = quota;
+}
+
+/*
+ * A group of processes as one: a master that sleeps (pid 100, in cgroup
+ * Y) and two workers (200 and 300) sharing cgroup X.  Threads pooled,
+ * shares made of pooled counts (not means of each process's), and each
+ * cgroup's quota and throttling counted once.
+ */
+static void
+test_group(void)
+{
+	struct pf_snap a[3], b[3];
+	struct pf_snap_thread t0[4], t1[4];
+	struct pf_samples sm[3], all;
+	struct pf_cgroup x, y;
+	struct pf_group_member m[3];
+	struct pf_pid_figures p, one;
+	struct pf_cls_pid in;
+	struct pf_cls_verdict v;
+	size_t k;
+	int i, of200 = 0, of300 = 0;
+
+	memset(&x, 0, sizeof(x));
+	memset(&y, 0, sizeof(y));
+	x.cpu_version = y.cpu_version = 2;
+	snprintf(x.cpu_dir, sizeof(x.cpu_dir), "/sys/fs/cgroup/x");
+	snprintf(y.cpu_dir, sizeof(y.cpu_dir), "/sys/fs/cgroup/y");
+	/* The master: 20 system ticks, its thread asleep throughout. */
+	group_proc(&a[0], &b[0], 100, 0, 20);
+	group_cg(&a[0], &b[0], 10, 5, 100000, 0.5);
+	t0[0] = thr(101, 1, 0, 0, 0, 0);
+	t1[0] = thr(101, 1, 0, 0, 0, 0);
+	t1[0].stime = 20;
+	/* 200: 2 threads running 1.8 s each of 2 s, queued 0.1 s. */
+	group_proc(&a[1], &b[1], 200, 360, 0);
+	group_cg(&a[1], &b[1], 30, 3, 300000, 1.5);
+	a[1].have_io = b[1].have_io = true;
+	b[1].io.read_bytes = 2 * 1024 * 1024;
+	t0[1] = thr(201, 1, 0, 0, 0, 0);
+	t0[2] = thr(202, 1, 0, 0, 0, 0);
+	t1[1] = thr(201, 1, 1800, 100, 20, 180);
+	t1[2] = thr(202, 1, 1800, 100, 20, 180);
+	/* 300: in 200's cgroup, which it read a moment later; 1 thread at 1 s. */
+	group_proc(&a[2], &b[2], 300, 100, 0);
+	group_cg(&a[2], &b[2], 31, 4, 310000, 1.5);
+	t0[3] = thr(301, 1, 0, 0, 0, 0);
+	t1[3] = thr(301, 1, 1000, 0, 10, 100);
+	a[0].thr = &t0[0];
+	b[0].thr = &t1[0];
+	a[0].nthr = b[0].nthr = 1;
+	a[1].thr = &t0[1];
+	b[1].thr = &t1[1];
+	a[1].nthr = b[1].nthr = 2;
+	a[2].thr = &t0[3];
+	b[2].thr = &t1[3];
+	a[2].nthr = b[2].nthr = 1;
+	for (k = 0; k < 3; k++) {
+		memset(&sm[k], 0, sizeof(sm[k]));
+		m[k] = (struct pf_group_member){ &a[k], &b[k], &sm[k], k == 0 ? &y : &x };
+	}
+	sm[0].thread_points = 10;	/* the master asleep */
+	sm[0].in_s = 10;
+	sm[1].thread_points = 30;	/* 15 of the workers' in D */
+	sm[1].in_d = 15;
+	sm[1].in_r = 15;
+
+	CHECK(pf_group_figures(m, 3, 2.0, 100, &p) == 0, "group figures");
+	CHECK(p.threads == 4 && p.active == 3, "threads %d active %d: the master's is not",
+	    p.threads, p.active);
+	CHECK(NEAR(p.on_s, 4.6) && NEAR(p.runq_s, 0.2), "on %.2f s, queued %.2f s: summed",
+	    p.on_s, p.runq_s);
+	CHECK(NEAR(p.cpu, 240) && NEAR(p.usr, 230) && NEAR(p.system, 10),
+	    "%%CPU %.2f usr %.2f system %.2f: summed", p.cpu, p.usr, p.system);
+	CHECK(NEAR(p.sysshare, 20.0 / 480), "sysshare %.4f: of the pooled ticks, not a mean "
+	    "of each process's (0.33)", p.sysshare);
+	CHECK(NEAR(p.d_state, 15.0 / 40) && NEAR(p.s_state, 10.0 / 40),
+	    "d_state %.3f s_state %.3f: samples pooled", p.d_state, p.s_state);
+	CHECK(p.have_io && NEAR(p.kb_rd_s, 1024), "kB_rd/s %.2f of the one process with io",
+	    p.kb_rd_s);
+	CHECK(NEAR(p.cpus, 2.0), "cpus %.2f: Y's 0.5 and X's 1.5 once (3.5 with X twice)",
+	    p.cpus);
+	CHECK(NEAR(p.capacity, 2.0) && NEAR(p.util, 4.6 / 4), "capacity %.2f util %.3f",
+	    p.capacity, p.util);
+	CHECK(NEAR(p.throttled_ratio, 8.0 / 40) && NEAR(p.throttled_pct, 10),
+	    "throttled ratio %.3f pct %.2f: X's counters once", p.throttled_ratio,
+	    p.throttled_pct);
+	CHECK(!p.threads_lost, "every process's ticks are its threads'");
+	for (i = 0; i < p.threads; i++) {
+		of200 += p.thread[i].pid == 200;
+		of300 += p.thread[i].pid == 300;
+	}
+	CHECK(of200 == 2 && of300 == 1, "threads by pid: %d of 200, %d of 300", of200, of300);
+	memset(&in, 0, sizeof(in));
+	for (k = 0; k < PF_NPSI; k++)
+		in.box.psi_some[k] = in.box.psi_full[k] = -1;
+	pf_pid_inputs(&p, 2.0, &in);
+	pf_classify_pid(&in, &v);
+	CHECK(strcmp(v.cls, "IO_WAIT") == 0, "the group's class: %s (d_state 0.375)", v.cls);
+	sm[1].in_d = 0;
+	pf_pid_figures_free(&p);
+	CHECK(pf_group_figures(m, 3, 2.0, 100, &p) == 0, "group figures");
+	pf_pid_inputs(&p, 2.0, &in);
+	pf_classify_pid(&in, &v);
+	CHECK(strcmp(v.cls, "ON_CPU_USER") == 0, "without the D samples: %s, util %.2f", v.cls,
+	    p.util);
+	pf_pid_figures_free(&p);
+
+	/* Without cgroups known, each process's own limits, summed. */
+	for (k = 0; k < 3; k++)
+		m[k].cg = NULL;
+	CHECK(pf_group_figures(m, 3, 2.0, 100, &p) == 0 && NEAR(p.cpus, 3.5) &&
+	    NEAR(p.throttled_ratio, 12.0 / 71), "no cgroup known: cpus %.2f ratio %.3f",
+	    p.cpus, p.throttled_ratio);
+	pf_pid_figures_free(&p);
+
+	/* One member is pf_pid_figures. */
+	CHECK(pf_group_figures(&m[1], 1, 2.0, 100, &p) == 0 &&
+	    pf_pid_figures(&a[1], &b[1], &sm[1], 2.0, 100, &one) == 0 &&
+	    p.cpu == one.cpu && p.on_s == one.on_s && p.cpus == one.cpus && p.util == one.util &&
+	    p.throttled_ratio == one.throttled_ratio && p.threads == one.threads,
+	    "one member: the process's own figures");
+	pf_pid_figures_free(&p);
+	pf_pid_figures_free(&one);
+
+	/* The wait channels of a group pooled. */
+	memset(&all, 0, sizeof(all));
+	snprintf(sm[0].wchan[0], sizeof(sm[0].wchan[0]), "do_epoll_wait");
+	sm[0].wchan_count[0] = 3;
+	sm[0].nwchan = 1;
+	sm[0].wchan_seen = 3;
+	snprintf(sm[1].wchan[0], sizeof(sm[1].wchan[0]), "futex_wait_queue");
+	sm[1].wchan_count[0] = 2;
+	snprintf(sm[1].wchan[1], sizeof(sm[1].wchan[1]), "do_epoll_wait");
+	sm[1].wchan_count[1] = 2;
+	sm[1].nwchan = 2;
+	sm[1].wchan_seen = 4;
+	pf_samples_add_wchan(&all, &sm[0]);
+	pf_samples_add_wchan(&all, &sm[1]);
+	k = (size_t)pf_samples_top_wchan(&all);
+	CHECK(all.nwchan == 2 && all.wchan_seen == 7 && strcmp(all.wchan[k], "do_epoll_wait") == 0 &&
+	    all.wchan_count[k] == 5, "pooled wait channels: %zu, top %s %u/%u", all.nwchan,
+	    all.wchan[k], all.wchan_count[k], all.wchan_seen);
+	for (k = 0; k < 3; k++) {
+		free(a[k].sys);
+		free(b[k].sys);
+	}
+}
+
 /* Write path (under dir) with the printf-formatted text, making directories. */
 static void put(const char *dir, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -457,6 +628,22 @@ test_read(void)
 	CHECK(top >= 0 && strcmp(sm.wchan[top], "io_schedule") == 0 &&
 	    sm.wchan_count[top] == 2 && sm.wchan_seen == 3,
 	    "top wait channel io_schedule 2/3");
+	{
+		struct pf_snap c;
+		struct pf_samples shared;
+
+		/* One of a group of 16: a round reads one thread, not both. */
+		r.share = 16;
+		CHECK(pf_snap_read(&r, t0, NULL, NULL, &c) == 0, "a group's first snapshot");
+		pf_samples_start(&shared, &r, &c);
+		CHECK(pf_samples_replay(&r, &shared, dir) == 3 && shared.thread_points == 3,
+		    "a group's reader: %llu states in 3 rounds, want 3",
+		    (unsigned long long)shared.thread_points);
+		pf_samples_free(&shared);
+		pf_snap_free(&c);
+		r.share = 0;
+	}
+	CHECK(a.pid == 42, "the snapshot names its pid: %d", a.pid);
 
 	CHECK(pf_snap_read(&r, t1, NULL, &a, &b) == 0, "second snapshot");
 	pf_box_figures(&a, &b, 1.0, &f, &box);
@@ -620,6 +807,7 @@ main(int argc, char **argv)
 {
 	static const struct unit_group groups[] = {
 		{ "cpu", test_cpu }, { "box", test_box }, { "pid", test_pid },
+		{ "group", test_group },
 		{ "read", test_read }, { "live", test_live },
 	};
 

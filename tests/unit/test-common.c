@@ -50,6 +50,48 @@
 #include "unit.h"
 
 
+/*
+ * The -p option's words, the same in every tool that takes a list, and
+ * the repeats of a list dropped in place.
+ */
+static void
+test_pid_arg(void)
+{
+	static const struct {
+		const char *s, *why;
+		size_t n;
+	} t[] = {
+		{ "12", NULL, 1 },
+		{ "12,34,56", NULL, 3 },
+		{ "", "-p: no pid given", 0 },
+		{ "1,,2", "-p: empty field in '1,,2'", 0 },
+		{ "1,", "-p: empty field in '1,'", 0 },
+		{ "1,x", "-p: invalid pid 'x'", 0 },
+		{ "0", "-p: invalid pid '0'", 0 },
+		{ "1,2,3,4", "-p: more than 3 pids", 0 },
+	};
+	pid_t out[3], rep[] = { 7, 3, 7, 7, 9, 3 };
+	char why[64];
+	size_t k, n;
+	int rc;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		strcpy(why, "?");
+		rc = pf_parse_pid_arg(t[k].s, out, 3, &n, why, sizeof(why));
+		if (t[k].why == NULL)
+			CHECK(rc == 0 && n == t[k].n && strcmp(why, "?") == 0,
+			    "-p %s: rc %d, %zu pids", t[k].s, rc, n);
+		else
+			CHECK(rc == -1 && strcmp(why, t[k].why) == 0, "-p '%s': rc %d, '%s'",
+			    t[k].s, rc, why);
+	}
+	n = pf_pid_list_unique(rep, 6);
+	CHECK(n == 3 && rep[0] == 7 && rep[1] == 3 && rep[2] == 9,
+	    "repeats dropped, first places kept: %zu: %d %d %d", n, (int)rep[0], (int)rep[1],
+	    (int)rep[2]);
+	CHECK(pf_pid_list_unique(rep, 0) == 0, "an empty list stays empty");
+}
+
 /* One rule for every tool's pid list: each field a pid, none empty. */
 static void
 test_pid_list(void)
@@ -102,6 +144,7 @@ test_pid_list(void)
 	/* pf-fold filters on pid 0 too (the idle task's samples). */
 	CHECK(pf_parse_pid_list("0,7", 0, out, 3, &n, bad, sizeof(bad)) == 0 && n == 2 &&
 	    out[0] == 0 && out[1] == 7, "pid list with min 0");
+	test_pid_arg();
 }
 
 static void
