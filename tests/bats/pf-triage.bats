@@ -354,29 +354,71 @@ wait_for() {
 	done
 }
 
-@test "-c NAME takes the busiest process of that name, and says so" {
+@test "-c NAME profiles every process of that name: a master and two busy workers are one recording, and the summary says 3 processes" {
 	require_root
 	require_perf_events
-	local busy idle
-	# Two processes named pfnamed: one sleeps, one spins.
+	local master w1 w2 list
+	# A service of three processes named pfnamed: a master that sleeps,
+	# two workers that spin in rec_alpha and its siblings.
 	mkdir "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
 	cp "$WORKLOADS/cls-sleeper" "$BATS_TEST_TMPDIR/a/pfnamed"
 	cp "$WORKLOADS/rec-split" "$BATS_TEST_TMPDIR/b/pfnamed"
 	"$BATS_TEST_TMPDIR/a/pfnamed" 10 30 &
-	idle=$!
+	master=$!
 	"$BATS_TEST_TMPDIR/b/pfnamed" 30 &
-	busy=$!
-	WPID="$idle $busy"
-	wait_exec "$idle" pfnamed
-	wait_exec "$busy" pfnamed
+	w1=$!
+	"$BATS_TEST_TMPDIR/b/pfnamed" 30 &
+	w2=$!
+	WPID="$master $w1 $w2"
+	wait_exec "$master" pfnamed
+	wait_exec "$w1" pfnamed
+	wait_exec "$w2" pfnamed
+	list=$(printf '%s\n' "$master" "$w1" "$w2" | sort -n | paste -sd, -)
 	cd "$BATS_TEST_TMPDIR"
-	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -c pfnamed -d 1 -i 1 -n -o ev
-	assert_line "target $busy pfnamed (the busiest of 2 processes of that name)"
-	grep -q "^pf-record -g auto -p $busy " ev/commands.log
-	kill "$idle"
-	# One match: no "busiest".
+	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -c pfnamed -d 2 -i 1 -n -o ev
+	assert_line "target $list pfnamed (3 processes of that name)"
+	# One precheck, one classification and one recording, of all three.
+	grep -qx "pf-precheck -p $list -o . --mode oncpu" ev/commands.log
+	grep -qx "pf-classify -p $list -i 1" ev/commands.log
+	grep -qx "pf-record -g auto -p $list -d 2 -o cpu.perf" ev/commands.log
+	grep -q "^# pf-record 2 .*target=pid:$list " ev/cpu.perf
+	# The workers' hot function leads, and each worker has its share.
+	assert_line --regexp '^hot [0-9.]+% rec_alpha$'
+	[ "$(grep '^hot ' <<<"$output" | head -n 1 | awk '{ print $3 }')" = rec_alpha ]
+	# How the three shared the recording's samples.
+	assert_line --regexp "^share [0-9.]+% pfnamed $w1\$"
+	assert_line --regexp "^share [0-9.]+% pfnamed $w2\$"
+	kill "$master" "$w2"
+	# One match: the PID alone.
 	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -c pfnamed -d 1 -i 1 -n -o ev2
-	assert_line "target $busy pfnamed"
+	assert_line "target $w1 pfnamed"
+	refute_line --partial "processes of that name"
+	grep -q "^pf-record -g auto -p $w1 " ev2/commands.log
+}
+
+@test "-c NAME with more processes than the tools take: the 64 busiest are recorded and the summary says how many matched" {
+	require_root
+	require_perf_events
+	local i busy list
+	cp "$(command -v sleep)" "$BATS_TEST_TMPDIR/pfmany"
+	mkdir "$BATS_TEST_TMPDIR/b"
+	cp "$WORKLOADS/rec-split" "$BATS_TEST_TMPDIR/b/pfmany"
+	WPID=
+	for i in $(seq 66); do
+		"$BATS_TEST_TMPDIR/pfmany" 60 &
+		WPID="$WPID $!"
+	done
+	"$BATS_TEST_TMPDIR/b/pfmany" 30 &
+	busy=$!
+	WPID="$busy$WPID"
+	wait_exec "$busy" pfmany
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -c pfmany -d 1 -i 1 -n -o ev
+	assert_line --regexp "^target ([0-9]+,){63}[0-9]+ pfmany \(64 processes of that name, the busiest of 67: the tools take at most 64\)\$"
+	list=$(awk '$1 == "target" { print $2 }' <<<"$output")
+	# The one that spins is among them.
+	[[ ",$list," == *",$busy,"* ]] || fail "$busy not in $list"
+	grep -qx "pf-record -g auto -p $list -d 1 -o cpu.perf" ev/commands.log
 }
 
 @test "-c with no such process fails before anything is created; -c with -p is a usage error" {
