@@ -113,6 +113,7 @@ help:
 	@echo "         check, demo, lint, fuzz, fuzz-merge and soak run scripts/install-deps"
 	@echo "vars: DEVELOPER=1 (-Werror) SANITIZE=address,undefined COVERAGE=1 PREFIX DESTDIR"
 	@echo "      FUZZ_SECONDS=N (per harness, default 30) FUZZ_JOBS=N (at once, default 2)"
+	@echo "      FUZZ_CPU=1 (FUZZ_SECONDS of CPU time, however long that takes)"
 	@echo "      TEST_JOBS=N (deterministic suites at once, default 2)"
 	@echo "      LIVE_JOBS=N (live suites at once, default 2)"
 	@echo "      DET_SUITES LIVE_SUITES SUITES_SKIP (lists of tests/bats names)"
@@ -305,6 +306,7 @@ FUZZLIB := build/fuzz/libpf-fuzz.a
 FUZZOBJ := $(patsubst lib/common/%.c,build/fuzz/lib/%.o,$(LIBSRC)) build/fuzz/lib/flame-js.o
 FUZZ_SECONDS ?= 30
 FUZZ_JOBS ?= 2
+FUZZ_CPU ?=
 FUZZ_FLAGS := -g -O1 -std=gnu11 -fno-sanitize-recover=all -Ilib/common $(PKG_CFLAGS) -MMD -MP
 
 build/fuzz/lib/%.o: lib/common/%.c | build/fuzz/lib fuzz-deps
@@ -329,13 +331,14 @@ fuzz-build: $(FUZZERS)
 fuzz-deps:
 	@scripts/install-deps --fuzz
 
-# make fuzz: every harness for FUZZ_SECONDS, FUZZ_JOBS at once, from the
+# make fuzz: every harness for FUZZ_SECONDS (of CPU time with FUZZ_CPU=1,
+# as CI runs them beside the suites), FUZZ_JOBS at once, from the
 # committed seeds (fuzz/corpus/NAME, read only) and its own growing corpus
 # (build/fuzz/corpus-NAME); scripts/fuzz-run says how.  make fuzz-merge
 # minimises fuzz/corpus/NAME with what the runs found: commit the result.
 fuzz: fuzz-deps
 	@$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
-	@scripts/fuzz-run -j $(FUZZ_JOBS) -t $(FUZZ_SECONDS) $(FUZZERS)
+	@scripts/fuzz-run $(if $(FUZZ_CPU),-c) -j $(FUZZ_JOBS) -t $(FUZZ_SECONDS) $(FUZZERS)
 
 fuzz-merge: fuzz-deps
 	@$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
