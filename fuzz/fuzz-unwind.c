@@ -104,6 +104,7 @@
 
 #include "procmaps.h"
 #include "unwind.h"
+#include "../tests/unit/capregs.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -380,26 +381,7 @@ cap_leaf(int x)
 	const volatile char *sp;
 	size_t i, n;
 
-	__asm__ volatile(
-	    "movq %%rax, 0(%0)\n\t"
-	    "movq %%rbx, 8(%0)\n\t"
-	    "movq %%rcx, 16(%0)\n\t"
-	    "movq %%rdx, 24(%0)\n\t"
-	    "movq %%rsi, 32(%0)\n\t"
-	    "movq %%rdi, 40(%0)\n\t"
-	    "movq %%rbp, 48(%0)\n\t"
-	    "movq %%rsp, 56(%0)\n\t"
-	    "movq %%r8, 72(%0)\n\t"
-	    "movq %%r9, 80(%0)\n\t"
-	    "movq %%r10, 88(%0)\n\t"
-	    "movq %%r11, 96(%0)\n\t"
-	    "movq %%r12, 104(%0)\n\t"
-	    "movq %%r13, 112(%0)\n\t"
-	    "movq %%r14, 120(%0)\n\t"
-	    "movq %%r15, 128(%0)\n\t"
-	    "leaq 0(%%rip), %%rax\n\t"
-	    "movq %%rax, 64(%0)\n\t"
-	    : : "r"(r) : "rax", "memory");
+	PF_CAPTURE_REGS(r);
 	sp = (const volatile char *)(uintptr_t)r[G_SP];
 	n = stack_end > (uintptr_t)sp ? stack_end - (uintptr_t)sp : 0;
 	if (n > sizeof(cap.stack))

@@ -30,6 +30,7 @@
 #include "script.h"
 #include "symbolize.h"
 #include "unwind.h"
+#include "capregs.h"
 
 #include "unit.h"
 
@@ -72,27 +73,7 @@ st_leaf(int x)
 	const volatile char *sp;
 	size_t i, n;
 
-	/* PF_UNWIND_REGS_MASK order: ax bx cx dx si di bp sp ip r8..r15. */
-	__asm__ volatile(
-	    "movq %%rax, 0(%0)\n\t"
-	    "movq %%rbx, 8(%0)\n\t"
-	    "movq %%rcx, 16(%0)\n\t"
-	    "movq %%rdx, 24(%0)\n\t"
-	    "movq %%rsi, 32(%0)\n\t"
-	    "movq %%rdi, 40(%0)\n\t"
-	    "movq %%rbp, 48(%0)\n\t"
-	    "movq %%rsp, 56(%0)\n\t"
-	    "movq %%r8, 72(%0)\n\t"
-	    "movq %%r9, 80(%0)\n\t"
-	    "movq %%r10, 88(%0)\n\t"
-	    "movq %%r11, 96(%0)\n\t"
-	    "movq %%r12, 104(%0)\n\t"
-	    "movq %%r13, 112(%0)\n\t"
-	    "movq %%r14, 120(%0)\n\t"
-	    "movq %%r15, 128(%0)\n\t"
-	    "leaq 0(%%rip), %%rax\n\t"
-	    "movq %%rax, 64(%0)\n\t"
-	    : : "r"(r) : "rax", "memory");
+	PF_CAPTURE_REGS(r);
 	cap.ra_leaf = (uintptr_t)__builtin_return_address(0);
 	sp = (const volatile char *)(uintptr_t)r[7];
 	n = cap.stack_end - (uintptr_t)sp;
