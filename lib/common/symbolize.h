@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "buildid.h"
 #include "kallsyms.h"
 
 struct pf_symbolizer;
@@ -118,6 +119,36 @@ void pf_sym_offer_file(const char *path, uint32_t maj, uint32_t min, uint64_t in
 void pf_sym_foreach_file(const struct pf_symbolizer *s,
     void (*fn)(const char *path, uint32_t maj, uint32_t min, uint64_t ino, void *arg),
     void *arg);
+
+/*
+ * Mark the file of the mapping of pid that holds frame in (as
+ * pf_sym_frame would find it; nothing is opened or looked up), so that
+ * pf_sym_foreach_buildid lists it.  Kernel frames and frames in no file
+ * mark nothing.
+ */
+void pf_sym_mark(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *in);
+
+/*
+ * The processes' mappings as they are now, to put back with
+ * pf_sym_restore after a pass over the window's mapping records (the
+ * files learnt meanwhile, and their marks, stay).  NULL with ENOMEM.
+ */
+struct pf_sym_saved *pf_sym_save(const struct pf_symbolizer *s);
+
+/* Put sv's mappings back in s (a process first seen since has none), and free sv. */
+void pf_sym_restore(struct pf_symbolizer *s, struct pf_sym_saved *sv);
+
+/*
+ * Call fn with every file pf_sym_mark marked ([vdso] and other non-file
+ * mappings aside), in the order first seen, that has a GNU build-id: its
+ * path as frames name it, the build-id from the file's own note and its
+ * executable loadable segments (at most PF_BUILDID_SEGS).  Each file is
+ * opened as its first lookup would open it (and kept for the lookups);
+ * one that cannot be opened or read as ELF, or has no build-id, is
+ * passed over.
+ */
+void pf_sym_foreach_buildid(struct pf_symbolizer *s,
+    void (*fn)(const char *path, const struct pf_buildid *id, void *arg), void *arg);
 
 /* A new process child forked from parent: it starts with parent's maps. */
 int pf_sym_fork(struct pf_symbolizer *s, pid_t parent, pid_t child);

@@ -70,7 +70,8 @@ assert_split() {
 	fi
 }
 
-# valid_stream FILE: header first, whole samples, the trailer last with
+# valid_stream FILE: header first (its build-id lines before the first
+# sample), whole samples, the trailer last with
 # bytes= equal to the file size; prints the trailer's stop= word.
 valid_stream() {
 	local size
@@ -79,6 +80,7 @@ valid_stream() {
 	NR == 1 { if ($0 !~ /^# pf-record 2 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ freq=[0-9]+ callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|maps-unreadable|no-frame-pointers:[^ ]+))? kernel-stacks=(yes|no) start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
 	/^# pf-record: samples=/ { if (tline) bad("a second trailer"); trailer = $0; tline = NR; next }
 	/^# pf-record/ { if (insample || nsamples) bad("comment inside the stream: " $0); next }
+	/^# build-id / { if (insample || nsamples) bad("build-id line inside the stream: " $0); if ($0 !~ /^# build-id ([0-9a-f][0-9a-f])+ [^ ]+( [0-9a-f]+:[0-9a-f]+:[0-9a-f]+)*$/) bad("build-id line: " $0); next }
 	/^$/ { if (!insample) bad("blank line outside a sample"); insample = 0; next }
 	/^\t/ { if (!insample) bad("frame outside a sample"); if ($0 !~ /^\t *[0-9a-f]+ .+ \(.+\)$/) bad("frame: " $0); nframes++; next }
 	{ if (insample) bad("sample not ended"); if ($0 !~ /^.+ +[0-9]+\/[0-9]+ +\[[0-9][0-9][0-9]\] +[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]: +[0-9]+ cpu-clock(:u)?: $/) bad("sample header: " $0); insample = 1; nsamples++ }
@@ -390,6 +392,46 @@ max_unknown_run() {
 		n=$((n + 1))
 	done < <(awk -v f="($SPLIT)" '$2 ~ /^rec_alpha\+/ && $3 == f { print $1, $2 }' "$BATS_TEST_TMPDIR/u.txt")
 	[ "$n" -gt 10 ] || fail "only $n rec_alpha frames"
+}
+
+# segments FILE: FILE's executable PT_LOAD segments as a build-id line
+# writes them, " OFFSET:VADDR:SIZE" each, in hex.
+segments() {
+	readelf -lW "$1" | awk '$1 == "LOAD" && / E / {
+		for (i = 2; i <= 5; i++) { sub(/^0x0*/, "", $i); if ($i == "") $i = "0" }
+		printf " %s:%s:%s", $2, $3, $5 }'
+}
+
+@test "the stream names the build-id and executable segments of each file its samples ran in, before the first sample" {
+	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/b.txt" -- "$SPLIT" 2
+	local f id libc=/usr/lib/x86_64-linux-gnu/libc.so.6
+	for f in "$SPLIT" "$libc"; do
+		[ -e "$f" ] || continue
+		grep -q " ($f)\$" "$BATS_TEST_TMPDIR/b.txt" || continue
+		id=$(readelf -n "$f" | awk '/Build ID/ { print $3 }')
+		[ -n "$id" ] || fail "$f has no build-id"
+		grep -qxF "# build-id $id $f$(segments "$f")" "$BATS_TEST_TMPDIR/b.txt" ||
+			fail "no line for $f ($id$(segments "$f")): $(grep '^# build-id' "$BATS_TEST_TMPDIR/b.txt")"
+	done
+	# Once each, all of them before the first sample; and a file is named
+	# by a line when, and only when, a frame is in it.
+	awk '/^# build-id / { if (body || line[$4]++) { print "late or twice: " $0; exit 1 } }
+		/^[^#]/ { body = 1 }
+		/^\t/ { m = $0; sub(/^.* \(/, "", m); sub(/\)$/, "", m); if (m ~ /^\//) frame[m] = 1 }
+		END {
+			for (m in line) if (!(m in frame)) { print "no frame in " m; bad = 1 }
+			for (m in frame) if (!(m in line)) print m
+			exit bad
+		}' "$BATS_TEST_TMPDIR/b.txt" >"$BATS_TEST_TMPDIR/nolines" ||
+		fail "$(cat "$BATS_TEST_TMPDIR/nolines")"
+	# A file in a frame without a line has no build-id to give.
+	while read -r f; do
+		[ -z "$(readelf -n "$f" 2>/dev/null | awk '/Build ID/ { print $3 }')" ] ||
+			fail "$f is in a frame and has a build-id, but no line"
+	done <"$BATS_TEST_TMPDIR/nolines"
+	grep -qxF "# build-id $(readelf -n "$SPLIT" | awk '/Build ID/ { print $3 }') $SPLIT$(segments "$SPLIT")" \
+		"$BATS_TEST_TMPDIR/b.txt" || fail "no line for $SPLIT"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/b.txt"
 }
 
 @test "libc's local symbols come from its separate debuginfo (build-id under /usr/lib/debug)" {

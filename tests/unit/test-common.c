@@ -22,6 +22,7 @@
 
 #include "addrsearch.h"
 #include "buf.h"
+#include "buildid.h"
 #include "classify.h"
 #include "comms.h"
 #include "demangle.h"
@@ -1697,11 +1698,140 @@ test_spawn(void)
 	    "the pipes' four descriptors stayed open" : "could not drop to a user without processes");
 }
 
+/*
+ * The stream's build-id lines: written as pf-formats(5) says, read back
+ * to the same build-id, path and segments, malformed ones refused; a
+ * file offset through the segments to the file's address; a frame's
+ * module against the escaped path; the debug file's name.
+ */
+static void
+test_buildid(void)
+{
+	static const struct { const char *line; int rc; size_t idlen, nseg; const char *path; } t[] = {
+		{ "# build-id 0123abcd /usr/bin/app 1000:1000:13d", 1, 4, 1, "/usr/bin/app" },
+		{ "# build-id 00ff /a", 1, 2, 0, "/a" },
+		{ "# build-id 00ff /a 0:400000:5e0 1000:401000:119", 1, 2, 2, "/a" },
+		/* A later key=value word is passed over. */
+		{ "# build-id 00ff /a x=1 0:0:1", 1, 2, 1, "/a" },
+		{ "# build-id 00ff /opt/my\\x20app\\x3b/x 0:0:1", 1, 2, 1, "/opt/my\\x20app\\x3b/x" },
+		{ "# pf-record: build-id 00ff /a", 0, 0, 0, NULL },
+		{ "# build-ids 00ff /a", 0, 0, 0, NULL },
+		{ "#build-id 00ff /a", 0, 0, 0, NULL },
+		{ "", 0, 0, 0, NULL },
+		{ "# build-id ", -1, 0, 0, NULL },
+		{ "# build-id 00ff", -1, 0, 0, NULL },
+		{ "# build-id 00ff ", -1, 0, 0, NULL },
+		{ "# build-id 0ff /a", -1, 0, 0, NULL },
+		{ "# build-id 00FF /a", -1, 0, 0, NULL },
+		{ "# build-id 00fg /a", -1, 0, 0, NULL },
+		{ "# build-id  00ff /a", -1, 0, 0, NULL },
+		{ "# build-id 00ff  /a", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a ", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a  0:0:1", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a\t0:0:1", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 0:0", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 0:0:1:2", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 0::1", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 0x0:0:1", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 0:0:1g", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 10000000000000000:0:1", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a ffffffffffffffff:0:1", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 0:fffffffffffffff0:10", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 0:fffffffffffffff0:f", 1, 2, 1, "/a" },
+	};
+	struct pf_buildid id, back;
+	struct pf_buf b = { 0 };
+	const char *path = NULL;
+	char hex[2 * PF_BUILDID_MAX + 1], dp[64], line[2048];
+	size_t i, plen = 0;
+	uint64_t va;
+	int rc;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		errno = 0;
+		rc = pf_buildid_parse(t[i].line, strlen(t[i].line), &id, &path, &plen);
+		CHECK(rc == t[i].rc && (rc != -1 || errno == EBADMSG), "case %zu (%s): rc %d errno %d, "
+		    "want %d", i, t[i].line, rc, errno, t[i].rc);
+		if (rc != 1 || t[i].rc != 1)
+			continue;
+		CHECK(id.idlen == t[i].idlen && id.nseg == t[i].nseg, "case %zu: %zu bytes, %zu "
+		    "segments", i, id.idlen, id.nseg);
+		CHECK(plen == strlen(t[i].path) && memcmp(path, t[i].path, plen) == 0,
+		    "case %zu: path %.*s", i, (int)plen, path);
+	}
+	/* The longest build-id, and one byte more. */
+	snprintf(line, sizeof(line), "# build-id %0*d /a", 2 * PF_BUILDID_MAX, 0);
+	CHECK(pf_buildid_parse(line, strlen(line), &id, &path, &plen) == 1 &&
+	    id.idlen == PF_BUILDID_MAX, "%d bytes", PF_BUILDID_MAX);
+	snprintf(line, sizeof(line), "# build-id %0*d /a", 2 * PF_BUILDID_MAX + 2, 0);
+	CHECK(pf_buildid_parse(line, strlen(line), &id, &path, &plen) == -1, "%d bytes",
+	    PF_BUILDID_MAX + 1);
+	/* As many segments as a line holds, and one more. */
+	pf_buf_puts(&b, "# build-id 00ff /a");
+	for (i = 0; i < PF_BUILDID_SEGS; i++)
+		pf_buf_printf(&b, " %zx:%zx:10", i * 0x1000, i * 0x1000 + 0x400000);
+	CHECK(pf_buildid_parse(b.data, b.len, &id, &path, &plen) == 1 &&
+	    id.nseg == PF_BUILDID_SEGS, "%d segments", PF_BUILDID_SEGS);
+	pf_buf_puts(&b, " 0:0:1");
+	CHECK(pf_buildid_parse(b.data, b.len, &id, &path, &plen) == -1, "%d segments",
+	    PF_BUILDID_SEGS + 1);
+
+	/* Written, then read back: the same build-id, path and segments. */
+	memset(&id, 0, sizeof(id));
+	id.idlen = 20;
+	for (i = 0; i < id.idlen; i++)
+		id.id[i] = (unsigned char)(0xf0 + i * 7);
+	id.nseg = 2;
+	id.seg[0] = (struct pf_buildid_seg){ 0x1000, 0x401000, 0x119 };
+	id.seg[1] = (struct pf_buildid_seg){ 0x3000, 0x7000, 0x20 };
+	pf_buf_reset(&b);
+	CHECK(pf_buildid_format(&b, "/opt/a b;c\n", &id) == 0, "format");
+	pf_buildid_hex(id.id, id.idlen, hex);
+	snprintf(line, sizeof(line), "# build-id %s /opt/a\\x20b\\x3bc\\x0a 1000:401000:119 "
+	    "3000:7000:20\n", hex);
+	CHECK(b.len == strlen(line) && memcmp(b.data, line, b.len) == 0, "formatted \"%.*s\"",
+	    (int)b.len, b.data);
+	CHECK(pf_buildid_parse(b.data, b.len - 1, &back, &path, &plen) == 1 &&
+	    back.idlen == id.idlen && memcmp(back.id, id.id, id.idlen) == 0 &&
+	    back.nseg == 2 && memcmp(back.seg, id.seg, sizeof(id.seg[0]) * 2) == 0 &&
+	    plen == strlen("/opt/a\\x20b\\x3bc\\x0a") &&
+	    memcmp(path, "/opt/a\\x20b\\x3bc\\x0a", plen) == 0, "read back");
+	/* A frame prints the module with its blanks; the line escapes them. */
+	CHECK(pf_buildid_path_is(path, plen, "/opt/a b\\x3bc\\x0a", 17), "blank for \\x20");
+	/* A name that holds the text \x20 prints its backslash doubled. */
+	CHECK(!pf_buildid_path_is("/a\\x20b", 7, "/a\\\\x20b", 8), "an escaped backslash");
+	CHECK(!pf_buildid_path_is(path, plen, "/opt/a b\\x3bc", 13), "a prefix");
+	CHECK(!pf_buildid_path_is(path, plen, "/opt/a b\\x3bc\\x0aa", 18), "longer");
+	CHECK(pf_buildid_path_is("/x\\x20(deleted)", 15, "/x (deleted)", 12), "deleted");
+	CHECK(!pf_buildid_path_is("/x", 2, "/x ", 3) && !pf_buildid_path_is("/x\\x2", 5, "/x ", 3),
+	    "a blank past the end");
+	CHECK(pf_buildid_format(&b, "/a", &(struct pf_buildid){ .idlen = 0 }) == -1 &&
+	    errno == EINVAL, "no build-id is no line");
+
+	/* File offsets through the segments, the ends of each. */
+	CHECK(pf_buildid_vaddr(&id, 0x1000, &va) && va == 0x401000, "first byte");
+	CHECK(pf_buildid_vaddr(&id, 0x1118, &va) && va == 0x401118, "last byte");
+	CHECK(!pf_buildid_vaddr(&id, 0x1119, &va), "past the end");
+	CHECK(!pf_buildid_vaddr(&id, 0xfff, &va), "before the start");
+	CHECK(pf_buildid_vaddr(&id, 0x3010, &va) && va == 0x7010, "second segment");
+	CHECK(!pf_buildid_vaddr(&(struct pf_buildid){ .idlen = 1 }, 0, &va), "no segment");
+
+	/* Where a .build-id tree keeps its debug file. */
+	CHECK(pf_buildid_debug_path(dp, sizeof(dp), "/d", id.id, 3) == 0 &&
+	    strcmp(dp, "/d/.build-id/f0/f7fe.debug") == 0, "path %s", dp);
+	CHECK(pf_buildid_debug_path(dp, sizeof(dp), "/d", id.id, 1) == -1 && errno == EINVAL,
+	    "one byte");
+	CHECK(pf_buildid_debug_path(dp, 27, "/d", id.id, 3) == 0, "just fits");
+	CHECK(pf_buildid_debug_path(dp, 26, "/d", id.id, 3) == -1 && errno == ENAMETOOLONG,
+	    "too long");
+	pf_buf_free(&b);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct unit_group groups[] = {
-		{ "parse", test_parse }, { "folded", test_folded },
+		{ "parse", test_parse }, { "folded", test_folded }, { "buildid", test_buildid },
 		{ "stackmap", test_stackmap }, { "linereader", test_linereader },
 		{ "outfile", test_outfile }, { "privs", test_privs }, { "buf", test_buf },
 		{ "addrsearch", test_addrsearch }, { "htab", test_htab },
