@@ -155,6 +155,7 @@ struct symfile {
 	size_t nlabels;
 	uint64_t *alllabels;	/* of every symbol without a size, sorted */
 	size_t nalllabels;
+	uint64_t bias;		/* a debug file's (pf_sym_debug_add): module - ELF address */
 };
 
 static Dwfl_Module *report_file(Dwfl *dwfl, const char *base, const char *path, int fd);
@@ -208,6 +209,8 @@ struct pf_symbolizer {
 	size_t inl_n, inl_cap;
 	uint64_t vdso_size;	/* of our own [vdso] mapping, 0 if none */
 	char *jit_refusal;	/* the first JIT map refused, and why */
+	struct symfile **debugs;	/* pf_sym_debug_add's files, by handle */
+	size_t ndebugs;
 };
 
 /*
@@ -1324,6 +1327,9 @@ pf_sym_free(struct pf_symbolizer *s)
 	}
 	for (i = 0; i < s->files.n; i++)
 		symfile_free(s->files.v[i]);
+	for (i = 0; i < s->ndebugs; i++)
+		symfile_free(s->debugs[i]);
+	free(s->debugs);
 	for (i = 0; i < s->names.n; i++)
 		free(s->names.v[i]);
 	ptrtab_free(&s->procs);
@@ -1616,4 +1622,129 @@ pf_sym_foreach_buildid(struct pf_symbolizer *s,
 		if (f->ok && file_buildid(f, &id))
 			fn(f->path, &id, arg);
 	}
+}
+
+/*
+ * A debug file's own DWARF and symbols are all there is to it: nothing
+ * else is searched for, on this machine or beside it.
+ */
+static int
+no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+    const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+    char **debuginfo_file_name)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)debuglink_file;
+	(void)debuglink_crc;
+	(void)debuginfo_file_name;
+	return -1;
+}
+
+static int
+no_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+    char **file_name, Elf **elfp)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)elfp;
+	return -1;
+}
+
+static const Dwfl_Callbacks debug_cb = {
+	.find_elf = no_elf,
+	.find_debuginfo = no_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+int
+pf_sym_debug_add(struct pf_symbolizer *s, int fd, const char *path, const unsigned char *want,
+    size_t wantlen, char *got, size_t gotlen)
+{
+	const void *bits;
+	struct symfile *f, **v;
+	Dwarf_Addr bias;
+	const char *base;
+	char hex[2 * PF_BUILDID_MAX + 1];
+	Elf *elf;
+	int n, e;
+
+	if (gotlen > 0)
+		got[0] = '\0';
+	if ((v = reallocarray(s->debugs, s->ndebugs + 1, sizeof(*v))) == NULL) {
+		close(fd);
+		return -1;
+	}
+	s->debugs = v;
+	if ((f = calloc(1, sizeof(*f))) == NULL) {
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	f->fd = -1;
+	f->tried = true;
+	if ((f->path = strdup(path)) == NULL || (f->dwfl = dwfl_begin(&debug_cb)) == NULL) {
+		e = ENOMEM;
+		close(fd);
+		goto fail;
+	}
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	dwfl_report_begin(f->dwfl);
+	f->mod = report_file(f->dwfl, base, path, fd);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (f->mod == NULL || (elf = dwfl_module_getelf(f->mod, &bias)) == NULL) {
+		e = EINVAL;
+		goto fail;
+	}
+	/* The file's own note: what libdwfl may have made of it is not asked. */
+	if ((n = (int)dwelf_elf_gnu_build_id(elf, &bits)) <= 0) {
+		e = ENODATA;
+		goto fail;
+	}
+	if ((size_t)n != wantlen || memcmp(bits, want, wantlen) != 0) {
+		if (n <= PF_BUILDID_MAX) {
+			pf_buildid_hex(bits, (size_t)n, hex);
+			snprintf(got, gotlen, "%s", hex);
+		}
+		e = ESTALE;
+		goto fail;
+	}
+	f->bias = bias;
+	f->ok = true;
+	s->debugs[s->ndebugs] = f;
+	return (int)s->ndebugs++;
+fail:
+	symfile_free(f);
+	errno = e;
+	return -1;
+}
+
+void
+pf_sym_debug_frame(struct pf_symbolizer *s, int h, uint64_t vaddr, bool retaddr,
+    struct pf_frame_out *out)
+{
+	uint64_t look = retaddr && vaddr ? vaddr - 1 : vaddr, o;
+	const char *const *inl;
+	const char *nm;
+	size_t ninl;
+
+	s->st.lookups++;
+	memset(out, 0, sizeof(*out));
+	out->addr = vaddr;
+	if (h < 0 || (size_t)h >= s->ndebugs)
+		return;
+	file_lookup(s, s->debugs[h], look + s->debugs[h]->bias, &nm, &o, &inl, &ninl);
+	if (nm == NULL)
+		return;
+	out->sym = nm;
+	out->off = o + (look != vaddr);
+	out->inl = inl;
+	out->ninl = ninl;
 }

@@ -394,14 +394,6 @@ max_unknown_run() {
 	[ "$n" -gt 10 ] || fail "only $n rec_alpha frames"
 }
 
-# segments FILE: FILE's executable PT_LOAD segments as a build-id line
-# writes them, " OFFSET:VADDR:SIZE" each, in hex.
-segments() {
-	readelf -lW "$1" | awk '$1 == "LOAD" && / E / {
-		for (i = 2; i <= 5; i++) { sub(/^0x0*/, "", $i); if ($i == "") $i = "0" }
-		printf " %s:%s:%s", $2, $3, $5 }'
-}
-
 @test "the stream names the build-id and executable segments of each file its samples ran in, before the first sample" {
 	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/b.txt" -- "$SPLIT" 2
 	local f id libc=/usr/lib/x86_64-linux-gnu/libc.so.6
@@ -432,6 +424,55 @@ segments() {
 	grep -qxF "# build-id $(readelf -n "$SPLIT" | awk '/Build ID/ { print $3 }') $SPLIT$(segments "$SPLIT")" \
 		"$BATS_TEST_TMPDIR/b.txt" || fail "no line for $SPLIT"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/b.txt"
+}
+
+@test "a stripped program recorded live names none of its functions; pf-fold --debug-dir names them from its debug file by build-id, and refuses one of another build-id" {
+	require_cmd readelf objcopy
+	local dbg=$WORKLOADS/dbg-split d=$BATS_TEST_TMPDIR id tree n
+	[ -x "$dbg" ] || fail "$dbg not built: run make"
+	[ -e "$dbg.debug" ] || fail "$dbg.debug not built: run make"
+	# Alone in a directory: no debug file beside it, no debug link in it,
+	# none under /usr/lib/debug: the recorder cannot name its functions.
+	mkdir "$d/bin"
+	cp "$dbg" "$d/bin/dbg-split"
+	id=$(readelf -n "$dbg" | awk '/Build ID/ { print $3 }')
+	[ ! -e "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] || skip "its debug file is installed"
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 499 -d 2 -o "$d/s.txt" -- "$d/bin/dbg-split" 3
+	run -0 valid_stream "$d/s.txt"
+	grep -qxF "# build-id $id $d/bin/dbg-split$(segments "$dbg")" "$d/s.txt" ||
+		fail "no build-id line for it: $(grep '^# build-id' "$d/s.txt")"
+	! grep -q 'dbg_\|[^_]main+' "$d/s.txt" || fail "the recording named its functions: $(grep -m1 'dbg_' "$d/s.txt")"
+	n=$(grep -c "\[unknown\] ($d/bin/dbg-split)\$" "$d/s.txt")
+	[ "$n" -gt 100 ] || fail "only $n [unknown] frames of it"
+	# Off the box: its debug file in a .build-id tree.
+	tree=$d/debug/.build-id/${id:0:2}
+	mkdir -p "$tree"
+	cp "$dbg.debug" "$tree/${id:2}.debug"
+	pf-fold --debug-dir "$d/debug" "$d/s.txt" >"$d/named" 2>"$d/err" || fail "pf-fold: $(cat "$d/err")"
+	# (A libc frame its own symbols did not name may ask for libc's debug file.)
+	! grep -q "dbg-split" "$d/err" || fail "pf-fold said: $(cat "$d/err")"
+	# Its time under main and dbg_outer, split between dbg_alpha (its loop
+	# the inlined dbg_spin) and dbg_beta, as the program is built to spend it.
+	run awk '/^#/ { next } { t += $NF }
+		/;main;dbg_outer;dbg_alpha;dbg_spin( |;)/ { a += $NF }
+		/;main;dbg_outer;dbg_beta( |;)/ { b += $NF }
+		END { printf "alpha %.1f%% beta %.1f%%\n", 100 * a / t, 100 * b / t
+		      exit !(t > 0 && a * 4 > t && b * 4 > t && (a + b) * 10 > t * 8) }' "$d/named"
+	[ "$status" -eq 0 ] || fail "named: $output: $(sort -k2 -rn "$d/named" | head -4)"
+	# What stays unnamed is what its symbols do not cover (a PLT stub).
+	run awk '/^#/ { next } { t += $NF } /\[dbg-split\]/ { u += $NF }
+		END { printf "%.1f%%\n", 100 * u / t; exit !(u * 20 < t) }' "$d/named"
+	[ "$status" -eq 0 ] || fail "$output of the time under frames left [dbg-split]: $(grep -m2 '\[dbg-split\]' "$d/named")"
+	# The same symbols under another build-id at that path: refused, once.
+	printf '\004\000\000\000\024\000\000\000\003\000\000\000GNU\000\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017\020\021\022\023\024' >"$d/note"
+	objcopy --update-section .note.gnu.build-id="$d/note" "$dbg.debug" "$tree/${id:2}.debug"
+	run --separate-stderr pf-fold --debug-dir "$d/debug" "$d/s.txt"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c dbg-split <<<"$stderr")" -eq 1 ] &&
+		grep -qxF "pf-fold: $tree/${id:2}.debug: build-id 0102030405060708090a0b0c0d0e0f1011121314, not $id as recorded for $d/bin/dbg-split: refused" <<<"$stderr" ||
+		fail "stderr: $stderr"
+	refute_output --partial dbg_
+	assert_output --partial '[dbg-split]'
 }
 
 @test "libc's local symbols come from its separate debuginfo (build-id under /usr/lib/debug)" {

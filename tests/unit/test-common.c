@@ -1330,6 +1330,132 @@ test_perfscript(void)
 	}
 }
 
+/* ps_on_unknown: what the callback was asked, and the names it gives. */
+struct ps_asked {
+	struct pf_buf log;	/* "module|addr|retaddr" a line */
+	struct pf_buf got;	/* "stack weight|frame..." a line */
+	const char *inl[1];
+	struct ps_names out;
+};
+
+static const struct ps_names *
+ps_asked_unknown(const char *mod, size_t n, uint64_t addr, int retaddr, void *arg)
+{
+	struct ps_asked *a = arg;
+
+	pf_buf_printf(&a->log, "%.*s|%llx|%d\n", (int)n, mod, (unsigned long long)addr, retaddr);
+	a->inl[0] = "inl_a";
+	a->out.inl = a->inl;
+	a->out.ninl = addr == 0x1130;
+	a->out.name = addr == 0x1130 ? "leaf" : addr == 0x1200 ? "mid;x(int)" : "";
+	return addr == 0x1500 || addr == 0 ? NULL : &a->out;
+}
+
+static int
+ps_asked_fold(const struct ps_sample *s, void *arg)
+{
+	struct ps_asked *a = arg;
+	size_t i;
+
+	pf_buf_printf(&a->got, "%s %llu", s->stack, (unsigned long long)s->weight);
+	for (i = 0; i < s->nframes; i++)
+		pf_buf_printf(&a->got, "|%llx %.*s (%.*s)", (unsigned long long)s->frames[i].addr,
+		    (int)s->frames[i].func_len, s->frames[i].func, (int)s->frames[i].module_len,
+		    s->frames[i].module);
+	return pf_buf_putc(&a->got, '\n');
+}
+
+/*
+ * A caller names the [unknown] user frames (pf-fold --debug-dir): asked
+ * for each with its module as printed, its address and whether it is a
+ * return address; its names fold, and are kept, as printed lines would.
+ */
+static void
+test_ps_unknown(void)
+{
+	static const char *const stream[] = {
+		"kk 1/1 [000] 1.000000: 5 cpu-clock: ",
+		"\tffffffff81000010 [unknown] ([kernel.kallsyms])",
+		"\t            1130 [unknown] (/opt/my app)",
+		"\t            1200 [unknown]   (/opt/my app (deleted))",
+		"\t              10 [unknown] ([unknown])",
+		"\t            1300 [unknown] ()",
+		"\t            1400 main+0x5 (/opt/my app)",
+		"\t            1500 [unknown] (/opt/my app)",
+		"",
+		"vv 2/2 [000] 2.000000: 7 cpu-clock: ",
+		"\t             800 __vdso_clock_gettime+0x10 ([vdso])",
+		"\t            1130 [unknown] (/opt/my app)",
+		"\t      1000000160 [unknown] (/opt/x)",
+		"\t 123456789abcdef01 [unknown] (/opt/x)",
+		"",
+	};
+	/*
+	 * The kernel's, the unmapped and the moduleless frames are not asked
+	 * about; an address past 64 bits is asked as 0.
+	 */
+	static const char asked[] =
+	    "/opt/my app|1130|0\n/opt/my app (deleted)|1200|1\n/opt/my app|1500|1\n"
+	    "/opt/my app|1130|1\n/opt/x|1000000160|1\n/opt/x|0|1\n";
+	/* Named: as the lines would fold; an empty name is no frame, as a printed one. */
+	static const char *const folded[] = {
+		"kk;[my app];main;[];[unknown];mid:x;leaf;inl_a_[i];[[kernel.kallsyms]] 5",
+		"vv;[x];leaf;inl_a_[i];__vdso_clock_gettime 7",
+	};
+	static const char *const kept[] = {
+		"|ffffffff81000010 [unknown] ([kernel.kallsyms])|1130 inl_a (inlined)"
+		    "|1130 leaf (/opt/my app)|1200 mid;x(int) (/opt/my app)"
+		    "|10 [unknown] ([unknown])|1300 [unknown] ()|1400 main (/opt/my app)"
+		    "|1500 [unknown] (/opt/my app)",
+		"|800 __vdso_clock_gettime ([vdso])|1130 inl_a (inlined)|1130 leaf (/opt/my app)"
+		    "|1000000160  (/opt/x)|23456789abcdef01 [unknown] (/opt/x)",
+	};
+	struct ps_config cfg = { .annotate_inline = 1 };
+	struct ps_asked a = { 0 };
+	struct pf_buf want = { 0 };
+	struct perfscript *ps;
+	size_t i;
+	int keep;
+
+	for (keep = 0; keep <= 1; keep++) {
+		pf_buf_reset(&a.log);
+		pf_buf_reset(&a.got);
+		cfg.keep_frames = keep;
+		if ((ps = ps_new(&cfg, ps_asked_fold, &a)) == NULL) {
+			CHECK(0, "ps_new: %s", strerror(errno));
+			break;
+		}
+		ps_on_unknown(ps, ps_asked_unknown);
+		for (i = 0; i < PF_ARRAY_LEN(stream); i++)
+			CHECK(ps_line(ps, stream[i], strlen(stream[i])) == 0, "line %zu: %s", i,
+			    ps_malformed(ps));
+		CHECK(ps_finish(ps) == 0, "finish");
+		ps_free(ps);
+		CHECK(a.log.len == sizeof(asked) - 1 && memcmp(a.log.data, asked, a.log.len) == 0,
+		    "keep_frames %d, asked:\n%.*s", keep, (int)a.log.len, a.log.data);
+		pf_buf_reset(&want);
+		for (i = 0; i < PF_ARRAY_LEN(folded); i++)
+			pf_buf_printf(&want, "%s%s\n", folded[i], keep ? kept[i] : "");
+		CHECK(a.got.len == want.len && memcmp(a.got.data, want.data, want.len) == 0,
+		    "keep_frames %d:\n  got  %.*s\n  want %.*s", keep, (int)a.got.len, a.got.data,
+		    (int)want.len, want.data);
+	}
+	/* Without a callback, nothing changes. */
+	pf_buf_reset(&a.log);
+	pf_buf_reset(&a.got);
+	if ((ps = ps_new(&cfg, ps_asked_fold, &a)) != NULL) {
+		for (i = 0; i < PF_ARRAY_LEN(stream); i++)
+			ps_line(ps, stream[i], strlen(stream[i]));
+		ps_finish(ps);
+		ps_free(ps);
+	}
+	CHECK(a.log.len == 0 && a.got.len > 0 && memmem(a.got.data, a.got.len, "leaf", 4) == NULL,
+	    "no callback: nothing asked, nothing named");
+	pf_buf_free(&a.log);
+	pf_buf_free(&a.got);
+	pf_buf_free(&want);
+}
+
 static int
 pprof_test_sample(const struct ps_sample *s, void *arg)
 {
@@ -1840,7 +1966,8 @@ main(int argc, char **argv)
 		{ "nameclean", test_nameclean }, { "nameescape", test_nameescape },
 		{ "comms", test_comms }, { "symfile", test_symfile },
 		{ "kallsyms", test_kallsyms }, { "procstat", test_procstat },
-		{ "perfscript", test_perfscript }, { "pprof", test_pprof },
+		{ "perfscript", test_perfscript },
+		{ "psunknown", test_ps_unknown }, { "pprof", test_pprof },
 		{ "provenance", test_provenance }, { "spawn", test_spawn },
 	};
 

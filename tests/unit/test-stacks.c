@@ -1449,6 +1449,35 @@ copy_file(const char *from, const char *dir, const char *name)
 	return ok ? to : NULL;
 }
 
+/*
+ * Where our own build-id note lies in our file: its descriptor's type
+ * word, found by the bytes around it (type 3, "GNU\0", the build-id).
+ */
+static off_t
+note_type_at(const char *path)
+{
+	unsigned char pat[8 + PF_BUILDID_MAX];
+	struct pf_buf b = { 0 };
+	char chunk[65536];
+	const char *hit;
+	ssize_t n;
+	off_t at = -1;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		pf_buf_append(&b, chunk, (size_t)n);
+	close(fd);
+	pat[0] = 3, pat[1] = pat[2] = pat[3] = 0;
+	memcpy(pat + 4, "GNU", 4);
+	memcpy(pat + 8, self.bid, self.bidlen);
+	if (b.data && (hit = memmem(b.data, b.len, pat, 8 + self.bidlen)) != NULL)
+		at = (off_t)(hit - b.data);
+	pf_buf_free(&b);
+	return at;
+}
+
 /* The main program's load bias. */
 static int
 load_bias_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -1466,8 +1495,12 @@ test_debugfile(void)
 	struct pf_frame_in in;
 	struct pf_sym_saved *sv;
 	struct bid_seen seen = { 0 };
-	char dir[] = "/tmp/pf-unit-debugXXXXXX", got[PATH_MAX], *copy;
-	uint64_t va, leaf_off, leaf_va, bias = 0;
+	char dir[] = "/tmp/pf-unit-debugXXXXXX", got[2 * PF_BUILDID_MAX + 1], *copy;
+	char hex[2 * PF_BUILDID_MAX + 1];
+	unsigned char other[PF_BUILDID_MAX];
+	uint64_t va, leaf_off, leaf_va, base, bias = 0;
+	int fd, h;
+	off_t at;
 
 	unsetenv("DEBUGINFOD_URLS");
 	if (!load_self() || !capture() || self.bidlen == 0) {
@@ -1530,6 +1563,7 @@ test_debugfile(void)
 	CHECK(seen.files == 2, "the copy and ours, not libc (%zu files)", seen.files);
 	/* st_leaf's offset in the file, as a stream prints it, to its ELF address. */
 	leaf_off = (uintptr_t)st_leaf - self.start + self.pgoff;
+	base = self.start - self.pgoff;
 	CHECK(pf_buildid_vaddr(&seen.id, leaf_off, &va), "a segment holds st_leaf (%zu segments)",
 	    seen.id.nseg);
 	/* The address the symbol table speaks of: run-time minus the load bias. */
@@ -1538,6 +1572,54 @@ test_debugfile(void)
 	CHECK(leaf_va == (uintptr_t)st_leaf - bias, "st_leaf at %#llx in the file, want %#llx",
 	    (unsigned long long)leaf_va, (unsigned long long)((uintptr_t)st_leaf - bias));
 
+	/* Our own file as its debug file: named as the recorder names it. */
+	fd = open(self.path, O_RDONLY | O_CLOEXEC);
+	h = pf_sym_debug_add(s, fd, self.path, self.bid, self.bidlen, got, sizeof(got));
+	CHECK(h >= 0, "our file as its own debug file: %s", strerror(errno));
+	pf_sym_debug_frame(s, h, leaf_va, false, &out);
+	CHECK(out.sym && strcmp(out.sym, "st_leaf") == 0 && out.off == 0 && out.dso == NULL,
+	    "st_leaf's start: %s+%#llx", out.sym ? out.sym : "-", (unsigned long long)out.off);
+	pf_buildid_vaddr(&seen.id, cap.ra_leaf - base, &va);
+	pf_sym_debug_frame(s, h, va, true, &out);
+	CHECK(out.sym && strcmp(out.sym, "st_middle") == 0 &&
+	    out.off == cap.ra_leaf - (uintptr_t)st_middle, "st_leaf returns into st_middle: "
+	    "%s+%#llx", out.sym ? out.sym : "-", (unsigned long long)out.off);
+	pf_buildid_vaddr(&seen.id, cap.ra_middle - base, &va);
+	pf_sym_debug_frame(s, h, va, true, &out);
+	CHECK(out.sym && strcmp(out.sym, "st_outer") == 0 && out.ninl == 1 &&
+	    strcmp(out.inl[0], "st_inl") == 0, "st_middle returns into st_outer, st_inl inlined: "
+	    "%s, %zu inlined", out.sym ? out.sym : "-", out.ninl);
+	pf_sym_debug_frame(s, h, 0x10, false, &out);
+	CHECK(out.sym == NULL, "0x10: %s, want nothing", out.sym ? out.sym : "-");
+	pf_sym_debug_frame(s, h + 1, leaf_va, false, &out);
+	CHECK(out.sym == NULL, "no such handle: nothing");
+
+	/* Another build-id: refused, saying what it has. */
+	memcpy(other, self.bid, self.bidlen);
+	other[0] ^= 0xff;
+	fd = open(self.path, O_RDONLY | O_CLOEXEC);
+	pf_buildid_hex(self.bid, self.bidlen, hex);
+	CHECK(pf_sym_debug_add(s, fd, self.path, other, self.bidlen, got, sizeof(got)) == -1 &&
+	    errno == ESTALE && strcmp(got, hex) == 0, "another build-id: errno %d, got %s",
+	    errno, got);
+	fd = open(self.path, O_RDONLY | O_CLOEXEC);
+	CHECK(pf_sym_debug_add(s, fd, self.path, self.bid, self.bidlen - 1, got, sizeof(got)) ==
+	    -1 && errno == ESTALE, "a shorter build-id is another");
+	/* Not ELF at all. */
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	CHECK(pf_sym_debug_add(s, fd, "maps", self.bid, self.bidlen, got, sizeof(got)) == -1 &&
+	    errno == EINVAL, "not ELF: errno %d", errno);
+	/* An ELF file whose note is no build-id (its type word cleared). */
+	if ((copy = copy_file(self.path, dir, "nobid")) != NULL &&
+	    (at = note_type_at(copy)) != -1 && (fd = open(copy, O_RDWR | O_CLOEXEC)) != -1) {
+		CHECK(pwrite(fd, "\0", 1, at) == 1, "clear the note's type");
+		close(fd);
+		fd = open(copy, O_RDONLY | O_CLOEXEC);
+		CHECK(pf_sym_debug_add(s, fd, copy, self.bid, self.bidlen, got, sizeof(got)) == -1 &&
+		    errno == ENODATA, "no build-id: errno %d", errno);
+		unlink(copy);
+	} else
+		CHECK(0, "a copy without a build-id: %s", strerror(errno));
 	snprintf(got, sizeof(got), "%s/copy", dir);
 	unlink(got);
 	rmdir(dir);
