@@ -164,6 +164,18 @@ build/workloads/%: tests/workloads/%.c | build/workloads
 build/workloads/nofp-%: tests/workloads/nofp-%.c | build/workloads
 	$(CC) -O2 -g -fomit-frame-pointer -std=gnu11 -Wall -MMD -MP -o $@ $<
 
+# dbg- workloads are stripped as distributions ship programs: no symbol
+# table in the file, its symbols and DWARF kept in FILE.debug (objcopy
+# --only-keep-debug), which nothing links to.  Not PIE: the code is at
+# 0x401000 and file offset 0x1000, so a frame's address (the offset) is
+# not the file's own.
+build/workloads/dbg-%: tests/workloads/dbg-%.c | build/workloads
+	$(CC) -O1 -g -fno-omit-frame-pointer -std=gnu11 -Wall -no-pie -Wl,--build-id -MMD -MP \
+	    -MT $@ -MF $@.d -o $@.full $<
+	objcopy --only-keep-debug $@.full $@.debug
+	strip -o $@ $@.full
+	rm -f $@.full
+
 workloads: $(WORKLOADS)
 
 # Unit tests of lib/common: small C drivers run by tests/bats/lib-common.bats.

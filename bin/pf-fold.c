@@ -6,7 +6,10 @@
  * improvements listed in the man page; it also filters by pid, comm and
  * time, sums folded files (--folded) and makes a two-count differential
  * from two folded files (--diff).  Input is streamed: memory grows with the
- * number of unique stacks, never with the size of the input.
+ * number of unique stacks, never with the size of the input.  With
+ * --debug-dir it names the [unknown] frames of a recording of stripped
+ * files from their debug files, found by the build-ids the recording's
+ * header lists.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,11 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
+#include "buildid.h"
 #include "fileio.h"
 #include "folded.h"
+#include "hash.h"
+#include "htab.h"
 #include "linereader.h"
 #include "msg.h"
 #include "parse.h"
@@ -28,21 +35,27 @@
 #include "pprof.h"
 #include "provenance.h"
 #include "stackmap.h"
+#include "symbolize.h"
+#include "xmlesc.h"
 
 #define MAX_WARNINGS 10
 #define BINARY_PROBE (64 * 1024)	/* bytes of each input looked at for NULs */
+#define DEBUG_LINES 65536	/* --debug-dir: build-id lines kept of one recording */
+#define DEBUG_FILES 256		/* --debug-dir: debug files opened (each keeps a descriptor) */
 
 static const char synopsis[] =
     "usage: pf-fold [--pid | --tid] [--kernel] [--jit] [--all] [--inline] [--libc]\n"
     "               [--addrs] [--event-filter EVENT] [--filter-pid PID[,PID...]]\n"
-    "               [--filter-comm NAME] [--time START,END] [--strict] [FILE ...]\n"
+    "               [--filter-comm NAME] [--time START,END] [--debug-dir DIR]\n"
+    "               [--strict] [FILE ...]\n"
     "       pf-fold --pprof [--event-filter EVENT] [--filter-pid PID[,PID...]]\n"
-    "               [--filter-comm NAME] [--time START,END] [--strict] [FILE ...]\n"
+    "               [--filter-comm NAME] [--time START,END] [--debug-dir DIR]\n"
+    "               [--strict] [FILE ...]\n"
     "       pf-fold --folded [--strict] [FILE ...]\n"
     "       pf-fold --diff [--normalize] [--strip-hex] [--strict] BEFORE AFTER\n";
 
 enum {
-	OPT_ADDRS = 256, OPT_ALL, OPT_DIFF, OPT_EVENT_FILTER, OPT_FILTER_COMM,
+	OPT_ADDRS = 256, OPT_ALL, OPT_DEBUG_DIR, OPT_DIFF, OPT_EVENT_FILTER, OPT_FILTER_COMM,
 	OPT_FILTER_PID, OPT_FOLDED, OPT_INLINE, OPT_JIT, OPT_KERNEL, OPT_LIBC, OPT_NORMALIZE, OPT_PID, OPT_PPROF,
 	OPT_STRICT, OPT_STRIP_HEX, OPT_TID, OPT_TIME, OPT_VERSION
 };
@@ -58,6 +71,7 @@ static struct options {
 	int perf_only;		/* an option that only means something for sample streams */
 	int pprof;
 	const char *naming;	/* an option that shapes folded names, which --pprof has not */
+	const char *debug_dir;	/* --debug-dir */
 } opt = {
 	.ps = { .time_end_ns = UINT64_MAX },
 };
@@ -105,6 +119,8 @@ usage(void)
 	    "  --filter-pid PID,... keep only samples of these processes\n"
 	    "  --filter-comm NAME   keep only samples of this command name\n"
 	    "  --time START,END     keep only samples with START <= time < END (seconds)\n"
+	    "  --debug-dir DIR      name [unknown] frames from the debug files of DIR's\n"
+	    "                       .build-id tree, by the recording's build-ids\n"
 	    "  --folded             inputs are folded stacks: sum them\n"
 	    "  --pprof              write a pprof profile (profile.proto) instead\n"
 	    "  --diff               two folded files in, \"stack BEFORE AFTER\" out\n"
@@ -251,6 +267,316 @@ add_prov_line(struct state *st, const struct pf_prov *p)
 }
 
 /*
+ * --debug-dir: the build-id lines of the recording being read (its
+ * header's, reset at each header and each input), and per distinct
+ * build-id what its debug file gave (kept for the run, so each file is
+ * opened, and each refusal said, once).
+ */
+struct bidline {
+	char *path;		/* as written: escaped, blanks as \x20 */
+	size_t pathlen;
+	struct pf_buildid id;
+	size_t debug;		/* its entry in dd.debugs */
+	int ambiguous;		/* a second line named the path with another build-id */
+};
+
+struct debugfile {
+	unsigned char id[PF_BUILDID_MAX];
+	size_t idlen;
+	int handle;		/* pf_sym_debug_add's, or -1 */
+	int tried;
+};
+
+static struct debugdir {
+	struct pf_symbolizer *sym;
+	struct bidline *lines;
+	size_t nlines, caplines;
+	struct pf_htab lindex;		/* lines by path */
+	struct debugfile *debugs;
+	size_t ndebugs;
+	struct pf_htab dindex;		/* debugs by build-id */
+	uint64_t opened;
+	int said_lines, said_files;
+	struct pf_buf key;		/* a module, as a line writes paths */
+	struct pf_buf names;		/* the names handed over, NUL-separated */
+	const char **inl;		/* the inlined ones, in names */
+	size_t *inloff;			/* their offsets there while it grows */
+	size_t inlcap;
+	struct ps_names out;
+} dd;
+
+struct bid_key {
+	const void *p;
+	size_t n;
+};
+
+static bool
+line_eq(const void *arg, size_t idx)
+{
+	const struct bid_key *k = arg;
+
+	return dd.lines[idx].pathlen == k->n && memcmp(dd.lines[idx].path, k->p, k->n) == 0;
+}
+
+static bool
+debug_eq(const void *arg, size_t idx)
+{
+	const struct bid_key *k = arg;
+
+	return dd.debugs[idx].idlen == k->n && memcmp(dd.debugs[idx].id, k->p, k->n) == 0;
+}
+
+static void
+debug_init(void)
+{
+	int fd;
+
+	/* A directory that is not there is said at once, not per file. */
+	if ((fd = open(opt.debug_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		pf_die(PF_EXIT_FAIL, "--debug-dir %s", opt.debug_dir);
+	close(fd);
+	/* libdwfl must never reach the network (it is not asked to search). */
+	unsetenv("DEBUGINFOD_URLS");
+	if ((dd.sym = pf_sym_new(NULL)) == NULL || pf_htab_init(&dd.lindex, 64) == -1 ||
+	    pf_htab_init(&dd.dindex, 64) == -1)
+		pf_die(PF_EXIT_FAIL, "memory");
+	pf_sym_set_inlines(dd.sym, true);
+}
+
+/* A new recording, or a new input: its own build-ids only. */
+static void
+debug_reset(void)
+{
+	size_t i;
+
+	if (dd.sym == NULL)
+		return;
+	for (i = 0; i < dd.nlines; i++)
+		free(dd.lines[i].path);
+	dd.nlines = 0;
+	memset(dd.lindex.slots, 0, dd.lindex.nslots * sizeof(*dd.lindex.slots));
+	dd.lindex.n = 0;
+}
+
+static void
+debug_free(void)
+{
+	debug_reset();
+	free(dd.lines);
+	free(dd.debugs);
+	free(dd.inl);
+	free(dd.inloff);
+	pf_htab_free(&dd.lindex);
+	pf_htab_free(&dd.dindex);
+	pf_buf_free(&dd.key);
+	pf_buf_free(&dd.names);
+	pf_sym_free(dd.sym);
+}
+
+/* The entry of build-id id in dd.debugs, made when new. */
+static size_t
+debug_entry(const struct pf_buildid *id)
+{
+	struct bid_key k = { id->id, id->idlen };
+	uint64_t h = pf_hash(id->id, id->idlen);
+	struct pf_htab_slot *sl = pf_htab_claim(&dd.dindex, h, debug_eq, &k);
+	struct debugfile *v;
+
+	if (sl == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	if (sl->idx != 0)
+		return sl->idx - 1;
+	if ((v = reallocarray(dd.debugs, dd.ndebugs + 1, sizeof(*v))) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	dd.debugs = v;
+	memset(&v[dd.ndebugs], 0, sizeof(*v));
+	memcpy(v[dd.ndebugs].id, id->id, id->idlen);
+	v[dd.ndebugs].idlen = id->idlen;
+	v[dd.ndebugs].handle = -1;
+	pf_htab_set(&dd.dindex, sl, h, dd.ndebugs);
+	return dd.ndebugs++;
+}
+
+/* A build-id line of the recording's header. */
+static void
+debug_line(struct state *st, const char *l, size_t len)
+{
+	struct pf_buildid id;
+	struct bid_key k;
+	struct pf_htab_slot *sl;
+	struct bidline *b;
+	const char *path;
+	size_t plen;
+	uint64_t h;
+
+	switch (pf_buildid_parse(l, len, &id, &path, &plen)) {
+	case 0:
+		return;
+	case -1:
+		malformed(st, "malformed build-id line");
+		return;
+	}
+	if (dd.nlines == DEBUG_LINES) {
+		if (!dd.said_lines++)
+			pf_warnx("%s:%llu: --debug-dir: more than %d build-id lines in one recording: "
+			    "the rest are not read", st->file, (unsigned long long)st->line, DEBUG_LINES);
+		return;
+	}
+	k = (struct bid_key){ path, plen };
+	h = pf_hash(path, plen);
+	if ((sl = pf_htab_claim(&dd.lindex, h, line_eq, &k)) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	if (sl->idx != 0) {
+		/* One path, two files (replaced in the window): which one a frame is in is unknown. */
+		b = &dd.lines[sl->idx - 1];
+		if (b->id.idlen != id.idlen || memcmp(b->id.id, id.id, id.idlen) != 0)
+			b->ambiguous = 1;
+		return;
+	}
+	if (dd.nlines == dd.caplines) {
+		size_t c = dd.caplines ? dd.caplines * 2 : 64;
+
+		if ((b = reallocarray(dd.lines, c, sizeof(*b))) == NULL)
+			pf_die(PF_EXIT_FAIL, "memory");
+		dd.lines = b;
+		dd.caplines = c;
+	}
+	b = &dd.lines[dd.nlines];
+	if ((b->path = strndup(path, plen)) == NULL)
+		pf_die(PF_EXIT_FAIL, "memory");
+	b->pathlen = plen;
+	b->id = id;
+	b->ambiguous = 0;
+	b->debug = debug_entry(&id);
+	pf_htab_set(&dd.lindex, sl, h, dd.nlines++);
+}
+
+/*
+ * Open the debug file of line b's build-id, once: a regular file, opened
+ * without blocking, whose own build-id is the one recorded.  Each refusal
+ * and each build-id without a debug file is said once.
+ */
+static void
+debug_open(const struct bidline *b, struct debugfile *d)
+{
+	char path[PATH_MAX], got[2 * PF_BUILDID_MAX + 1], hex[2 * PF_BUILDID_MAX + 1];
+	struct stat sb;
+	int fd;
+
+	d->tried = 1;
+	pf_buildid_hex(d->id, d->idlen, hex);
+	if (pf_buildid_debug_path(path, sizeof(path), opt.debug_dir, d->id, d->idlen) == -1) {
+		pf_warn("--debug-dir: %.*s: build-id %s", (int)b->pathlen, b->path, hex);
+		return;
+	}
+	if (dd.opened == DEBUG_FILES) {
+		if (!dd.said_files++)
+			pf_warnx("--debug-dir: more than %d debug files: the frames of the others stay "
+			    "[unknown]", DEBUG_FILES);
+		return;
+	}
+	/* The user's tree, but a FIFO or a device there must not block or feed us. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			pf_warnx("%.*s: no debug file for build-id %s in %s (looked for %s)",
+			    (int)b->pathlen, b->path, hex, opt.debug_dir, path);
+		else
+			pf_warn("%s", path);
+		return;
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		pf_warnx("%s: not a regular file: not used", path);
+		close(fd);
+		return;
+	}
+	(void)fcntl(fd, F_SETFL, 0);
+	dd.opened++;
+	if ((d->handle = pf_sym_debug_add(dd.sym, fd, path, d->id, d->idlen, got,
+	    sizeof(got))) != -1)
+		return;
+	if (errno == ESTALE)
+		pf_warnx("%s: build-id %s, not %s as recorded for %.*s: refused", path, got, hex,
+		    (int)b->pathlen, b->path);
+	else if (errno == ENODATA)
+		pf_warnx("%s: no build-id note: refused", path);
+	else if (errno == EINVAL)
+		pf_warnx("%s: not an ELF file: refused", path);
+	else
+		pf_die(PF_EXIT_FAIL, "%s", path);
+}
+
+/* A name into dd.names as a stream writes names; its offset there. */
+static size_t
+debug_name(const char *name)
+{
+	size_t at = dd.names.len;
+
+	if (pf_name_escape_str(&dd.names, name, 0) == -1 || pf_buf_putc(&dd.names, '\0') == -1)
+		pf_die(PF_EXIT_FAIL, "memory");
+	return at;
+}
+
+/* perfscript's unknown callback: the names of an [unknown] frame, or NULL. */
+static const struct ps_names *
+debug_frame(const char *mod, size_t modlen, uint64_t addr, int retaddr, void *arg)
+{
+	struct pf_frame_out out;
+	struct pf_htab_slot *sl;
+	struct bid_key k;
+	struct bidline *b;
+	struct debugfile *d;
+	size_t i, at;
+	uint64_t va;
+
+	(void)arg;
+	if (dd.nlines == 0)
+		return NULL;
+	/* The module with its blanks as a line writes them. */
+	pf_buf_reset(&dd.key);
+	for (i = 0; i < modlen; i++)
+		if ((mod[i] == ' ' ? pf_buf_puts(&dd.key, "\\x20") : pf_buf_putc(&dd.key, mod[i])) == -1)
+			pf_die(PF_EXIT_FAIL, "memory");
+	k = (struct bid_key){ dd.key.data, dd.key.len };
+	sl = pf_htab_find(&dd.lindex, pf_hash(dd.key.data, dd.key.len), line_eq, &k);
+	if (sl->idx == 0)
+		return NULL;
+	b = &dd.lines[sl->idx - 1];
+	d = &dd.debugs[b->debug];
+	if (b->ambiguous || !pf_buildid_vaddr(&b->id, addr, &va))
+		return NULL;
+	if (!d->tried)
+		debug_open(b, d);
+	if (d->handle == -1)
+		return NULL;
+	pf_sym_debug_frame(dd.sym, d->handle, va, retaddr != 0, &out);
+	if (out.sym == NULL)
+		return NULL;
+	pf_buf_reset(&dd.names);
+	if (out.ninl > dd.inlcap) {
+		const char **v = reallocarray(dd.inl, out.ninl, sizeof(*v));
+		size_t *o;
+
+		if (v == NULL)
+			pf_die(PF_EXIT_FAIL, "memory");
+		dd.inl = v;
+		if ((o = reallocarray(dd.inloff, out.ninl, sizeof(*o))) == NULL)
+			pf_die(PF_EXIT_FAIL, "memory");
+		dd.inloff = o;
+		dd.inlcap = out.ninl;
+	}
+	/* Offsets first: the buffer may move while it grows. */
+	for (i = 0; i < out.ninl; i++)
+		dd.inloff[i] = debug_name(out.inl[i]);
+	at = debug_name(out.sym);
+	for (i = 0; i < out.ninl; i++)
+		dd.inl[i] = dd.names.data + dd.inloff[i];
+	dd.out.name = dd.names.data + at;
+	dd.out.inl = dd.inl;
+	dd.out.ninl = out.ninl;
+	return &dd.out;
+}
+
+/*
  * A comment of a sample stream (perfscript's comment callback): a
  * recorder's header starts a recording; --pprof keeps the recorder's
  * lines as the profile's comments.
@@ -274,6 +600,7 @@ stream_comment(const char *l, size_t len, void *arg)
 		struct pf_prov *v;
 
 		take_trailer(st);
+		debug_reset();
 		/* A version 2 stream's comms are escaped: one byte is a comm. */
 		ps_names_escaped(st->ps, p.version >= 2);
 		if ((v = reallocarray(st->prov, st->nprov + 1, sizeof(*v))) == NULL)
@@ -283,6 +610,9 @@ stream_comment(const char *l, size_t len, void *arg)
 		st->in_body = 0;
 	} else if (st->nprov > 0 && !st->in_body) {
 		(void)pf_prov_note(&st->prov[st->nprov - 1], l, len);
+		/* Build-ids only from a recording's header, as every header line. */
+		if (opt.debug_dir != NULL)
+			debug_line(st, l, len);
 	} else if (st->nprov > 0) {
 		pf_buf_reset(&st->trailer);
 		if (pf_buf_append(&st->trailer, l, len) == -1)
@@ -377,6 +707,8 @@ read_input(struct state *st, struct perfscript *ps, const char *path)
 	st->data_lines = 0;
 	if (ps != NULL)
 		ps_names_escaped(ps, 0);
+	/* An input's frames are named by its own recordings' build-ids only. */
+	debug_reset();
 	while ((r = lr_next(lr, &l, &len)) == 1) {
 		st->line = lr_lineno(lr);
 		check_binary(st, l, len);
@@ -513,6 +845,7 @@ write_pprof(struct pprof *pp, const struct perfscript *ps)
 static const struct option longopts[] = {
 	{ "addrs", no_argument, NULL, OPT_ADDRS },
 	{ "all", no_argument, NULL, OPT_ALL },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "diff", no_argument, NULL, OPT_DIFF },
 	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
 	{ "filter-comm", required_argument, NULL, OPT_FILTER_COMM },
@@ -560,6 +893,14 @@ parse_options(int argc, char *argv[])
 		case OPT_ALL:
 			opt.naming = "--all";
 			opt.ps.annotate_kernel = opt.ps.annotate_jit = opt.perf_only = 1;
+			break;
+		case OPT_DEBUG_DIR:
+			if (opt.debug_dir != NULL)
+				pf_usage_error(synopsis, "--debug-dir: given twice");
+			if (*optarg == '\0')
+				pf_usage_error(synopsis, "--debug-dir: empty directory name");
+			opt.debug_dir = optarg;
+			opt.perf_only = 1;
 			break;
 		case OPT_DIFF:
 			opt.diff = 1;
@@ -676,6 +1017,10 @@ main(int argc, char *argv[])
 			pf_die(PF_EXIT_FAIL, "memory");
 		ps_on_comment(ps, stream_comment);
 		st.ps = ps;
+		if (opt.debug_dir != NULL) {
+			debug_init();
+			ps_on_unknown(ps, debug_frame);
+		}
 	}
 	if (opt.pprof && (st.pp = pprof_new()) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
@@ -716,6 +1061,7 @@ main(int argc, char *argv[])
 		print_map(st.map, opt.diff || st.ncounts == 2, opt.normalize);
 	}
 	ps_free(ps);
+	debug_free();
 	stackmap_free(st.map);
 	pf_buf_free(&st.tmp);
 	pf_buf_free(&st.provout);

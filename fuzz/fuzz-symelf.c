@@ -30,6 +30,14 @@
  * separate debuginfo is named without being found, the descriptor is
  * no longer the caller's, or a second look answers otherwise.
  *
+ * With the first byte's bit 2, the file is also offered as a debug file
+ * (pf_sym_debug_add, as pf-fold --debug-dir opens the files of a
+ * .build-id tree the user names, which may come from anywhere): under its
+ * own build-id when it has one (taken), or another (refused, saying which
+ * it has); it aborts when the refusal is not one symbolize.h names, a
+ * taken file names an address with an empty name, an offset or inlined
+ * functions without a symbol, or a second look answers otherwise.
+ *
  * Known, and reported: when dwfl_report_elf refuses a file, the
  * duplicate of the descriptor symbolize.c handed it stays open (libdwfl
  * closes only what it opened itself), in open_file and in
@@ -214,6 +222,85 @@ file_info(void)
 		abort();
 }
 
+/* 2n hex digits to n bytes. */
+static size_t
+unhex(const char *h, unsigned char *out, size_t max)
+{
+	size_t n = strlen(h) / 2, i;
+
+	if (n > max)
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned hi = (unsigned)(h[2 * i] <= '9' ? h[2 * i] - '0' : h[2 * i] - 'a' + 10);
+		unsigned lo = (unsigned)(h[2 * i + 1] <= '9' ? h[2 * i + 1] - '0' :
+		    h[2 * i + 1] - 'a' + 10);
+
+		out[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return n;
+}
+
+/*
+ * The file as a debug file, under its own build-id (or another, the
+ * first byte flipped): taken or refused as symbolize.h says, and what it
+ * names stays the same on a second look.
+ */
+static void
+debug_file(size_t size, uint8_t f)
+{
+	struct pf_sym_fileinfo fi;
+	struct pf_symbolizer *s;
+	unsigned char want[PF_BUILDID_MAX] = { 0 };
+	char got[2 * PF_BUILDID_MAX + 1];
+	size_t wantlen = 0;
+	uint64_t span = (size + 0xfff) & ~0xfffull;
+	int dup, h, k, r, e;
+
+	if (pf_sym_file_info(fd, PATH, &fi) == 0 && hex(fi.buildid))
+		wantlen = unhex(fi.buildid, want, sizeof(want));
+	if (wantlen == 0)
+		wantlen = 20;	/* none: any build-id is another */
+	else if (f & 8)
+		want[0] ^= 0xff;
+	if ((s = pf_sym_new(NULL)) == NULL || (dup = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1)
+		abort();
+	pf_sym_set_inlines(s, f & 1);
+	memset(got, 'x', sizeof(got));
+	errno = 0;
+	h = pf_sym_debug_add(s, dup, PATH, want, wantlen, got, sizeof(got));
+	e = errno;
+	if (h == -1) {
+		if (e != EINVAL && e != ENODATA && e != ESTALE && e != ENOMEM)
+			abort();
+		if (memchr(got, '\0', sizeof(got)) == NULL || (e == ESTALE && !hex(got)))
+			abort();
+		pf_sym_free(s);
+		return;
+	}
+	if (h != 0)
+		abort();
+	for (k = 0; k < NPROBE; k++)
+		for (r = 0; r < 2; r++) {
+			/* Low addresses (a shared object's) and an executable's. */
+			uint64_t va = (r ? 0x400000 : 0) + (uint64_t)k * span / NPROBE;
+			struct pf_frame_out a, b;
+			size_t j;
+
+			pf_sym_debug_frame(s, h, va, r, &a);
+			if (a.addr != va || a.dso != NULL || (a.sym == NULL && (a.off != 0 ||
+			    a.ninl != 0)) || (a.sym != NULL && a.sym[0] == '\0') ||
+			    (a.ninl != 0 && !(f & 1)))
+				abort();
+			for (j = 0; j < a.ninl; j++)
+				if (a.inl[j] == NULL || a.inl[j][0] == '\0')
+					abort();
+			pf_sym_debug_frame(s, h, va, r, &b);
+			if (b.sym != a.sym || b.off != a.off || b.ninl != a.ninl)
+				abort();
+		}
+	pf_sym_free(s);
+}
+
 /* Close the duplicates of fd left open; abort if more than the known three. */
 static void
 lost_duplicates(void)
@@ -259,6 +346,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	symbolize(size, f);
 	if (f & 2)
 		file_info();
+	if (f & 4)
+		debug_file(size, f);
 	lost_duplicates();
 	return 0;
 }

@@ -39,6 +39,7 @@ struct perfscript {
 	struct ps_config cfg;
 	ps_emit_fn emit;
 	ps_comment_fn comment;
+	ps_unknown_fn unknown;
 	void *arg;
 	enum state state;
 	struct pf_buf pname;	/* root frame of the current sample */
@@ -56,6 +57,7 @@ struct perfscript {
 	int event_exact;	/* the filter named a modifier: compare whole names */
 	int defaulted;
 	int inline_sample;	/* the current sample began on its event line */
+	int user_seen;		/* the current sample has had a user frame */
 	int escaped;		/* ps_names_escaped: a comm may be one byte */
 	/* The current sample's fields as printed: comm, event, frames in stext. */
 	struct pf_buf stext;
@@ -888,15 +890,98 @@ flush_inlined(struct perfscript *ps, int libc)
 	return r;
 }
 
+/*
+ * Whether a frame's module is the kernel's, for the order of a stack's
+ * contexts (kernel frames first, then user frames): the Perl's kernel
+ * rule, but the vDSO and vsyscall pages are user code.
+ */
+static int
+kernel_frame(struct span mod)
+{
+	return is_kernel_module(mod) && !span_eq(mod, "[vdso]") && !span_eq(mod, "[vsyscall]");
+}
+
+/* The frame's printed symbol, without white space and offset, is "[unknown]". */
+static int
+unknown_sym(struct span sym)
+{
+	while (sym.n > 0 && is_s((unsigned char)sym.p[sym.n - 1]))
+		sym.n--;
+	sym.n = strip_offset(sym.p, sym.n);
+	return span_eq(sym, "[unknown]");
+}
+
+/* The printed address as a number: 0 if it is no hex or longer than 16 digits. */
+static uint64_t
+pc_value(struct span pc)
+{
+	uint64_t v = 0;
+	size_t i;
+	int d;
+
+	if (pc.n > 16)
+		return 0;
+	for (i = 0; i < pc.n; i++) {
+		if ((d = pf_hexval((unsigned char)pc.p[i])) < 0)
+			return 0;
+		v = v << 4 | (uint64_t)d;
+	}
+	return v;
+}
+
+/*
+ * An [unknown] frame the caller named: its inlined functions, then the
+ * function, each folded (and kept) as the lines a stream prints for them
+ * would be.  libc: the module is the C library's (annotate_libc).
+ */
+static int
+add_named(struct perfscript *ps, struct span pc, struct span mod, const struct ps_names *nm)
+{
+	static const struct span inlined = { "inlined", 7 };
+	struct span f;
+	size_t j;
+	int libc = ps->cfg.annotate_libc && is_libc_module(mod);
+
+	if (ps->cfg.annotate_libc && flush_inlined(ps, libc) == -1)
+		return -1;
+	for (j = 0; j <= nm->ninl; j++) {
+		const char *name = j < nm->ninl ? nm->inl[j] : nm->name;
+
+		f = (struct span){ name, strlen(name) };
+		if (ps->cfg.keep_frames && keep_frame(ps, pc, f, j < nm->ninl ? inlined : mod) == -1)
+			return -1;
+		if (fold_frame(ps, pc, f, j < nm->ninl ? inlined : mod, libc) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 /* One frame line of the current sample: becomes one group of frames. */
 static int
 add_frame(struct perfscript *ps, const char *l, size_t len, size_t s0)
 {
 	struct span pc, sym, mod;
-	int libc = 0;
+	int libc = 0, retaddr;
 
 	if (!match_frame(l, len, s0, &pc, &sym, &mod))
 		return 1;
+	if (!span_eq(mod, "inlined") && !kernel_frame(mod)) {
+		retaddr = ps->user_seen;
+		ps->user_seen = 1;
+		if (ps->unknown != NULL && mod.n > 0 && unknown_sym(sym) &&
+		    !span_eq(mod, "[unknown]")) {
+			const struct ps_names *nm;
+			size_t n = mod.n;
+
+			/* The module as printed: perf's mark is part of the name. */
+			if ((size_t)(l + len - (mod.p + n)) >= 11 &&
+			    memcmp(mod.p + n, " (deleted)", 10) == 0)
+				n += 10;
+			if ((nm = ps->unknown(mod.p, n, pc_value(pc), retaddr, ps->arg)) != NULL &&
+			    nm->name != NULL)
+				return add_named(ps, pc, mod, nm);
+		}
+	}
 	if (ps->cfg.keep_frames && keep_frame(ps, pc, sym, mod) == -1)
 		return -1;
 	if (ps->cfg.annotate_libc) {
@@ -1163,6 +1248,7 @@ event_line(struct perfscript *ps, const char *l, size_t len, size_t h,
 		return -1;
 	ps->state = IN_SAMPLE;
 	ps->inline_sample = inline_frame;
+	ps->user_seen = 0;
 	if (inline_frame && add_frame(ps, ev->frame.p, ev->frame.n, 0) == -1)
 		return -1;
 	return 0;
@@ -1194,6 +1280,12 @@ void
 ps_on_comment(struct perfscript *ps, ps_comment_fn comment)
 {
 	ps->comment = comment;
+}
+
+void
+ps_on_unknown(struct perfscript *ps, ps_unknown_fn unknown)
+{
+	ps->unknown = unknown;
 }
 
 void

@@ -17,7 +17,8 @@
  * The caller feeds lines (ps_line) and gets each finished sample through a
  * callback: its folded stack, the event line's fields and, when asked
  * (keep_frames), each frame's fields as printed, for a caller that keeps
- * what folding loses (pprof).  '#' comment lines go to a second callback.
+ * what folding loses (pprof).  '#' comment lines go to a second callback,
+ * and a third may name the frames printed [unknown] (pf-fold --debug-dir).
  * Memory is bounded by the largest sample, not the input.
  */
 #ifndef PF_PERFSCRIPT_H
@@ -97,6 +98,28 @@ typedef int (*ps_emit_fn)(const struct ps_sample *s, void *arg);
  */
 typedef int (*ps_comment_fn)(const char *line, size_t len, void *arg);
 
+/* What a frame printed "[unknown]" is named instead (ps_unknown_fn). */
+struct ps_names {
+	const char *name;		/* the function, as a stream prints names */
+	const char *const *inl;		/* the functions inlined there, innermost first */
+	size_t ninl;
+};
+
+/*
+ * Called for a user frame printed "[unknown]" in a module (not empty, not
+ * "[unknown]"), before it is
+ * folded (or kept), with ps_new's arg: the module as printed (perf's
+ * " (deleted)" mark kept), the frame's address (0 if it is not hex or
+ * longer than 16 digits) and whether it is a return address (a user
+ * frame after its sample's first, which the recorders look up a byte
+ * before).  Returns the names to fold in its place, valid until the next
+ * call: the function and the functions inlined there, each folded as a
+ * frame of its own, as if the stream had printed them ("(inlined)" lines
+ * above the function's); or NULL to keep "[unknown]".
+ */
+typedef const struct ps_names *(*ps_unknown_fn)(const char *module, size_t module_len,
+    uint64_t addr, int retaddr, void *arg);
+
 struct ps_stats {
 	uint64_t events;		/* event lines read, kept or not */
 	uint64_t samples;		/* emitted */
@@ -110,6 +133,9 @@ struct perfscript *ps_new(const struct ps_config *cfg, ps_emit_fn emit, void *ar
 
 /* Hand the '#' lines to comment (NULL: ignore them, the default). */
 void ps_on_comment(struct perfscript *ps, ps_comment_fn comment);
+
+/* Ask unknown to name [unknown] user frames (NULL: never, the default). */
+void ps_on_unknown(struct perfscript *ps, ps_unknown_fn unknown);
 
 /*
  * Whether the event lines that follow are a pf recorder's of stream

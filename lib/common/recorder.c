@@ -861,6 +861,52 @@ exit_in_library(void)
 	return true;
 }
 
+struct buildid_lines {
+	struct pf_script *w;
+	struct pf_buf b;
+	enum pf_stop st;
+	bool nomem;
+};
+
+static void
+buildid_line(const char *path, const struct pf_buildid *id, void *arg)
+{
+	struct buildid_lines *c = arg;
+
+	if (c->st != PF_STOP_NONE || c->nomem)
+		return;
+	pf_buf_reset(&c->b);
+	if (pf_buildid_format(&c->b, path, id) == -1) {
+		c->nomem = errno == ENOMEM;
+		return;
+	}
+	c->st = pf_script_comment(c->w, c->b.data, c->b.len);
+}
+
+/*
+ * A "# build-id" line for every file the samples ran in that could be
+ * read, after the header and before the first sample: what names their
+ * [unknown] frames later from the debug files (pf-fold --debug-dir), and
+ * which debug files to fetch.  Only those: a target that maps 10,000
+ * libraries would otherwise have each opened after the window.  Under
+ * the caps like every line: *hst says whether the samples may follow.
+ * -1 when memory ran out.
+ */
+static int
+write_buildids(struct pf_recorder *r, struct pf_script *w, const struct pf_rawref *refs,
+    size_t n, enum pf_stop *hst)
+{
+	struct buildid_lines c = { .w = w, .st = PF_STOP_NONE };
+
+	if (pf_rawrec_mark_files(&r->rec, r->sym, refs, n) == -1)
+		c.nomem = true;
+	else
+		pf_sym_foreach_buildid(r->sym, buildid_line, &c);
+	pf_buf_free(&c.b);
+	*hst = c.st;
+	return c.nomem ? -1 : 0;
+}
+
 /* The samples and the trailer, and what the end of the run says. */
 static int
 emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop *fin,
@@ -877,6 +923,11 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 	if (pf_rawrec_replay_begin(&r->rec) == -1) {
 		free(refs);
 		return pf_result_set(st, PF_EXIT_FAIL, ENOMEM, "samples");
+	}
+	/* Memory out already: the stream ends at its header, saying so. */
+	if (hst == PF_STOP_NONE && write_buildids(r, w, refs, n, &hst) == -1) {
+		r->stop = PF_STOP_MEMORY;
+		n = 0;
 	}
 	for (i = 0; hst == PF_STOP_NONE && i < n; i++) {
 		const struct pf_rawsample *s = pf_rawrec_sample(&r->rec, refs[i].off);

@@ -58,17 +58,61 @@ pf_rawrec_replay_to(struct pf_rawrec *c, struct pf_symbolizer *sym,
 		case PF_EV_COMM:
 			if (e->exec)
 				pf_sym_exec(sym, (pid_t)e->pid);
-			pf_comms_set(comms, e->tid, str);
+			if (comms != NULL)
+				pf_comms_set(comms, e->tid, str);
 			break;
 		case PF_EV_FORK:
 			if (e->pid != e->ppid)
 				pf_sym_fork(sym, (pid_t)e->ppid, (pid_t)e->pid);
-			pf_comms_inherit(comms, e->ptid, e->tid);
+			if (comms != NULL)
+				pf_comms_inherit(comms, e->ptid, e->tid);
 			break;
 		default:
 			break;
 		}
 	}
+}
+
+int
+pf_rawrec_mark_files(struct pf_rawrec *c, struct pf_symbolizer *sym,
+    const struct pf_rawref *refs, size_t n)
+{
+	struct pf_sym_saved *sv;
+	size_t evi = c->evi, i;
+	uint32_t k;
+
+	if ((sv = pf_sym_save(sym)) == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct pf_rawsample *s = pf_rawrec_sample(c, refs[i].off);
+		const char *ips = (const char *)(s + 1);
+		bool kernel = false, first_in_ctx = true;
+
+		pf_rawrec_replay_to(c, sym, NULL, s->time);
+		/* The contexts as pf_rawrec_format reads them. */
+		for (k = 0; k < s->nr; k++) {
+			struct pf_frame_in in;
+			uint64_t ip;
+
+			memcpy(&ip, ips + (size_t)k * 8, sizeof(ip));
+			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+				if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
+					kernel = true;
+				else if (ip == (uint64_t)PERF_CONTEXT_USER)
+					kernel = false;
+				first_in_ctx = true;
+				continue;
+			}
+			in.addr = ip;
+			in.kernel = kernel;
+			in.retaddr = !first_in_ctx;
+			first_in_ctx = false;
+			pf_sym_mark(sym, (pid_t)s->pid, &in);
+		}
+	}
+	pf_sym_restore(sym, sv);
+	c->evi = evi;
+	return 0;
 }
 
 int

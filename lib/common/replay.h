@@ -17,7 +17,18 @@
 /* Sort the tracking records by time for the replay.  -1 with ENOMEM. */
 int pf_rawrec_replay_begin(struct pf_rawrec *r);
 
-/* Apply the tracking records up to time t to sym and comms. */
+/*
+ * Mark the file of every user frame of the n samples at refs (in time
+ * order, as they will be written) with pf_sym_mark, applying the mapping
+ * records to sym as the writing will, then put sym's mappings and the
+ * replay back as they were: pf_sym_foreach_buildid then lists the files
+ * the samples ran in, before the first is written.  After
+ * pf_rawrec_replay_begin.  0, or -1 with ENOMEM (nothing marked).
+ */
+int pf_rawrec_mark_files(struct pf_rawrec *r, struct pf_symbolizer *sym,
+    const struct pf_rawref *refs, size_t n);
+
+/* Apply the tracking records up to time t to sym and comms (NULL: sym only). */
 void pf_rawrec_replay_to(struct pf_rawrec *r, struct pf_symbolizer *sym,
     struct pf_comms *comms, uint64_t t);
 

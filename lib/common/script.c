@@ -180,8 +180,11 @@ fits(const struct pf_script *w, size_t len)
 	return PF_STOP_NONE;
 }
 
+/* What add is given: header lines go out at once, comments and samples are buffered. */
+enum kind { HEADER, COMMENT, SAMPLE };
+
 static enum pf_stop
-add(struct pf_script *w, const char *text, size_t len, bool sample)
+add(struct pf_script *w, const char *text, size_t len, enum kind kind)
 {
 	enum pf_stop r;
 
@@ -201,24 +204,30 @@ add(struct pf_script *w, const char *text, size_t len, bool sample)
 	/* Out of memory: no more samples, but the trailer needs none. */
 	if (pf_buf_append(&w->b, text, len) == -1)
 		return w->stop = errno == ENOMEM ? PF_STOP_MEMORY : fail_stop(w, errno);
-	if (sample)
+	if (kind == SAMPLE)
 		w->bsamples++;
 	/* The header goes out at once, so even a run stopped at once says what it was. */
-	if (!sample || w->b.len >= PF_SCRIPT_PIECE)
-		w->stop = flush(w, sample);
+	if (kind == HEADER || w->b.len >= PF_SCRIPT_PIECE)
+		w->stop = flush(w, kind != HEADER);
 	return w->stop;
 }
 
 enum pf_stop
 pf_script_header(struct pf_script *w, const char *text, size_t len)
 {
-	return add(w, text, len, false);
+	return add(w, text, len, HEADER);
+}
+
+enum pf_stop
+pf_script_comment(struct pf_script *w, const char *text, size_t len)
+{
+	return add(w, text, len, COMMENT);
 }
 
 enum pf_stop
 pf_script_sample(struct pf_script *w, const char *text, size_t len)
 {
-	return add(w, text, len, true);
+	return add(w, text, len, SAMPLE);
 }
 
 static int

@@ -57,6 +57,14 @@ struct pf_script *pf_script_new(int fd, uint64_t max_size, uint64_t min_free);
 enum pf_stop pf_script_header(struct pf_script *w, const char *text, size_t len);
 
 /*
+ * Offer comment lines written after the header, before the samples (the
+ * build-id lines: each must start with "# " and end with '\n'): under
+ * both caps as a sample is, but no sample.  PF_STOP_NONE when they were
+ * accepted; otherwise the reason, as pf_script_sample.
+ */
+enum pf_stop pf_script_comment(struct pf_script *w, const char *text, size_t len);
+
+/*
  * Offer one whole sample (its lines and the blank line that ends it).
  * PF_STOP_NONE when it was accepted; otherwise the reason it was not,
  * and every later call returns that reason too.

@@ -135,8 +135,10 @@ struct symfile {
 	char *path;
 	uint32_t maj, min;
 	uint64_t ino;
+	pid_t pid;		/* the first process seen mapping it, 0 if none */
 	int fd;			/* pre-opened, or -1 */
 	bool tried, ok;
+	bool hit;		/* a frame lies in it (pf_sym_mark) */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	struct seg *segs;
@@ -153,6 +155,7 @@ struct symfile {
 	size_t nlabels;
 	uint64_t *alllabels;	/* of every symbol without a size, sorted */
 	size_t nalllabels;
+	uint64_t bias;		/* a debug file's (pf_sym_debug_add): module - ELF address */
 };
 
 static Dwfl_Module *report_file(Dwfl *dwfl, const char *base, const char *path, int fd);
@@ -206,6 +209,8 @@ struct pf_symbolizer {
 	size_t inl_n, inl_cap;
 	uint64_t vdso_size;	/* of our own [vdso] mapping, 0 if none */
 	char *jit_refusal;	/* the first JIT map refused, and why */
+	struct symfile **debugs;	/* pf_sym_debug_add's files, by handle */
+	size_t ndebugs;
 };
 
 /*
@@ -412,6 +417,8 @@ pf_sym_add_map(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t end,
 	    s->vdso_size != 0 && end - start == s->vdso_size)) {
 		if ((m->file = get_file(s, path, maj, min, ino)) == NULL)
 			return -1;
+		if (m->file->pid == 0)
+			m->file->pid = pid;
 		m->name = m->file->path;
 	} else if (path[0] == '[') {
 		struct symfile *f = get_file(s, path, 0, 0, 0);	/* interned name only */
@@ -1288,6 +1295,21 @@ pf_sym_jit_refusal(const struct pf_symbolizer *s)
 	return s->jit_refusal;
 }
 
+static void
+symfile_free(struct symfile *f)
+{
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	if (f->fd != -1)
+		close(f->fd);
+	free(f->syms);
+	free(f->labels);
+	free(f->alllabels);
+	free(f->segs);
+	free(f->path);
+	free(f);
+}
+
 void
 pf_sym_free(struct pf_symbolizer *s)
 {
@@ -1303,20 +1325,11 @@ pf_sym_free(struct pf_symbolizer *s)
 		free(p->jit_name);
 		free(p);
 	}
-	for (i = 0; i < s->files.n; i++) {
-		struct symfile *f = s->files.v[i];
-
-		if (f->dwfl)
-			dwfl_end(f->dwfl);
-		if (f->fd != -1)
-			close(f->fd);
-		free(f->syms);
-		free(f->labels);
-		free(f->alllabels);
-		free(f->segs);
-		free(f->path);
-		free(f);
-	}
+	for (i = 0; i < s->files.n; i++)
+		symfile_free(s->files.v[i]);
+	for (i = 0; i < s->ndebugs; i++)
+		symfile_free(s->debugs[i]);
+	free(s->debugs);
 	for (i = 0; i < s->names.n; i++)
 		free(s->names.v[i]);
 	ptrtab_free(&s->procs);
@@ -1479,4 +1492,259 @@ out:
 	free(f.alllabels);
 	dwfl_end(f.dwfl);
 	return 0;
+}
+
+void
+pf_sym_mark(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *in)
+{
+	uint64_t look = in->retaddr && in->addr ? in->addr - 1 : in->addr;
+	const struct map *m;
+
+	if (!in->kernel && (m = find_map(get_proc(s, pid, false), look)) != NULL && m->file != NULL)
+		m->file->hit = true;
+}
+
+/* One process's mappings as pf_sym_save found them. */
+struct saved_proc {
+	struct proc *p;
+	struct map *maps;
+	size_t n;
+	uint64_t top;
+};
+
+struct pf_sym_saved {
+	struct saved_proc *v;
+	size_t n;
+};
+
+struct pf_sym_saved *
+pf_sym_save(const struct pf_symbolizer *s)
+{
+	struct pf_sym_saved *sv;
+	size_t i;
+
+	if ((sv = calloc(1, sizeof(*sv))) == NULL ||
+	    (s->procs.n > 0 && (sv->v = calloc(s->procs.n, sizeof(*sv->v))) == NULL)) {
+		free(sv);
+		return NULL;
+	}
+	for (i = 0; i < s->procs.n; i++) {
+		struct proc *p = s->procs.v[i];
+		struct saved_proc *o = &sv->v[sv->n++];
+
+		o->p = p;
+		o->n = p->n;
+		o->top = p->top;
+		if (p->n > 0 && (o->maps = malloc(p->n * sizeof(*o->maps))) == NULL) {
+			pf_sym_restore(NULL, sv);
+			return NULL;
+		}
+		if (p->n > 0)
+			memcpy(o->maps, p->maps, p->n * sizeof(*o->maps));
+	}
+	return sv;
+}
+
+void
+pf_sym_restore(struct pf_symbolizer *s, struct pf_sym_saved *sv)
+{
+	size_t i;
+
+	if (sv == NULL)
+		return;
+	/* A process first seen since has no mappings yet, as then. */
+	for (i = 0; s != NULL && i < s->procs.n; i++) {
+		struct proc *p = s->procs.v[i];
+
+		p->n = 0;
+		p->top = 0;
+	}
+	for (i = 0; i < sv->n; i++) {
+		struct saved_proc *o = &sv->v[i];
+
+		/* The arrays only grew: the saved mappings fit where they were. */
+		if (s != NULL && o->n > 0) {
+			memcpy(o->p->maps, o->maps, o->n * sizeof(*o->maps));
+			o->p->n = o->n;
+			o->p->top = o->top;
+			o->p->sorted = false;
+		}
+		free(o->maps);
+	}
+	free(sv->v);
+	free(sv);
+}
+
+/* f's GNU build-id, from its own note, and its executable loadable segments. */
+static bool
+file_buildid(const struct symfile *f, struct pf_buildid *id)
+{
+	const void *bits;
+	Dwarf_Addr bias;
+	size_t nph, i;
+	Elf *elf;
+	int n;
+
+	memset(id, 0, sizeof(*id));
+	if ((elf = dwfl_module_getelf(f->mod, &bias)) == NULL ||
+	    (n = (int)dwelf_elf_gnu_build_id(elf, &bits)) <= 0 || n > PF_BUILDID_MAX)
+		return false;
+	memcpy(id->id, bits, (size_t)n);
+	id->idlen = (size_t)n;
+	if (elf_getphdrnum(elf, &nph) != 0)
+		return true;
+	for (i = 0; i < nph && id->nseg < PF_BUILDID_SEGS; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X) || ph.p_filesz == 0 ||
+		    ph.p_offset + ph.p_filesz < ph.p_offset || ph.p_vaddr + ph.p_filesz < ph.p_vaddr)
+			continue;
+		id->seg[id->nseg++] = (struct pf_buildid_seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+	}
+	return true;
+}
+
+void
+pf_sym_foreach_buildid(struct pf_symbolizer *s,
+    void (*fn)(const char *path, const struct pf_buildid *id, void *arg), void *arg)
+{
+	struct pf_buildid id;
+	size_t i;
+
+	for (i = 0; i < s->files.n; i++) {
+		struct symfile *f = s->files.v[i];
+
+		if (!f->hit || !is_file_path(f->path))
+			continue;
+		if (!f->tried)
+			open_file(s, f, f->pid);
+		if (f->ok && file_buildid(f, &id))
+			fn(f->path, &id, arg);
+	}
+}
+
+/*
+ * A debug file's own DWARF and symbols are all there is to it: nothing
+ * else is searched for, on this machine or beside it.
+ */
+static int
+no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+    const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+    char **debuginfo_file_name)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)debuglink_file;
+	(void)debuglink_crc;
+	(void)debuginfo_file_name;
+	return -1;
+}
+
+static int
+no_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+    char **file_name, Elf **elfp)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)elfp;
+	return -1;
+}
+
+static const Dwfl_Callbacks debug_cb = {
+	.find_elf = no_elf,
+	.find_debuginfo = no_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+int
+pf_sym_debug_add(struct pf_symbolizer *s, int fd, const char *path, const unsigned char *want,
+    size_t wantlen, char *got, size_t gotlen)
+{
+	const void *bits;
+	struct symfile *f, **v;
+	Dwarf_Addr bias;
+	const char *base;
+	char hex[2 * PF_BUILDID_MAX + 1];
+	Elf *elf;
+	int n, e;
+
+	if (gotlen > 0)
+		got[0] = '\0';
+	if ((v = reallocarray(s->debugs, s->ndebugs + 1, sizeof(*v))) == NULL) {
+		close(fd);
+		return -1;
+	}
+	s->debugs = v;
+	if ((f = calloc(1, sizeof(*f))) == NULL) {
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	f->fd = -1;
+	f->tried = true;
+	if ((f->path = strdup(path)) == NULL || (f->dwfl = dwfl_begin(&debug_cb)) == NULL) {
+		e = ENOMEM;
+		close(fd);
+		goto fail;
+	}
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	dwfl_report_begin(f->dwfl);
+	f->mod = report_file(f->dwfl, base, path, fd);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (f->mod == NULL || (elf = dwfl_module_getelf(f->mod, &bias)) == NULL) {
+		e = EINVAL;
+		goto fail;
+	}
+	/* The file's own note: what libdwfl may have made of it is not asked. */
+	if ((n = (int)dwelf_elf_gnu_build_id(elf, &bits)) <= 0) {
+		e = ENODATA;
+		goto fail;
+	}
+	if ((size_t)n != wantlen || memcmp(bits, want, wantlen) != 0) {
+		if (n <= PF_BUILDID_MAX) {
+			pf_buildid_hex(bits, (size_t)n, hex);
+			snprintf(got, gotlen, "%s", hex);
+		}
+		e = ESTALE;
+		goto fail;
+	}
+	f->bias = bias;
+	f->ok = true;
+	s->debugs[s->ndebugs] = f;
+	return (int)s->ndebugs++;
+fail:
+	symfile_free(f);
+	errno = e;
+	return -1;
+}
+
+void
+pf_sym_debug_frame(struct pf_symbolizer *s, int h, uint64_t vaddr, bool retaddr,
+    struct pf_frame_out *out)
+{
+	uint64_t look = retaddr && vaddr ? vaddr - 1 : vaddr, o;
+	const char *const *inl;
+	const char *nm;
+	size_t ninl;
+
+	s->st.lookups++;
+	memset(out, 0, sizeof(*out));
+	out->addr = vaddr;
+	if (h < 0 || (size_t)h >= s->ndebugs)
+		return;
+	file_lookup(s, s->debugs[h], look + s->debugs[h]->bias, &nm, &o, &inl, &ninl);
+	if (nm == NULL)
+		return;
+	out->sym = nm;
+	out->off = o + (look != vaddr);
+	out->inl = inl;
+	out->ninl = ninl;
 }

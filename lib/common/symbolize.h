@@ -22,6 +22,10 @@
  *
  * A frame source (the frame-pointer callchain, the DWARF unwinder) only
  * has to produce struct pf_frame_in lists: see pf_sym_frame().
+ *
+ * Afterwards, off the box (pf-fold --debug-dir), the same symbol code
+ * names a recorded file's addresses from its debug file
+ * (pf_sym_debug_add, pf_sym_debug_frame).
  */
 #ifndef PF_SYMBOLIZE_H
 #define PF_SYMBOLIZE_H
@@ -31,6 +35,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "buildid.h"
 #include "kallsyms.h"
 
 struct pf_symbolizer;
@@ -119,6 +124,36 @@ void pf_sym_foreach_file(const struct pf_symbolizer *s,
     void (*fn)(const char *path, uint32_t maj, uint32_t min, uint64_t ino, void *arg),
     void *arg);
 
+/*
+ * Mark the file of the mapping of pid that holds frame in (as
+ * pf_sym_frame would find it; nothing is opened or looked up), so that
+ * pf_sym_foreach_buildid lists it.  Kernel frames and frames in no file
+ * mark nothing.
+ */
+void pf_sym_mark(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *in);
+
+/*
+ * The processes' mappings as they are now, to put back with
+ * pf_sym_restore after a pass over the window's mapping records (the
+ * files learnt meanwhile, and their marks, stay).  NULL with ENOMEM.
+ */
+struct pf_sym_saved *pf_sym_save(const struct pf_symbolizer *s);
+
+/* Put sv's mappings back in s (a process first seen since has none), and free sv. */
+void pf_sym_restore(struct pf_symbolizer *s, struct pf_sym_saved *sv);
+
+/*
+ * Call fn with every file pf_sym_mark marked ([vdso] and other non-file
+ * mappings aside), in the order first seen, that has a GNU build-id: its
+ * path as frames name it, the build-id from the file's own note and its
+ * executable loadable segments (at most PF_BUILDID_SEGS).  Each file is
+ * opened as its first lookup would open it (and kept for the lookups);
+ * one that cannot be opened or read as ELF, or has no build-id, is
+ * passed over.
+ */
+void pf_sym_foreach_buildid(struct pf_symbolizer *s,
+    void (*fn)(const char *path, const struct pf_buildid *id, void *arg), void *arg);
+
 /* A new process child forked from parent: it starts with parent's maps. */
 int pf_sym_fork(struct pf_symbolizer *s, pid_t parent, pid_t child);
 
@@ -148,6 +183,29 @@ const char *pf_sym_jit_refusal(const struct pf_symbolizer *s);
  * -1 refused with the reason in why.  For the header, before the window.
  */
 int pf_sym_jit_vet(pid_t pid, char *why, size_t whylen);
+
+/*
+ * Offline: the ELF file open on fd (a separate debug file, or an
+ * unstripped copy), named path, as the source of names for the file
+ * whose GNU build-id is want (wantlen bytes).  It is taken only when its
+ * own build-id note is want; libdwfl searches nothing else for it.  fd
+ * is the symbolizer's either way.  A handle (0 or more) for
+ * pf_sym_debug_frame, or -1 with errno: EINVAL not an ELF file, ENODATA
+ * it has no build-id, ESTALE its build-id is another (got then holds it
+ * in hex, cut to gotlen), ENOMEM.
+ */
+int pf_sym_debug_add(struct pf_symbolizer *s, int fd, const char *path, const unsigned char *want,
+    size_t wantlen, char *got, size_t gotlen);
+
+/*
+ * Name the file's own (ELF virtual) address vaddr through debug file h,
+ * as pf_sym_frame names a user frame: with retaddr, vaddr is a return
+ * address and vaddr - 1 is looked up.  out->sym NULL when no symbol holds
+ * it; out->dso is always NULL (the frame keeps its module), out->addr is
+ * vaddr.  Inlined functions with pf_sym_set_inlines.
+ */
+void pf_sym_debug_frame(struct pf_symbolizer *s, int h, uint64_t vaddr, bool retaddr,
+    struct pf_frame_out *out);
 
 void pf_sym_free(struct pf_symbolizer *s);
 

@@ -21,6 +21,7 @@ offcpu() { unit "$1" test-offcpu; }
 @test "numbers, sizes and durations are parsed strictly" { unit parse; }
 @test "folded lines give their stack and one or two counts" { unit folded; }
 @test "the stack map sums counts and sorts byte-wise" { unit stackmap; }
+@test "build-id lines are written and read back, malformed ones refused; a file offset becomes the file's address through the segments" { unit buildid; }
 @test "the line reader returns every line, long or unterminated" { unit linereader; }
 @test "output files are created 0600, never through a symlink, never clobbered without force" { unit outfile; }
 @test "perf and kallsyms permission rules follow the kernel's" { unit privs; }
@@ -36,6 +37,7 @@ offcpu() { unit "$1" test-offcpu; }
 @test "the symbol check finds an ELF file's own symbol table and refuses a non-ELF file" { unit symfile; }
 @test "kallsyms loads, sorts and finds symbols; no symbol at all is an empty table" { unit kallsyms; }
 @test "perfscript hands over each sample's event fields and frames as printed, and the comment lines" { unit perfscript; }
+@test "perfscript asks a caller to name each [unknown] user frame, with its module as printed, its address and whether it is a return address, and folds the names given" { unit psunknown; }
 @test "pprof profiles encode as the protocol buffers wire format says, string 0 empty" { unit pprof; }
 @test "a recording's header and trailer become one provenance line that reads back" { unit provenance; }
 @test "per-thread /proc files open below a task directory and re-read in place until the task exits" { unit procstat; }
@@ -51,6 +53,7 @@ offcpu() { unit "$1" test-offcpu; }
 @test "frames symbolize to the unit binary's own functions and offsets, inlined ones, kernel and JIT symbols, or nothing" { unit symbolize test-stacks; }
 @test "the symbol index names every address as libdwfl's own lookup does, on the C library, python3.11, libstdc++ and libLLVM" { unit symindex test-stacks; }
 @test "the sample-stream writer writes byte for byte under its caps, and the parser reads back what it wrote" { unit script test-stacks; }
+@test "every file a frame was marked in is listed once with its own build-id and executable segments, the mappings put back after a pass; a debug file names addresses only for its own build-id" { unit debugfile test-stacks; }
 @test "off-CPU pairing: a switch-out sample and the thread's next switch-in make one interval; idle, lost and unfinished ones none" { offcpu pair; }
 @test "off-CPU pairing: preempted intervals only with include_preempted" { offcpu preempt; }
 @test "off-CPU pairing: --min-block and --max-block bounds are inclusive" { offcpu filter; }

@@ -29,6 +29,29 @@ setup() {
 	assert_line --regexp '^created [0-9]{8}T[0-9]{6}Z$'
 }
 
+@test "the MANIFEST lists the build-ids each recording lists, from its header only, once each" {
+	local a=0123456789abcdef0123456789abcdef01234567 b=93ac61ec5a8eb1396f9fbd350e3169a558528a40
+	printf '%s\n' "# pf-record 2 host=h target=pid:1 freq=99 start=x" \
+		"# build-id $a /opt/my\\x20app/bin/server 1000:401000:2000" \
+		"# build-id $b /usr/lib/x86_64-linux-gnu/libc.so.6 26000:26000:1550fc" \
+		"# build-id 0a0 /odd/digits" "# build-id 0A0B /upper/case" \
+		"server 1/1 [000] 1.000000: 10 cpu-clock: " "	1130 [unknown] (/opt/my app/bin/server)" "" \
+		"# build-id 0c0d /after/a/sample" >"$BATS_TEST_TMPDIR/ev/cpu.perf"
+	printf '%s\n' "# pf-offcpu 2 host=h target=pid:1 start=x" \
+		"# build-id $b /usr/lib/x86_64-linux-gnu/libc.so.6 26000:26000:1550fc" \
+		"# build-id 0e0f /lib/ld"$'\001'"forged" >"$BATS_TEST_TMPDIR/ev/sub/off.perf"
+	# Not a recording: its lines are not a recorder's.
+	printf '%s\n' "stack 1" "# build-id 1111 /not/a/stream" >"$BATS_TEST_TMPDIR/ev/sub/notes.txt"
+	run -0 --separate-stderr "$BUNDLE" -o "$BATS_TEST_TMPDIR/b.tgz" "$BATS_TEST_TMPDIR/ev"
+	mkdir "$BATS_TEST_TMPDIR/x"
+	tar -C "$BATS_TEST_TMPDIR/x" -xzf "$BATS_TEST_TMPDIR/b.tgz"
+	run -0 grep '^build-id ' "$BATS_TEST_TMPDIR"/x/pf-bundle-*/MANIFEST
+	assert_output "build-id $a /opt/my\x20app/bin/server
+build-id $b /usr/lib/x86_64-linux-gnu/libc.so.6"
+	cd "$BATS_TEST_TMPDIR"/x/pf-bundle-*
+	run -0 sha256sum -c SHA256SUMS
+}
+
 @test "the MANIFEST names the pf version, the one pf.h and --version give" {
 	local want
 	want=$(sed -n 's/^#define PF_VERSION "\(.*\)"$/\1/p' "$PF_ROOT/lib/common/pf.h")

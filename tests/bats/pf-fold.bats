@@ -438,6 +438,202 @@ b 9223372036854775807 0"
 	assert_line "main;new 0 6"
 }
 
+# --- naming [unknown] frames from debug files (--debug-dir) -------------
+
+DBG="$WORKLOADS/dbg-split"
+
+# dbg_setup: for dbg-split (built stripped, its symbols in dbg-split.debug)
+# DBGID its build-id, DEBUGDIR a .build-id tree holding its debug file at
+# DBGFILE, DBGBIAS its code's address less its offset in the file, and
+# $BATS_TEST_TMPDIR/head a recording's header with its build-id line.
+dbg_setup() {
+	require_cmd readelf nm
+	[ -x "$DBG" ] || fail "$DBG not built: run make"
+	[ -e "$DBG.debug" ] || fail "$DBG.debug not built: run make"
+	local seg
+	DBGID=$(readelf -n "$DBG" | awk '/Build ID/ { print $3 }')
+	DEBUGDIR=$BATS_TEST_TMPDIR/debug
+	DBGFILE=$DEBUGDIR/.build-id/${DBGID:0:2}/${DBGID:2}.debug
+	mkdir -p "${DBGFILE%/*}"
+	cp "$DBG.debug" "$DBGFILE"
+	seg=$(segments "$DBG")
+	[[ "$seg" =~ ^\ ([0-9a-f]+):([0-9a-f]+):[0-9a-f]+$ ]] || fail "segments: $seg"
+	DBGBIAS=$((16#${BASH_REMATCH[2]} - 16#${BASH_REMATCH[1]}))
+	# Not PIE: a frame's address (the offset) is not the file's own.
+	[ "$DBGBIAS" -ne 0 ] || fail "dbg-split's code is at its own offset: the test proves less"
+	printf '%s\n' "# pf-record 2 host=h kernel=k target=cmd:dbg-split freq=99 callgraph=fp kernel-stacks=yes start=2026-12-05T00:00:00Z" \
+		"# build-id $DBGID $DBG$seg" >"$BATS_TEST_TMPDIR/head"
+}
+
+# at NAME [PLUS]: the address a stream prints for NAME+PLUS of dbg-split:
+# its offset in the file, in hex.
+at() {
+	local a
+	a=$(nm "$DBG.debug" | awk -v f="$1" '$3 == f { print $1 }')
+	[ -n "$a" ] || fail "no $1 in $DBG.debug"
+	printf '%x' $((16#$a + ${2:-0} - DBGBIAS))
+}
+
+# inl_at: the address of the first byte of dbg_spin inlined into dbg_alpha.
+inl_at() {
+	local lo hi
+	lo=$(nm "$DBG.debug" | awk '$3 == "dbg_alpha" { print $1 }')
+	hi=$(nm "$DBG.debug" | awk '$3 == "dbg_beta" { print $1 }')
+	readelf --debug-dump=info "$DBG.debug" 2>/dev/null | awk -v lo=$((16#$lo)) -v hi=$((16#$hi)) -v bias="$DBGBIAS" '
+		/DW_TAG_inlined_subroutine/ { inl = 1; next }
+		/DW_TAG/ { inl = 0 }
+		inl && /DW_AT_low_pc/ { a = $NF; sub(/^0x/, "", a); v = 0
+			for (i = 1; i <= length(a); i++) v = v * 16 + index("0123456789abcdef", substr(a, i, 1)) - 1
+			if (v >= lo && v < hi) { printf "%x\n", v - bias; exit } }'
+}
+
+# dbg_stream FILE: the header, then samples of dbg-split, its frames
+# [unknown] as a recording of the stripped file prints them.
+dbg_stream() {
+	local f=$DBG inl
+	inl=$(inl_at)
+	[ -n "$inl" ] || fail "no inlined dbg_spin found in dbg_alpha"
+	{
+		cat "$BATS_TEST_TMPDIR/head"
+		printf '%s\n' 'dbg-split 7/7 [000] 1.000000: 10 cpu-clock: ' \
+			"	$(at dbg_beta 8) [unknown] ($f)" "	$(at dbg_outer 9) [unknown] ($f)" \
+			"	$(at main 20) [unknown] ($f)" ''
+		# A return address at dbg_beta's first byte is dbg_alpha's call;
+		# the interrupted address there is dbg_beta.
+		printf '%s\n' 'dbg-split 7/7 [000] 2.000000: 20 cpu-clock: ' \
+			'	ffffffff81000010 do_syscall_64+0x10 ([kernel.kallsyms])' \
+			"	$(at dbg_beta) [unknown] ($f)" "	$(at dbg_beta) [unknown] ($f)" \
+			"	$(at main 20) [unknown] ($f)" ''
+		printf '%s\n' 'dbg-split 7/7 [000] 3.000000: 30 cpu-clock: ' \
+			"	$inl [unknown] ($f)" "	$(at dbg_outer 9) [unknown] ($f)" \
+			"	$(at main 20) [unknown] ($f)" ''
+		# Outside every executable segment, and a file with no build-id line.
+		printf '%s\n' 'dbg-split 7/7 [000] 4.000000: 40 cpu-clock: ' \
+			"	10 [unknown] ($f)" '	2724a [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)' ''
+	} >"$1"
+}
+
+@test "--debug-dir names a stripped file's [unknown] frames from the debug file of its recorded build-id, inlined functions too" {
+	dbg_setup
+	dbg_stream "$BATS_TEST_TMPDIR/s.perf"
+	fold "$BATS_TEST_TMPDIR/s.perf"
+	[ "$status" -eq 0 ]
+	assert_output "# pf-provenance tool=pf-record host=h target=dbg-split start=2026-12-05T00:00:00Z freq=99 kernel-stacks=yes callgraph=fp unit=ns
+dbg-split;[dbg-split];[dbg-split];[dbg-split] 40
+dbg-split;[dbg-split];[dbg-split];[dbg-split];do_syscall_64 20
+dbg-split;[libc.so.6];[dbg-split] 40"
+	fold --debug-dir "$DEBUGDIR" "$BATS_TEST_TMPDIR/s.perf"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	assert_output "# pf-provenance tool=pf-record host=h target=dbg-split start=2026-12-05T00:00:00Z freq=99 kernel-stacks=yes callgraph=fp unit=ns
+dbg-split;[libc.so.6];[dbg-split] 40
+dbg-split;main;dbg_alpha;dbg_beta;do_syscall_64 20
+dbg-split;main;dbg_outer;dbg_alpha;dbg_spin 30
+dbg-split;main;dbg_outer;dbg_beta 10"
+	fold --debug-dir "$DEBUGDIR" --inline --pid "$BATS_TEST_TMPDIR/s.perf"
+	assert_line "dbg-split-7;main;dbg_outer;dbg_alpha;dbg_spin_[i] 30"
+	# The profile names them too.
+	pf-fold --pprof --debug-dir "$DEBUGDIR" "$BATS_TEST_TMPDIR/s.perf" >"$BATS_TEST_TMPDIR/p.pb"
+	grep -aq dbg_spin "$BATS_TEST_TMPDIR/p.pb" && grep -aq dbg_outer "$BATS_TEST_TMPDIR/p.pb" ||
+		fail "the profile names no function of the debug file"
+}
+
+@test "--debug-dir refuses a debug file of another build-id at that path, once, and the frames stay [unknown]" {
+	dbg_setup
+	require_cmd objcopy
+	dbg_stream "$BATS_TEST_TMPDIR/s.perf"
+	# The same symbols under another build-id: used, it would name every frame.
+	printf '\004\000\000\000\024\000\000\000\003\000\000\000GNU\000\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017\020\021\022\023\024' >"$BATS_TEST_TMPDIR/note"
+	objcopy --update-section .note.gnu.build-id="$BATS_TEST_TMPDIR/note" "$DBG.debug" "$DBGFILE"
+	# Two recordings: said once.
+	fold --debug-dir "$DEBUGDIR" "$BATS_TEST_TMPDIR/s.perf" "$BATS_TEST_TMPDIR/s.perf"
+	[ "$status" -eq 0 ]
+	assert_equal "$stderr" "pf-fold: $DBGFILE: build-id 0102030405060708090a0b0c0d0e0f1011121314, not $DBGID as recorded for $DBG: refused"
+	refute_output --partial dbg_
+	assert_line "dbg-split;[dbg-split];[dbg-split];[dbg-split] 80"
+}
+
+@test "--debug-dir says when there is no debug file, or none it may read: a missing one, a FIFO, a directory, a file that is not ELF" {
+	dbg_setup
+	dbg_stream "$BATS_TEST_TMPDIR/s.perf"
+	rm "$DBGFILE"
+	fold --debug-dir "$DEBUGDIR" "$BATS_TEST_TMPDIR/s.perf"
+	[ "$status" -eq 0 ]
+	assert_equal "$stderr" "pf-fold: $DBG: no debug file for build-id $DBGID in $DEBUGDIR (looked for $DBGFILE)"
+	refute_output --partial dbg_
+	# A FIFO there would block a plain open for good.
+	mkfifo "$DBGFILE"
+	run --separate-stderr timeout 10 pf-fold --debug-dir "$DEBUGDIR" "$BATS_TEST_TMPDIR/s.perf"
+	[ "$status" -eq 0 ] || fail "status $status (124: it blocked on the FIFO)"
+	assert_equal "$stderr" "pf-fold: $DBGFILE: not a regular file: not used"
+	rm "$DBGFILE"
+	mkdir "$DBGFILE"
+	fold --debug-dir "$DEBUGDIR" "$BATS_TEST_TMPDIR/s.perf"
+	assert_equal "$stderr" "pf-fold: $DBGFILE: not a regular file: not used"
+	rmdir "$DBGFILE"
+	echo "not ELF" >"$DBGFILE"
+	fold --debug-dir "$DEBUGDIR" "$BATS_TEST_TMPDIR/s.perf"
+	[ "$status" -eq 0 ]
+	assert_equal "$stderr" "pf-fold: $DBGFILE: not an ELF file: refused"
+	refute_output --partial dbg_
+	# A tree that is not there at all is said at once.
+	fold --debug-dir "$BATS_TEST_TMPDIR/none" "$BATS_TEST_TMPDIR/s.perf"
+	[ "$status" -eq 3 ]
+	assert_equal "$stderr" "pf-fold: --debug-dir $BATS_TEST_TMPDIR/none: No such file or directory"
+	[ -z "$output" ]
+}
+
+@test "--debug-dir takes a recording's build-ids from its header only, for its own frames: not after a sample, not for the next recording or input" {
+	dbg_setup
+	local sample=('dbg-split 7/7 [000] 1.000000: 10 cpu-clock: ' "	$(at dbg_beta 8) [unknown] ($DBG)" '')
+	# After a sample: a comment between samples, not read.
+	{ head -n 1 "$BATS_TEST_TMPDIR/head"; printf '%s\n' "${sample[@]}"; tail -n 1 "$BATS_TEST_TMPDIR/head"
+	  printf '%s\n' "${sample[@]}"; } >"$BATS_TEST_TMPDIR/late.perf"
+	fold --debug-dir "$DEBUGDIR" "$BATS_TEST_TMPDIR/late.perf"
+	[ "$status" -eq 0 ]
+	assert_line "dbg-split;[dbg-split] 20"
+	# A second recording (a header of its own, no build-id line), and a second input.
+	{ cat "$BATS_TEST_TMPDIR/head"; printf '%s\n' "${sample[@]}"; head -n 1 "$BATS_TEST_TMPDIR/head"
+	  printf '%s\n' "${sample[@]}"; } >"$BATS_TEST_TMPDIR/two.perf"
+	printf '%s\n' "${sample[@]}" >"$BATS_TEST_TMPDIR/perf.txt"
+	fold --debug-dir "$DEBUGDIR" "$BATS_TEST_TMPDIR/two.perf" "$BATS_TEST_TMPDIR/perf.txt"
+	[ "$status" -eq 0 ]
+	assert_line "dbg-split;dbg_beta 10"
+	assert_line "dbg-split;[dbg-split] 20"
+	[ -z "$stderr" ]
+	# A path with a blank: the line escapes it, the frame does not.
+	mkdir "$BATS_TEST_TMPDIR/my app"
+	{ head -n 1 "$BATS_TEST_TMPDIR/head"
+	  printf '%s\n' "# build-id $DBGID ${BATS_TEST_TMPDIR// /\\x20}/my\\x20app/x$(segments "$DBG")"
+	  printf '%s\n' 'dbg-split 7/7 [000] 1.000000: 10 cpu-clock: ' "	$(at dbg_beta 8) [unknown] ($BATS_TEST_TMPDIR/my app/x)" ''
+	} >"$BATS_TEST_TMPDIR/blank.perf"
+	fold --debug-dir "$DEBUGDIR" "$BATS_TEST_TMPDIR/blank.perf"
+	assert_line "dbg-split;dbg_beta 10"
+}
+
+@test "--debug-dir: a malformed build-id line is a warning with file:line, fatal with --strict; a path named twice with two build-ids is named by neither" {
+	dbg_setup
+	{ cat "$BATS_TEST_TMPDIR/head"; echo "# build-id 0g $DBG 1000:401000:10"
+	  printf '%s\n' 'dbg-split 7/7 [000] 1.000000: 10 cpu-clock: ' "	$(at dbg_beta 8) [unknown] ($DBG)" ''
+	} >"$BATS_TEST_TMPDIR/bad.perf"
+	fold --debug-dir "$DEBUGDIR" "$BATS_TEST_TMPDIR/bad.perf"
+	[ "$status" -eq 0 ]
+	assert_equal "$stderr" "pf-fold: $BATS_TEST_TMPDIR/bad.perf:3: malformed build-id line"
+	assert_line "dbg-split;dbg_beta 10"
+	fold --strict --debug-dir "$DEBUGDIR" "$BATS_TEST_TMPDIR/bad.perf"
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
+	# Without --debug-dir the line is a comment like any other.
+	fold --strict "$BATS_TEST_TMPDIR/bad.perf"
+	[ "$status" -eq 0 ]
+	{ cat "$BATS_TEST_TMPDIR/head"; echo "# build-id 0102 $DBG$(segments "$DBG")"
+	  printf '%s\n' 'dbg-split 7/7 [000] 1.000000: 10 cpu-clock: ' "	$(at dbg_beta 8) [unknown] ($DBG)" ''
+	} >"$BATS_TEST_TMPDIR/twice.perf"
+	fold --debug-dir "$DEBUGDIR" "$BATS_TEST_TMPDIR/twice.perf"
+	[ "$status" -eq 0 ]
+	assert_line "dbg-split;[dbg-split] 10"
+}
+
 # --- malformed input -----------------------------------------------------
 
 @test "a malformed line is a warning with file:line and the rest is still folded" {
@@ -513,6 +709,10 @@ a;c 2"
 		"--folded --pid x|--folded reads folded stacks"
 		"--diff --kernel a b|--diff reads folded stacks"
 		"--diff - -|cannot both be stdin"
+		"--debug-dir|--debug-dir: needs an argument"
+		"--debug-dir=|--debug-dir: empty directory name"
+		"--debug-dir a --debug-dir b|--debug-dir: given twice"
+		"--folded --debug-dir a x|--folded reads folded stacks"
 	)
 	local c
 	for c in "${cases[@]}"; do

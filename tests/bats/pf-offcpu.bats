@@ -21,7 +21,8 @@ teardown() {
 	user_dir_cleanup
 }
 
-# valid_stream FILE: header first, whole offcpu-time samples, the trailer
+# valid_stream FILE: header first (its build-id lines before the first
+# sample), whole offcpu-time samples, the trailer
 # last with bytes= equal to the file size; prints the trailer's stop= word.
 valid_stream() {
 	local size
@@ -30,6 +31,7 @@ valid_stream() {
 	NR == 1 { if ($0 !~ /^# pf-offcpu 2 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ event=offcpu-time unit=ns callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|maps-unreadable|no-frame-pointers:[^ ]+))? preempted=(included|excluded) min-block=[0-9]+us max-block=[0-9a-z]+ kernel-symbols=(yes|no) above-rate-cap=sum start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
 	/^# pf-offcpu: samples=/ { trailer = $0; tline = NR; next }
 	/^# pf-offcpu/ { if (insample || nsamples) bad("comment inside the stream: " $0); next }
+	/^# build-id / { if (insample || nsamples) bad("build-id line inside the stream: " $0); if ($0 !~ /^# build-id ([0-9a-f][0-9a-f])+ [^ ]+( [0-9a-f]+:[0-9a-f]+:[0-9a-f]+)*$/) bad("build-id line: " $0); next }
 	/^$/ { if (!insample) bad("blank line outside a sample"); insample = 0; next }
 	/^\t/ { if (!insample) bad("frame outside a sample"); if ($0 !~ /^\t *[0-9a-f]+ .+ \(.+\)$/) bad("frame: " $0); next }
 	{ if (insample) bad("sample not ended"); if ($0 !~ /^.+ +[0-9]+\/[0-9]+ +\[[0-9][0-9][0-9]\] +[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]: +[0-9]+ offcpu-time: $/) bad("sample header: " $0); insample = 1; nsamples++ }

@@ -70,7 +70,8 @@ assert_split() {
 	fi
 }
 
-# valid_stream FILE: header first, whole samples, the trailer last with
+# valid_stream FILE: header first (its build-id lines before the first
+# sample), whole samples, the trailer last with
 # bytes= equal to the file size; prints the trailer's stop= word.
 valid_stream() {
 	local size
@@ -79,6 +80,7 @@ valid_stream() {
 	NR == 1 { if ($0 !~ /^# pf-record 2 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ freq=[0-9]+ callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|maps-unreadable|no-frame-pointers:[^ ]+))? kernel-stacks=(yes|no) start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
 	/^# pf-record: samples=/ { if (tline) bad("a second trailer"); trailer = $0; tline = NR; next }
 	/^# pf-record/ { if (insample || nsamples) bad("comment inside the stream: " $0); next }
+	/^# build-id / { if (insample || nsamples) bad("build-id line inside the stream: " $0); if ($0 !~ /^# build-id ([0-9a-f][0-9a-f])+ [^ ]+( [0-9a-f]+:[0-9a-f]+:[0-9a-f]+)*$/) bad("build-id line: " $0); next }
 	/^$/ { if (!insample) bad("blank line outside a sample"); insample = 0; next }
 	/^\t/ { if (!insample) bad("frame outside a sample"); if ($0 !~ /^\t *[0-9a-f]+ .+ \(.+\)$/) bad("frame: " $0); nframes++; next }
 	{ if (insample) bad("sample not ended"); if ($0 !~ /^.+ +[0-9]+\/[0-9]+ +\[[0-9][0-9][0-9]\] +[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]: +[0-9]+ cpu-clock(:u)?: $/) bad("sample header: " $0); insample = 1; nsamples++ }
@@ -390,6 +392,87 @@ max_unknown_run() {
 		n=$((n + 1))
 	done < <(awk -v f="($SPLIT)" '$2 ~ /^rec_alpha\+/ && $3 == f { print $1, $2 }' "$BATS_TEST_TMPDIR/u.txt")
 	[ "$n" -gt 10 ] || fail "only $n rec_alpha frames"
+}
+
+@test "the stream names the build-id and executable segments of each file its samples ran in, before the first sample" {
+	run -0 --separate-stderr pf-record -F 499 -d 1 -o "$BATS_TEST_TMPDIR/b.txt" -- "$SPLIT" 2
+	local f id libc=/usr/lib/x86_64-linux-gnu/libc.so.6
+	for f in "$SPLIT" "$libc"; do
+		[ -e "$f" ] || continue
+		grep -q " ($f)\$" "$BATS_TEST_TMPDIR/b.txt" || continue
+		id=$(readelf -n "$f" | awk '/Build ID/ { print $3 }')
+		[ -n "$id" ] || fail "$f has no build-id"
+		grep -qxF "# build-id $id $f$(segments "$f")" "$BATS_TEST_TMPDIR/b.txt" ||
+			fail "no line for $f ($id$(segments "$f")): $(grep '^# build-id' "$BATS_TEST_TMPDIR/b.txt")"
+	done
+	# Once each, all of them before the first sample; and a file is named
+	# by a line when, and only when, a frame is in it.
+	awk '/^# build-id / { if (body || line[$4]++) { print "late or twice: " $0; exit 1 } }
+		/^[^#]/ { body = 1 }
+		/^\t/ { m = $0; sub(/^.* \(/, "", m); sub(/\)$/, "", m); if (m ~ /^\//) frame[m] = 1 }
+		END {
+			for (m in line) if (!(m in frame)) { print "no frame in " m; bad = 1 }
+			for (m in frame) if (!(m in line)) print m
+			exit bad
+		}' "$BATS_TEST_TMPDIR/b.txt" >"$BATS_TEST_TMPDIR/nolines" ||
+		fail "$(cat "$BATS_TEST_TMPDIR/nolines")"
+	# A file in a frame without a line has no build-id to give.
+	while read -r f; do
+		[ -z "$(readelf -n "$f" 2>/dev/null | awk '/Build ID/ { print $3 }')" ] ||
+			fail "$f is in a frame and has a build-id, but no line"
+	done <"$BATS_TEST_TMPDIR/nolines"
+	grep -qxF "# build-id $(readelf -n "$SPLIT" | awk '/Build ID/ { print $3 }') $SPLIT$(segments "$SPLIT")" \
+		"$BATS_TEST_TMPDIR/b.txt" || fail "no line for $SPLIT"
+	run -0 valid_stream "$BATS_TEST_TMPDIR/b.txt"
+}
+
+@test "a stripped program recorded live names none of its functions; pf-fold --debug-dir names them from its debug file by build-id, and refuses one of another build-id" {
+	require_cmd readelf objcopy
+	local dbg=$WORKLOADS/dbg-split d=$BATS_TEST_TMPDIR id tree n
+	[ -x "$dbg" ] || fail "$dbg not built: run make"
+	[ -e "$dbg.debug" ] || fail "$dbg.debug not built: run make"
+	# Alone in a directory: no debug file beside it, no debug link in it,
+	# none under /usr/lib/debug: the recorder cannot name its functions.
+	mkdir "$d/bin"
+	cp "$dbg" "$d/bin/dbg-split"
+	id=$(readelf -n "$dbg" | awk '/Build ID/ { print $3 }')
+	[ ! -e "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] || skip "its debug file is installed"
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 499 -d 2 -o "$d/s.txt" -- "$d/bin/dbg-split" 3
+	run -0 valid_stream "$d/s.txt"
+	grep -qxF "# build-id $id $d/bin/dbg-split$(segments "$dbg")" "$d/s.txt" ||
+		fail "no build-id line for it: $(grep '^# build-id' "$d/s.txt")"
+	! grep -q 'dbg_\|[^_]main+' "$d/s.txt" || fail "the recording named its functions: $(grep -m1 'dbg_' "$d/s.txt")"
+	n=$(grep -c "\[unknown\] ($d/bin/dbg-split)\$" "$d/s.txt")
+	[ "$n" -gt 100 ] || fail "only $n [unknown] frames of it"
+	# Off the box: its debug file in a .build-id tree.
+	tree=$d/debug/.build-id/${id:0:2}
+	mkdir -p "$tree"
+	cp "$dbg.debug" "$tree/${id:2}.debug"
+	pf-fold --debug-dir "$d/debug" "$d/s.txt" >"$d/named" 2>"$d/err" || fail "pf-fold: $(cat "$d/err")"
+	# (A libc frame its own symbols did not name may ask for libc's debug file.)
+	! grep -q "dbg-split" "$d/err" || fail "pf-fold said: $(cat "$d/err")"
+	# Its time under main and dbg_outer, split between dbg_alpha (its loop
+	# the inlined dbg_spin) and dbg_beta, as the program is built to spend it.
+	run awk '/^#/ { next } { t += $NF }
+		/;main;dbg_outer;dbg_alpha;dbg_spin( |;)/ { a += $NF }
+		/;main;dbg_outer;dbg_beta( |;)/ { b += $NF }
+		END { printf "alpha %.1f%% beta %.1f%%\n", 100 * a / t, 100 * b / t
+		      exit !(t > 0 && a * 4 > t && b * 4 > t && (a + b) * 10 > t * 8) }' "$d/named"
+	[ "$status" -eq 0 ] || fail "named: $output: $(sort -k2 -rn "$d/named" | head -4)"
+	# What stays unnamed is what its symbols do not cover (a PLT stub).
+	run awk '/^#/ { next } { t += $NF } /\[dbg-split\]/ { u += $NF }
+		END { printf "%.1f%%\n", 100 * u / t; exit !(u * 20 < t) }' "$d/named"
+	[ "$status" -eq 0 ] || fail "$output of the time under frames left [dbg-split]: $(grep -m2 '\[dbg-split\]' "$d/named")"
+	# The same symbols under another build-id at that path: refused, once.
+	printf '\004\000\000\000\024\000\000\000\003\000\000\000GNU\000\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017\020\021\022\023\024' >"$d/note"
+	objcopy --update-section .note.gnu.build-id="$d/note" "$dbg.debug" "$tree/${id:2}.debug"
+	run --separate-stderr pf-fold --debug-dir "$d/debug" "$d/s.txt"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c dbg-split <<<"$stderr")" -eq 1 ] &&
+		grep -qxF "pf-fold: $tree/${id:2}.debug: build-id 0102030405060708090a0b0c0d0e0f1011121314, not $id as recorded for $d/bin/dbg-split: refused" <<<"$stderr" ||
+		fail "stderr: $stderr"
+	refute_output --partial dbg_
+	assert_output --partial '[dbg-split]'
 }
 
 @test "libc's local symbols come from its separate debuginfo (build-id under /usr/lib/debug)" {

@@ -236,6 +236,9 @@ wait_for() {
 	grep -qE '^# pf-record: samples=[0-9]+ .*stop=signal' ev/cpu.perf
 	check_bundle ev.tar.gz
 	cmp ev/cpu.perf x/pf-bundle-*/ev/cpu.perf
+	# The bundle names the debug files to fetch: the target's, by build-id.
+	grep -qxF "build-id $(readelf -n "$WORKLOADS/rec-split" | awk '/Build ID/ { print $3 }') $WORKLOADS/rec-split" \
+		x/pf-bundle-*/MANIFEST || fail "no build-id line for rec-split: $(grep '^build-id' x/pf-bundle-*/MANIFEST)"
 }
 
 @test "Ctrl-C (SIGINT to the whole foreground group) during the recording still leaves a bundle" {

@@ -117,6 +117,14 @@ as_nobody() {
 	setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
 }
 
+# segments FILE: FILE's executable PT_LOAD segments as a stream's build-id
+# line writes them, " OFFSET:VADDR:SIZE" each, in hex.
+segments() {
+	readelf -lW "$1" | awk '$1 == "LOAD" && / E / {
+		for (i = 2; i <= 5; i++) { sub(/^0x0*/, "", $i); if ($i == "") $i = "0" }
+		printf " %s:%s:%s", $2, $3, $5 }'
+}
+
 # require_cmd CMD...: skip naming the first missing command.
 require_cmd() {
 	local c

@@ -22,6 +22,7 @@
 
 #include "addrsearch.h"
 #include "buf.h"
+#include "buildid.h"
 #include "classify.h"
 #include "comms.h"
 #include "demangle.h"
@@ -1372,6 +1373,132 @@ test_perfscript(void)
 	}
 }
 
+/* ps_on_unknown: what the callback was asked, and the names it gives. */
+struct ps_asked {
+	struct pf_buf log;	/* "module|addr|retaddr" a line */
+	struct pf_buf got;	/* "stack weight|frame..." a line */
+	const char *inl[1];
+	struct ps_names out;
+};
+
+static const struct ps_names *
+ps_asked_unknown(const char *mod, size_t n, uint64_t addr, int retaddr, void *arg)
+{
+	struct ps_asked *a = arg;
+
+	pf_buf_printf(&a->log, "%.*s|%llx|%d\n", (int)n, mod, (unsigned long long)addr, retaddr);
+	a->inl[0] = "inl_a";
+	a->out.inl = a->inl;
+	a->out.ninl = addr == 0x1130;
+	a->out.name = addr == 0x1130 ? "leaf" : addr == 0x1200 ? "mid;x(int)" : "";
+	return addr == 0x1500 || addr == 0 ? NULL : &a->out;
+}
+
+static int
+ps_asked_fold(const struct ps_sample *s, void *arg)
+{
+	struct ps_asked *a = arg;
+	size_t i;
+
+	pf_buf_printf(&a->got, "%s %llu", s->stack, (unsigned long long)s->weight);
+	for (i = 0; i < s->nframes; i++)
+		pf_buf_printf(&a->got, "|%llx %.*s (%.*s)", (unsigned long long)s->frames[i].addr,
+		    (int)s->frames[i].func_len, s->frames[i].func, (int)s->frames[i].module_len,
+		    s->frames[i].module);
+	return pf_buf_putc(&a->got, '\n');
+}
+
+/*
+ * A caller names the [unknown] user frames (pf-fold --debug-dir): asked
+ * for each with its module as printed, its address and whether it is a
+ * return address; its names fold, and are kept, as printed lines would.
+ */
+static void
+test_ps_unknown(void)
+{
+	static const char *const stream[] = {
+		"kk 1/1 [000] 1.000000: 5 cpu-clock: ",
+		"\tffffffff81000010 [unknown] ([kernel.kallsyms])",
+		"\t            1130 [unknown] (/opt/my app)",
+		"\t            1200 [unknown]   (/opt/my app (deleted))",
+		"\t              10 [unknown] ([unknown])",
+		"\t            1300 [unknown] ()",
+		"\t            1400 main+0x5 (/opt/my app)",
+		"\t            1500 [unknown] (/opt/my app)",
+		"",
+		"vv 2/2 [000] 2.000000: 7 cpu-clock: ",
+		"\t             800 __vdso_clock_gettime+0x10 ([vdso])",
+		"\t            1130 [unknown] (/opt/my app)",
+		"\t      1000000160 [unknown] (/opt/x)",
+		"\t 123456789abcdef01 [unknown] (/opt/x)",
+		"",
+	};
+	/*
+	 * The kernel's, the unmapped and the moduleless frames are not asked
+	 * about; an address past 64 bits is asked as 0.
+	 */
+	static const char asked[] =
+	    "/opt/my app|1130|0\n/opt/my app (deleted)|1200|1\n/opt/my app|1500|1\n"
+	    "/opt/my app|1130|1\n/opt/x|1000000160|1\n/opt/x|0|1\n";
+	/* Named: as the lines would fold; an empty name is no frame, as a printed one. */
+	static const char *const folded[] = {
+		"kk;[my app];main;[];[unknown];mid:x;leaf;inl_a_[i];[[kernel.kallsyms]] 5",
+		"vv;[x];leaf;inl_a_[i];__vdso_clock_gettime 7",
+	};
+	static const char *const kept[] = {
+		"|ffffffff81000010 [unknown] ([kernel.kallsyms])|1130 inl_a (inlined)"
+		    "|1130 leaf (/opt/my app)|1200 mid;x(int) (/opt/my app)"
+		    "|10 [unknown] ([unknown])|1300 [unknown] ()|1400 main (/opt/my app)"
+		    "|1500 [unknown] (/opt/my app)",
+		"|800 __vdso_clock_gettime ([vdso])|1130 inl_a (inlined)|1130 leaf (/opt/my app)"
+		    "|1000000160  (/opt/x)|23456789abcdef01 [unknown] (/opt/x)",
+	};
+	struct ps_config cfg = { .annotate_inline = 1 };
+	struct ps_asked a = { 0 };
+	struct pf_buf want = { 0 };
+	struct perfscript *ps;
+	size_t i;
+	int keep;
+
+	for (keep = 0; keep <= 1; keep++) {
+		pf_buf_reset(&a.log);
+		pf_buf_reset(&a.got);
+		cfg.keep_frames = keep;
+		if ((ps = ps_new(&cfg, ps_asked_fold, &a)) == NULL) {
+			CHECK(0, "ps_new: %s", strerror(errno));
+			break;
+		}
+		ps_on_unknown(ps, ps_asked_unknown);
+		for (i = 0; i < PF_ARRAY_LEN(stream); i++)
+			CHECK(ps_line(ps, stream[i], strlen(stream[i])) == 0, "line %zu: %s", i,
+			    ps_malformed(ps));
+		CHECK(ps_finish(ps) == 0, "finish");
+		ps_free(ps);
+		CHECK(a.log.len == sizeof(asked) - 1 && memcmp(a.log.data, asked, a.log.len) == 0,
+		    "keep_frames %d, asked:\n%.*s", keep, (int)a.log.len, a.log.data);
+		pf_buf_reset(&want);
+		for (i = 0; i < PF_ARRAY_LEN(folded); i++)
+			pf_buf_printf(&want, "%s%s\n", folded[i], keep ? kept[i] : "");
+		CHECK(a.got.len == want.len && memcmp(a.got.data, want.data, want.len) == 0,
+		    "keep_frames %d:\n  got  %.*s\n  want %.*s", keep, (int)a.got.len, a.got.data,
+		    (int)want.len, want.data);
+	}
+	/* Without a callback, nothing changes. */
+	pf_buf_reset(&a.log);
+	pf_buf_reset(&a.got);
+	if ((ps = ps_new(&cfg, ps_asked_fold, &a)) != NULL) {
+		for (i = 0; i < PF_ARRAY_LEN(stream); i++)
+			ps_line(ps, stream[i], strlen(stream[i]));
+		ps_finish(ps);
+		ps_free(ps);
+	}
+	CHECK(a.log.len == 0 && a.got.len > 0 && memmem(a.got.data, a.got.len, "leaf", 4) == NULL,
+	    "no callback: nothing asked, nothing named");
+	pf_buf_free(&a.log);
+	pf_buf_free(&a.got);
+	pf_buf_free(&want);
+}
+
 static int
 pprof_test_sample(const struct ps_sample *s, void *arg)
 {
@@ -1740,11 +1867,140 @@ test_spawn(void)
 	    "the pipes' four descriptors stayed open" : "could not drop to a user without processes");
 }
 
+/*
+ * The stream's build-id lines: written as pf-formats(5) says, read back
+ * to the same build-id, path and segments, malformed ones refused; a
+ * file offset through the segments to the file's address; a frame's
+ * module against the escaped path; the debug file's name.
+ */
+static void
+test_buildid(void)
+{
+	static const struct { const char *line; int rc; size_t idlen, nseg; const char *path; } t[] = {
+		{ "# build-id 0123abcd /usr/bin/app 1000:1000:13d", 1, 4, 1, "/usr/bin/app" },
+		{ "# build-id 00ff /a", 1, 2, 0, "/a" },
+		{ "# build-id 00ff /a 0:400000:5e0 1000:401000:119", 1, 2, 2, "/a" },
+		/* A later key=value word is passed over. */
+		{ "# build-id 00ff /a x=1 0:0:1", 1, 2, 1, "/a" },
+		{ "# build-id 00ff /opt/my\\x20app\\x3b/x 0:0:1", 1, 2, 1, "/opt/my\\x20app\\x3b/x" },
+		{ "# pf-record: build-id 00ff /a", 0, 0, 0, NULL },
+		{ "# build-ids 00ff /a", 0, 0, 0, NULL },
+		{ "#build-id 00ff /a", 0, 0, 0, NULL },
+		{ "", 0, 0, 0, NULL },
+		{ "# build-id ", -1, 0, 0, NULL },
+		{ "# build-id 00ff", -1, 0, 0, NULL },
+		{ "# build-id 00ff ", -1, 0, 0, NULL },
+		{ "# build-id 0ff /a", -1, 0, 0, NULL },
+		{ "# build-id 00FF /a", -1, 0, 0, NULL },
+		{ "# build-id 00fg /a", -1, 0, 0, NULL },
+		{ "# build-id  00ff /a", -1, 0, 0, NULL },
+		{ "# build-id 00ff  /a", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a ", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a  0:0:1", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a\t0:0:1", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 0:0", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 0:0:1:2", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 0::1", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 0x0:0:1", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 0:0:1g", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 10000000000000000:0:1", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a ffffffffffffffff:0:1", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 0:fffffffffffffff0:10", -1, 0, 0, NULL },
+		{ "# build-id 00ff /a 0:fffffffffffffff0:f", 1, 2, 1, "/a" },
+	};
+	struct pf_buildid id, back;
+	struct pf_buf b = { 0 };
+	const char *path = NULL;
+	char hex[2 * PF_BUILDID_MAX + 1], dp[64], line[2048];
+	size_t i, plen = 0;
+	uint64_t va;
+	int rc;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		errno = 0;
+		rc = pf_buildid_parse(t[i].line, strlen(t[i].line), &id, &path, &plen);
+		CHECK(rc == t[i].rc && (rc != -1 || errno == EBADMSG), "case %zu (%s): rc %d errno %d, "
+		    "want %d", i, t[i].line, rc, errno, t[i].rc);
+		if (rc != 1 || t[i].rc != 1)
+			continue;
+		CHECK(id.idlen == t[i].idlen && id.nseg == t[i].nseg, "case %zu: %zu bytes, %zu "
+		    "segments", i, id.idlen, id.nseg);
+		CHECK(plen == strlen(t[i].path) && memcmp(path, t[i].path, plen) == 0,
+		    "case %zu: path %.*s", i, (int)plen, path);
+	}
+	/* The longest build-id, and one byte more. */
+	snprintf(line, sizeof(line), "# build-id %0*d /a", 2 * PF_BUILDID_MAX, 0);
+	CHECK(pf_buildid_parse(line, strlen(line), &id, &path, &plen) == 1 &&
+	    id.idlen == PF_BUILDID_MAX, "%d bytes", PF_BUILDID_MAX);
+	snprintf(line, sizeof(line), "# build-id %0*d /a", 2 * PF_BUILDID_MAX + 2, 0);
+	CHECK(pf_buildid_parse(line, strlen(line), &id, &path, &plen) == -1, "%d bytes",
+	    PF_BUILDID_MAX + 1);
+	/* As many segments as a line holds, and one more. */
+	pf_buf_puts(&b, "# build-id 00ff /a");
+	for (i = 0; i < PF_BUILDID_SEGS; i++)
+		pf_buf_printf(&b, " %zx:%zx:10", i * 0x1000, i * 0x1000 + 0x400000);
+	CHECK(pf_buildid_parse(b.data, b.len, &id, &path, &plen) == 1 &&
+	    id.nseg == PF_BUILDID_SEGS, "%d segments", PF_BUILDID_SEGS);
+	pf_buf_puts(&b, " 0:0:1");
+	CHECK(pf_buildid_parse(b.data, b.len, &id, &path, &plen) == -1, "%d segments",
+	    PF_BUILDID_SEGS + 1);
+
+	/* Written, then read back: the same build-id, path and segments. */
+	memset(&id, 0, sizeof(id));
+	id.idlen = 20;
+	for (i = 0; i < id.idlen; i++)
+		id.id[i] = (unsigned char)(0xf0 + i * 7);
+	id.nseg = 2;
+	id.seg[0] = (struct pf_buildid_seg){ 0x1000, 0x401000, 0x119 };
+	id.seg[1] = (struct pf_buildid_seg){ 0x3000, 0x7000, 0x20 };
+	pf_buf_reset(&b);
+	CHECK(pf_buildid_format(&b, "/opt/a b;c\n", &id) == 0, "format");
+	pf_buildid_hex(id.id, id.idlen, hex);
+	snprintf(line, sizeof(line), "# build-id %s /opt/a\\x20b\\x3bc\\x0a 1000:401000:119 "
+	    "3000:7000:20\n", hex);
+	CHECK(b.len == strlen(line) && memcmp(b.data, line, b.len) == 0, "formatted \"%.*s\"",
+	    (int)b.len, b.data);
+	CHECK(pf_buildid_parse(b.data, b.len - 1, &back, &path, &plen) == 1 &&
+	    back.idlen == id.idlen && memcmp(back.id, id.id, id.idlen) == 0 &&
+	    back.nseg == 2 && memcmp(back.seg, id.seg, sizeof(id.seg[0]) * 2) == 0 &&
+	    plen == strlen("/opt/a\\x20b\\x3bc\\x0a") &&
+	    memcmp(path, "/opt/a\\x20b\\x3bc\\x0a", plen) == 0, "read back");
+	/* A frame prints the module with its blanks; the line escapes them. */
+	CHECK(pf_buildid_path_is(path, plen, "/opt/a b\\x3bc\\x0a", 17), "blank for \\x20");
+	/* A name that holds the text \x20 prints its backslash doubled. */
+	CHECK(!pf_buildid_path_is("/a\\x20b", 7, "/a\\\\x20b", 8), "an escaped backslash");
+	CHECK(!pf_buildid_path_is(path, plen, "/opt/a b\\x3bc", 13), "a prefix");
+	CHECK(!pf_buildid_path_is(path, plen, "/opt/a b\\x3bc\\x0aa", 18), "longer");
+	CHECK(pf_buildid_path_is("/x\\x20(deleted)", 15, "/x (deleted)", 12), "deleted");
+	CHECK(!pf_buildid_path_is("/x", 2, "/x ", 3) && !pf_buildid_path_is("/x\\x2", 5, "/x ", 3),
+	    "a blank past the end");
+	CHECK(pf_buildid_format(&b, "/a", &(struct pf_buildid){ .idlen = 0 }) == -1 &&
+	    errno == EINVAL, "no build-id is no line");
+
+	/* File offsets through the segments, the ends of each. */
+	CHECK(pf_buildid_vaddr(&id, 0x1000, &va) && va == 0x401000, "first byte");
+	CHECK(pf_buildid_vaddr(&id, 0x1118, &va) && va == 0x401118, "last byte");
+	CHECK(!pf_buildid_vaddr(&id, 0x1119, &va), "past the end");
+	CHECK(!pf_buildid_vaddr(&id, 0xfff, &va), "before the start");
+	CHECK(pf_buildid_vaddr(&id, 0x3010, &va) && va == 0x7010, "second segment");
+	CHECK(!pf_buildid_vaddr(&(struct pf_buildid){ .idlen = 1 }, 0, &va), "no segment");
+
+	/* Where a .build-id tree keeps its debug file. */
+	CHECK(pf_buildid_debug_path(dp, sizeof(dp), "/d", id.id, 3) == 0 &&
+	    strcmp(dp, "/d/.build-id/f0/f7fe.debug") == 0, "path %s", dp);
+	CHECK(pf_buildid_debug_path(dp, sizeof(dp), "/d", id.id, 1) == -1 && errno == EINVAL,
+	    "one byte");
+	CHECK(pf_buildid_debug_path(dp, 27, "/d", id.id, 3) == 0, "just fits");
+	CHECK(pf_buildid_debug_path(dp, 26, "/d", id.id, 3) == -1 && errno == ENAMETOOLONG,
+	    "too long");
+	pf_buf_free(&b);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct unit_group groups[] = {
-		{ "parse", test_parse }, { "folded", test_folded },
+		{ "parse", test_parse }, { "folded", test_folded }, { "buildid", test_buildid },
 		{ "stackmap", test_stackmap }, { "linereader", test_linereader },
 		{ "outfile", test_outfile }, { "privs", test_privs }, { "buf", test_buf },
 		{ "addrsearch", test_addrsearch }, { "htab", test_htab },
@@ -1753,7 +2009,8 @@ main(int argc, char **argv)
 		{ "nameclean", test_nameclean }, { "nameescape", test_nameescape },
 		{ "comms", test_comms }, { "symfile", test_symfile },
 		{ "kallsyms", test_kallsyms }, { "procstat", test_procstat },
-		{ "perfscript", test_perfscript }, { "pprof", test_pprof },
+		{ "perfscript", test_perfscript },
+		{ "psunknown", test_ps_unknown }, { "pprof", test_pprof },
 		{ "provenance", test_provenance }, { "spawn", test_spawn },
 	};
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "buildid.h"
 #include "fileio.h"
 #include "kallsyms.h"
 #include "perfscript.h"
@@ -38,6 +39,8 @@
 /* Pids no process has: above any pid_max the kernel allows (2^22). */
 #define FAKE_PID	2000000001
 #define FAKE_CHILD	2000000002
+/* Where a fake process maps a file: above any address this one uses. */
+#define FAKE_START	0x7e0000000000ULL
 
 /* ---- a stack of our own ------------------------------------------------ */
 
@@ -1327,6 +1330,36 @@ test_script(void)
 			close(ro);
 		close(fd);
 	}
+	/* Comments after the header: under the caps, buffered, no sample. */
+	if ((fd = memfd()) != -1 && (w = pf_script_new(fd, 4096, 0)) != NULL) {
+		CHECK(pf_script_header(w, "# h\n", 4) == PF_STOP_NONE, "comments: header");
+		CHECK(pf_script_comment(w, "# c\n", 4) == PF_STOP_NONE, "comments: one");
+		CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "comments: sample");
+		CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
+		    "comments: finish");
+		CHECK(pf_script_samples(w) == 1, "comments: 1 sample (%llu)",
+		    (unsigned long long)pf_script_samples(w));
+		slurp(fd, &got);
+		CHECK(got.len > 8 + sizeof(s1) - 1 && memcmp(got.data, "# h\n# c\n", 8) == 0 &&
+		    memcmp(got.data + 8, s1, sizeof(s1) - 1) == 0, "comments: in their place");
+		pf_script_free(w);
+		close(fd);
+	} else
+		CHECK(0, "memfd writer: %s", strerror(errno));
+	if ((fd = memfd()) != -1 && (w = pf_script_new(fd, 4096, 0)) != NULL) {
+		char line[4096];
+
+		memset(line, 'x', sizeof(line));
+		line[0] = '#';
+		line[sizeof(line) - 1] = '\n';
+		CHECK(pf_script_comment(w, line, sizeof(line)) == PF_STOP_SIZE_CAP,
+		    "a comment past the size cap stops the stream");
+		CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_SIZE_CAP,
+		    "and no sample follows");
+		pf_script_free(w);
+		close(fd);
+	} else
+		CHECK(0, "memfd writer: %s", strerror(errno));
 	signal(SIGPIPE, SIG_IGN);
 	if (pipe2(p, O_CLOEXEC) == 0 && (w = pf_script_new(p[1], 1 << 20, 0)) != NULL) {
 		CHECK(pf_script_header(w, "# h\n", 4) == PF_STOP_NONE, "pipe: header");
@@ -1349,13 +1382,238 @@ test_script(void)
 	pf_buf_free(&folded);
 }
 
+/* ---- build-ids and debug files ----------------------------------------- */
+
+struct bid_seen {
+	const char *want;	/* the path looked for */
+	int found;
+	struct pf_buildid id;
+	size_t files;
+};
+
+static void
+bid_cb(const char *path, const struct pf_buildid *id, void *arg)
+{
+	struct bid_seen *b = arg;
+
+	b->files++;
+	if (strcmp(path, b->want) == 0) {
+		b->found++;
+		b->id = *id;
+	}
+}
+
+/* A copy of the file at from in dir/name, made mode 0600: its path, or NULL. */
+static char *
+copy_file(const char *from, const char *dir, const char *name)
+{
+	static char to[PATH_MAX];
+	struct pf_buf b = { 0 };
+	int in, out;
+	char chunk[65536];
+	ssize_t n;
+	bool ok;
+
+	snprintf(to, sizeof(to), "%s/%s", dir, name);
+	if ((in = open(from, O_RDONLY | O_CLOEXEC)) == -1)
+		return NULL;
+	while ((n = read(in, chunk, sizeof(chunk))) > 0)
+		pf_buf_append(&b, chunk, (size_t)n);
+	close(in);
+	if ((out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) == -1) {
+		pf_buf_free(&b);
+		return NULL;
+	}
+	ok = pf_write_all(out, b.data, b.len) == 0;
+	close(out);
+	pf_buf_free(&b);
+	return ok ? to : NULL;
+}
+
+/*
+ * Where our own build-id note lies in our file: its descriptor's type
+ * word, found by the bytes around it (type 3, "GNU\0", the build-id).
+ */
+static off_t
+note_type_at(const char *path)
+{
+	unsigned char pat[8 + PF_BUILDID_MAX];
+	struct pf_buf b = { 0 };
+	char chunk[65536];
+	const char *hit;
+	ssize_t n;
+	off_t at = -1;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		pf_buf_append(&b, chunk, (size_t)n);
+	close(fd);
+	pat[0] = 3, pat[1] = pat[2] = pat[3] = 0;
+	memcpy(pat + 4, "GNU", 4);
+	memcpy(pat + 8, self.bid, self.bidlen);
+	if (b.data && (hit = memmem(b.data, b.len, pat, 8 + self.bidlen)) != NULL)
+		at = (off_t)(hit - b.data);
+	pf_buf_free(&b);
+	return at;
+}
+
+/* The main program's load bias. */
+static int
+load_bias_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	*(uint64_t *)arg = info->dlpi_addr;
+	return 1;
+}
+
+static void
+test_debugfile(void)
+{
+	struct pf_symbolizer *s;
+	struct pf_frame_out out;
+	struct pf_frame_in in;
+	struct pf_sym_saved *sv;
+	struct bid_seen seen = { 0 };
+	char dir[] = "/tmp/pf-unit-debugXXXXXX", got[2 * PF_BUILDID_MAX + 1], *copy;
+	char hex[2 * PF_BUILDID_MAX + 1];
+	unsigned char other[PF_BUILDID_MAX];
+	uint64_t va, leaf_off, leaf_va, base, bias = 0;
+	int fd, h;
+	off_t at;
+
+	unsetenv("DEBUGINFOD_URLS");
+	if (!load_self() || !capture() || self.bidlen == 0) {
+		CHECK(0, "this process's executable mapping, stack or build-id not found");
+		return;
+	}
+	if ((s = pf_sym_new(NULL)) == NULL || mkdtemp(dir) == NULL) {
+		CHECK(0, "pf_sym_new, mkdtemp: %s", strerror(errno));
+		pf_sym_free(s);
+		return;
+	}
+	pf_sym_set_inlines(s, true);
+	CHECK(pf_sym_load_proc(s, "/proc", getpid(), false) == 0, "load_proc self");
+	/* Nothing marked, nothing listed. */
+	seen.want = self.path;
+	pf_sym_foreach_buildid(s, bid_cb, &seen);
+	CHECK(seen.files == 0, "%zu files listed before any mark", seen.files);
+
+	/*
+	 * A pass over mappings to come (a copy of ours mapped by another
+	 * process, ours unmapped by an exec), its frames marked, then the
+	 * mappings put back: the copy is listed, and ours are as they were.
+	 */
+	if ((sv = pf_sym_save(s)) == NULL || (copy = copy_file(self.path, dir, "copy")) == NULL) {
+		CHECK(0, "save, copy: %s", strerror(errno));
+		pf_sym_restore(s, sv);
+	} else {
+		in = (struct pf_frame_in){ .addr = FAKE_START + 0x10 };
+		CHECK(pf_sym_add_map(s, FAKE_PID, FAKE_START, FAKE_START + 0x1000, 0x1000, copy, 0,
+		    0, 0) == 0, "map the copy");
+		pf_sym_mark(s, FAKE_PID, &in);
+		pf_sym_exec(s, getpid());
+		in = (struct pf_frame_in){ .addr = (uintptr_t)st_leaf };
+		pf_sym_mark(s, getpid(), &in);
+		pf_sym_restore(s, sv);
+		in = (struct pf_frame_in){ .addr = FAKE_START + 0x10 };
+		pf_sym_frame(s, FAKE_PID, &in, &out);
+		CHECK(out.dso == NULL, "the copy's mapping is gone again (%s)", out.dso ? out.dso : "-");
+		seen.want = copy;
+		pf_sym_foreach_buildid(s, bid_cb, &seen);
+		CHECK(seen.found == 1 && seen.files == 1 && seen.id.idlen == self.bidlen &&
+		    memcmp(seen.id.id, self.bid, self.bidlen) == 0,
+		    "the marked copy is listed with our build-id, and nothing else (%d, %zu files)",
+		    seen.found, seen.files);
+	}
+	check_frame(s, getpid(), (uintptr_t)st_leaf, false, "st_leaf", (uintptr_t)st_leaf,
+	    self.path);
+
+	/* Our own file, once a frame in it is marked: a segment holds our code. */
+	in = (struct pf_frame_in){ .addr = cap.ra_leaf, .retaddr = true };
+	pf_sym_mark(s, getpid(), &in);
+	in = (struct pf_frame_in){ .addr = 0xffffffff81000000ULL, .kernel = true };
+	pf_sym_mark(s, getpid(), &in);
+	memset(&seen, 0, sizeof(seen));
+	seen.want = self.path;
+	pf_sym_foreach_buildid(s, bid_cb, &seen);
+	CHECK(seen.found == 1 && seen.id.idlen == self.bidlen &&
+	    memcmp(seen.id.id, self.bid, self.bidlen) == 0, "our file once, with our build-id "
+	    "(%d of %zu files)", seen.found, seen.files);
+	CHECK(seen.files == 2, "the copy and ours, not libc (%zu files)", seen.files);
+	/* st_leaf's offset in the file, as a stream prints it, to its ELF address. */
+	leaf_off = (uintptr_t)st_leaf - self.start + self.pgoff;
+	base = self.start - self.pgoff;
+	CHECK(pf_buildid_vaddr(&seen.id, leaf_off, &va), "a segment holds st_leaf (%zu segments)",
+	    seen.id.nseg);
+	/* The address the symbol table speaks of: run-time minus the load bias. */
+	leaf_va = va;
+	dl_iterate_phdr(load_bias_cb, &bias);
+	CHECK(leaf_va == (uintptr_t)st_leaf - bias, "st_leaf at %#llx in the file, want %#llx",
+	    (unsigned long long)leaf_va, (unsigned long long)((uintptr_t)st_leaf - bias));
+
+	/* Our own file as its debug file: named as the recorder names it. */
+	fd = open(self.path, O_RDONLY | O_CLOEXEC);
+	h = pf_sym_debug_add(s, fd, self.path, self.bid, self.bidlen, got, sizeof(got));
+	CHECK(h >= 0, "our file as its own debug file: %s", strerror(errno));
+	pf_sym_debug_frame(s, h, leaf_va, false, &out);
+	CHECK(out.sym && strcmp(out.sym, "st_leaf") == 0 && out.off == 0 && out.dso == NULL,
+	    "st_leaf's start: %s+%#llx", out.sym ? out.sym : "-", (unsigned long long)out.off);
+	pf_buildid_vaddr(&seen.id, cap.ra_leaf - base, &va);
+	pf_sym_debug_frame(s, h, va, true, &out);
+	CHECK(out.sym && strcmp(out.sym, "st_middle") == 0 &&
+	    out.off == cap.ra_leaf - (uintptr_t)st_middle, "st_leaf returns into st_middle: "
+	    "%s+%#llx", out.sym ? out.sym : "-", (unsigned long long)out.off);
+	pf_buildid_vaddr(&seen.id, cap.ra_middle - base, &va);
+	pf_sym_debug_frame(s, h, va, true, &out);
+	CHECK(out.sym && strcmp(out.sym, "st_outer") == 0 && out.ninl == 1 &&
+	    strcmp(out.inl[0], "st_inl") == 0, "st_middle returns into st_outer, st_inl inlined: "
+	    "%s, %zu inlined", out.sym ? out.sym : "-", out.ninl);
+	pf_sym_debug_frame(s, h, 0x10, false, &out);
+	CHECK(out.sym == NULL, "0x10: %s, want nothing", out.sym ? out.sym : "-");
+	pf_sym_debug_frame(s, h + 1, leaf_va, false, &out);
+	CHECK(out.sym == NULL, "no such handle: nothing");
+
+	/* Another build-id: refused, saying what it has. */
+	memcpy(other, self.bid, self.bidlen);
+	other[0] ^= 0xff;
+	fd = open(self.path, O_RDONLY | O_CLOEXEC);
+	pf_buildid_hex(self.bid, self.bidlen, hex);
+	CHECK(pf_sym_debug_add(s, fd, self.path, other, self.bidlen, got, sizeof(got)) == -1 &&
+	    errno == ESTALE && strcmp(got, hex) == 0, "another build-id: errno %d, got %s",
+	    errno, got);
+	fd = open(self.path, O_RDONLY | O_CLOEXEC);
+	CHECK(pf_sym_debug_add(s, fd, self.path, self.bid, self.bidlen - 1, got, sizeof(got)) ==
+	    -1 && errno == ESTALE, "a shorter build-id is another");
+	/* Not ELF at all. */
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	CHECK(pf_sym_debug_add(s, fd, "maps", self.bid, self.bidlen, got, sizeof(got)) == -1 &&
+	    errno == EINVAL, "not ELF: errno %d", errno);
+	/* An ELF file whose note is no build-id (its type word cleared). */
+	if ((copy = copy_file(self.path, dir, "nobid")) != NULL &&
+	    (at = note_type_at(copy)) != -1 && (fd = open(copy, O_RDWR | O_CLOEXEC)) != -1) {
+		CHECK(pwrite(fd, "\0", 1, at) == 1, "clear the note's type");
+		close(fd);
+		fd = open(copy, O_RDONLY | O_CLOEXEC);
+		CHECK(pf_sym_debug_add(s, fd, copy, self.bid, self.bidlen, got, sizeof(got)) == -1 &&
+		    errno == ENODATA, "no build-id: errno %d", errno);
+		unlink(copy);
+	} else
+		CHECK(0, "a copy without a build-id: %s", strerror(errno));
+	snprintf(got, sizeof(got), "%s/copy", dir);
+	unlink(got);
+	rmdir(dir);
+	pf_sym_free(s);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct unit_group groups[] = {
 		{ "unwind", test_unwind }, { "unwind-hostile", test_unwind_hostile },
 		{ "symbolize", test_symbolize },
-		{ "symindex", test_symindex },
+		{ "symindex", test_symindex }, { "debugfile", test_debugfile },
 		{ "script", test_script },
 	};
 
