@@ -73,6 +73,30 @@ pf_rawrec_replay_to(struct pf_rawrec *c, struct pf_symbolizer *sym,
 	}
 }
 
+/*
+ * Whether ip is one of a call chain's markers rather than an address.
+ * The kernel's and the user's open a context (kernel set to match), and
+ * the truncation marker a new run: the address after either is the one
+ * interrupted there, not a return address (first_in_ctx).  A hypervisor
+ * or guest marker, never sampled here, changes neither.  The writing and
+ * the marking of files read a chain through this one rule, so that both
+ * look each address up alike.
+ */
+static bool
+chain_marker(uint64_t ip, bool *kernel, bool *first_in_ctx)
+{
+	if (ip < (uint64_t)PERF_CONTEXT_MAX)
+		return false;
+	if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
+		*kernel = true;
+	else if (ip == (uint64_t)PERF_CONTEXT_USER)
+		*kernel = false;
+	else if (ip != PF_RAWREC_TRUNCATED)
+		return true;
+	*first_in_ctx = true;
+	return true;
+}
+
 int
 pf_rawrec_mark_files(struct pf_rawrec *c, struct pf_symbolizer *sym,
     const struct pf_rawref *refs, size_t n)
@@ -95,14 +119,8 @@ pf_rawrec_mark_files(struct pf_rawrec *c, struct pf_symbolizer *sym,
 			uint64_t ip;
 
 			memcpy(&ip, ips + (size_t)k * 8, sizeof(ip));
-			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-				if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
-					kernel = true;
-				else if (ip == (uint64_t)PERF_CONTEXT_USER)
-					kernel = false;
-				first_in_ctx = true;
+			if (chain_marker(ip, &kernel, &first_in_ctx))
 				continue;
-			}
 			in.addr = ip;
 			in.kernel = kernel;
 			in.retaddr = !first_in_ctx;
@@ -145,18 +163,10 @@ pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 		size_t j;
 
 		memcpy(&ip, ips + (size_t)i * 8, sizeof(ip));
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
-				kernel = true;
-			else if (ip == (uint64_t)PERF_CONTEXT_USER)
-				kernel = false;
-			else if (ip == PF_RAWREC_TRUNCATED)
-				bad |= pf_buf_printf(b, "\t%16x [truncated] ([unknown])\n", 0) == -1;
-			else
-				continue;	/* hv/guest: not sampled here */
-			first_in_ctx = true;
+		if (ip == PF_RAWREC_TRUNCATED)
+			bad |= pf_buf_printf(b, "\t%16x [truncated] ([unknown])\n", 0) == -1;
+		if (chain_marker(ip, &kernel, &first_in_ctx))
 			continue;
-		}
 		in.addr = ip;
 		in.kernel = kernel;
 		/* The first address of a context is where it was interrupted. */

@@ -367,19 +367,7 @@ group() {
 }
 
 @test "a bad pid list is a usage error worded as pf-record words it" {
-	local -a cases=(
-		"1,,2|-p: empty field in '1,,2'"
-		"1,x|-p: invalid pid 'x'"
-		",1|-p: empty field in ',1'"
-		"$(seq -s, 1000 1064)|-p: more than 64 pids"
-	)
-	local c
-	for c in "${cases[@]}"; do
-		run --separate-stderr -2 pf-classify -p "${c%%|*}"
-		[ "${stderr_lines[0]}" = "pf-classify: ${c#*|}" ] || fail "${c%%|*}: ${stderr_lines[0]}"
-		[[ "${stderr_lines[1]}" == "usage: pf-classify "* ]] || fail "no synopsis: $stderr"
-		[ -z "$output" ]
-	done
+	pid_list_misuse pf-classify
 	# 64 pids are a list (none of these exists: a runtime failure, not misuse).
 	run --separate-stderr -3 pf-classify -i 1 -p "$(seq -s, 4000000 4000063)"
 	[ "$stderr" = "pf-classify: pid 4000000: no such process" ]

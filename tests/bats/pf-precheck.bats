@@ -318,21 +318,8 @@ zombie() {
 }
 
 @test "a bad pid list is a usage error worded as pf-record words it" {
-	local -a cases=(
-		"1,,2|-p: empty field in '1,,2'"
-		"1,x|-p: invalid pid 'x'"
-		"1,|-p: empty field in '1,'"
-		"$(seq -s, 1000 1064)|-p: more than 64 pids"
-	)
-	local c
-	for c in "${cases[@]}"; do
-		run --separate-stderr -2 pf-precheck -p "${c%%|*}"
-		[ "${stderr_lines[0]}" = "pf-precheck: ${c#*|}" ] || fail "${c%%|*}: ${stderr_lines[0]}"
-		[[ "${stderr_lines[1]}" == "usage: pf-precheck "* ]] || fail "no synopsis: $stderr"
-		[ -z "$output" ]
-		run --separate-stderr -2 pf-record -p "${c%%|*}" -d 1 -o "$BATS_TEST_TMPDIR/r"
-		[ "${stderr_lines[0]}" = "pf-record: ${c#*|}" ] || fail "pf-record ${c%%|*}: ${stderr_lines[0]}"
-	done
+	pid_list_misuse pf-precheck
+	pid_list_misuse pf-record -d 1 -o "$BATS_TEST_TMPDIR/r"
 	# 64 pids are a list (none of these exists: a finding, not misuse).
 	run -1 pf-precheck -p "$(seq -s, 4000000 4000063)" --no-probe -o /tmp --min-free 0
 	[ "$(grep -c '^fail target pid 40000[0-9][0-9]: no such process$' <<<"$output")" -eq 64 ]

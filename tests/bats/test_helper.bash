@@ -277,3 +277,24 @@ forge_symbol() {
 rss_cap() {
 	if [[ "$PF_BIN_DIR" == */build-san/* ]]; then echo $(($1 * 2)); else echo "$1"; fi
 }
+
+# pid_list_misuse TOOL [ARGS...]: TOOL -p LIST ARGS refuses each bad list
+# as a usage error (exit 2) worded as pf-record words it: the reason,
+# then the synopsis, nothing on the standard output.
+pid_list_misuse() {
+	local tool=$1 c
+	shift
+	local -a cases=(
+		"1,,2|-p: empty field in '1,,2'"
+		"1,x|-p: invalid pid 'x'"
+		",1|-p: empty field in ',1'"
+		"1,|-p: empty field in '1,'"
+		"$(seq -s, 1000 1064)|-p: more than 64 pids"
+	)
+	for c in "${cases[@]}"; do
+		run --separate-stderr -2 "$tool" -p "${c%%|*}" "$@"
+		[ "${stderr_lines[0]}" = "$tool: ${c#*|}" ] || fail "$tool -p ${c%%|*}: ${stderr_lines[0]}"
+		[[ "${stderr_lines[1]}" == "usage: $tool "* ]] || fail "$tool: no synopsis: $stderr"
+		[ -z "$output" ] || fail "$tool: output on misuse: $output"
+	done
+}
