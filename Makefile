@@ -53,7 +53,14 @@ WARN    := -Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes \
 OPT     ?= -O2 -g
 CFLAGS  ?= $(OPT)
 override CFLAGS += -std=gnu11 $(WARN) -Ilib/common $(PKG_CFLAGS) -MMD -MP \
-	   -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+	   -D_FORTIFY_SOURCE=2 -fstack-protector-strong \
+	   -fstack-clash-protection -fcf-protection
+# Hardening: the stack protector,
+# stack-clash probes (a frame larger than a page is touched a page at a
+# time, so it cannot jump the guard page), and CET's landing pads and
+# shadow-stack marking (-fcf-protection; inert on a CPU without CET).
+# pf-fold and pf-svg: within 3.1% of CPU time without the last two (the
+# commit that added them says how it was measured).
 # Reproducible across checkout paths: the checkout's directory is "." in
 # the debug information (DW_AT_comp_dir) and in __FILE__, so two clones
 # at different paths build the same binaries, build-ids included
