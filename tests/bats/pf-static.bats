@@ -148,3 +148,28 @@ in_root() {
 	assert_output --partial "elfutils"
 	assert_output --partial "complete corresponding source"
 }
+
+# Two clones at paths of different lengths build the same tarball, byte
+# for byte: nothing of the checkout's path reaches the binaries (their
+# debug information, and so their build-ids, -ffile-prefix-map) or the
+# archive (names sorted, owners, times and gzip's header fixed).  Each
+# clone builds its kit from nothing (about 30 s each with -j2 on a busy
+# 2-CPU host): the tree's own build/ cannot stand in for one, since it may
+# hold a working tree's uncommitted changes.
+@test "make static-dist in two clones at different paths writes the same tarball" {
+	local v tgz a b
+	v=$(sed -n 's/^#define PF_VERSION "\(.*\)"/\1/p' "$PF_ROOT/lib/common/pf.h")
+	tgz="build/pf-$v-static-$(uname -m).tar.gz"
+	a="$BATS_TEST_TMPDIR/a"
+	b="$BATS_TEST_TMPDIR/a-clone-at-a-longer-path/pf"
+	git clone -q "$PF_ROOT" "$a"
+	git clone -q "$PF_ROOT" "$b"
+	make -s -j2 -C "$a" static-dist >/dev/null
+	make -s -j2 -C "$b" static-dist >/dev/null
+	cmp "$a/$tgz" "$b/$tgz" || {
+		mkdir "$BATS_TEST_TMPDIR/xa" "$BATS_TEST_TMPDIR/xb"
+		tar -C "$BATS_TEST_TMPDIR/xa" -xzf "$a/$tgz"
+		tar -C "$BATS_TEST_TMPDIR/xb" -xzf "$b/$tgz"
+		fail "the tarballs differ: $(diff -r "$BATS_TEST_TMPDIR/xa" "$BATS_TEST_TMPDIR/xb" 2>&1 | head -n 5)"
+	}
+}
