@@ -299,7 +299,14 @@ drain_ring(struct pf_perf *p, struct ring *r, pf_perf_record_cb cb, void *arg)
 
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	tail = mp->data_tail;
-	if (head - tail > size)		/* fell behind: the kernel overwrote nothing, but skip */
+	/*
+	 * In a ring mapped writable the kernel never writes over records not
+	 * yet read: it drops new ones and says so (PERF_RECORD_LOST).  A head
+	 * more than a ring ahead of the tail is then no state the kernel
+	 * makes; should it be seen, only the last ring's worth is read, and
+	 * never bytes outside the ring.
+	 */
+	if (head - tail > size)
 		tail = head - size;
 	while (tail < head) {
 		uint64_t off = tail & (size - 1);
