@@ -2,7 +2,7 @@
  * fuzz-replay: the end of a recording (lib/common/replay.c with comms.c):
  * COMM, FORK, EXIT and non-file MMAP records replayed in time order into
  * the thread names and a symbolizer, and each sample written as
- * perf-script text by pf_rawrec_format, as the recorders' emit does.
+ * perf-script text by pf_replay_format, as the recorders' emit does.
  * Everything in those records is the target's: thread names of any
  * bytes (and any length: the kernel's limit is not trusted), anonymous
  * mapping names ([anon:...] is set by prctl), the pids, tids, times and
@@ -551,7 +551,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if ((sym = pf_sym_new(k)) == NULL || (ps = ps_new(&cfg, emitted, &g)) == NULL)
 		abort();
-	if ((refs = pf_rawrec_sample_order(&r, &n)) == NULL || pf_rawrec_replay_begin(&r) == -1)
+	if ((refs = pf_rawrec_sample_order(&r, &n)) == NULL || pf_replay_begin(&r) == -1)
 		abort();
 	qsort(evs, nev, sizeof(evs[0]), cmp_ev);
 	for (i = 0; i < n; i++) {
@@ -569,10 +569,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		comm = m_get(&m, s->tid, cbuf, sizeof(cbuf));
 
-		pf_rawrec_replay_to(&r, sym, &comms, s->time);
+		pf_replay_to(&r, sym, &comms, s->time);
 		pf_buf_reset(&b);
 		/* 1 cut, 0 not; -1 (memory ran out, on main since c4e8859) never here. */
-		cut = pf_rawrec_format(sym, &comms, s, refs[i].period, evnames[f & 3], &b);
+		cut = pf_replay_format(sym, &comms, s, refs[i].period, evnames[f & 3], &b);
 		if (cut != 0 && cut != 1)
 			abort();
 		check(sym, s, refs[i].period, comm, &b, cut == 1, ps, &g);

@@ -780,7 +780,7 @@ static int
 start_recording(struct pf_recorder *r, struct pf_result *st)
 {
 	if (r->opt.cmd) {
-		if (pf_target_start(&r->t) == -1)
+		if (pf_spawn_start(&r->t) == -1)
 			return pf_result_set(st, PF_EXIT_FAIL, errno, "%s", r->opt.cmd[0]);
 	} else if (pf_perf_enable(r->perf) == -1)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "enabling perf events");
@@ -898,7 +898,7 @@ write_buildids(struct pf_recorder *r, struct pf_script *w, const struct pf_rawre
 {
 	struct buildid_lines c = { .w = w, .st = PF_STOP_NONE };
 
-	if (pf_rawrec_mark_files(&r->rec, r->sym, refs, n) == -1)
+	if (pf_replay_mark_files(&r->rec, r->sym, refs, n) == -1)
 		c.nomem = true;
 	else
 		pf_sym_foreach_buildid(r->sym, buildid_line, &c);
@@ -920,7 +920,7 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 
 	if ((refs = r->ops->samples(r, &n)) == NULL)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "samples");
-	if (pf_rawrec_replay_begin(&r->rec) == -1) {
+	if (pf_replay_begin(&r->rec) == -1) {
 		free(refs);
 		return pf_result_set(st, PF_EXIT_FAIL, ENOMEM, "samples");
 	}
@@ -933,9 +933,9 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 		const struct pf_rawsample *s = pf_rawrec_sample(&r->rec, refs[i].off);
 		int cut;
 
-		pf_rawrec_replay_to(&r->rec, r->sym, &r->comms, s->time);
+		pf_replay_to(&r->rec, r->sym, &r->comms, s->time);
 		pf_buf_reset(&b);
-		if ((cut = pf_rawrec_format(r->sym, &r->comms, s, refs[i].period, r->evname,
+		if ((cut = pf_replay_format(r->sym, &r->comms, s, refs[i].period, r->evname,
 		    &b)) == -1) {
 			/* The stream ends at the last whole sample, saying why. */
 			r->stop = PF_STOP_MEMORY;
@@ -1020,7 +1020,7 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	choose_callgraph(r);
 
 	r->ops->kernel(r);
-	if (r->opt.cmd && pf_target_spawn(&r->t, r->opt.cmd, cmd_stdout(r)) == -1)
+	if (r->opt.cmd && pf_spawn_cmd(&r->t, r->opt.cmd, cmd_stdout(r)) == -1)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "starting %s", r->opt.cmd[0]);
 	if (open_events(r, st) == -1)
 		return -1;
@@ -1044,7 +1044,7 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	if (run_window(r, w, &hst, st) == -1)
 		goto fail;
 	t_end = pf_now_ns();
-	pf_target_kill(&r->t);
+	pf_spawn_kill(&r->t);
 	if (pf_rawrec_flush(&r->rec) == -1) {
 		pf_result_set(st, PF_EXIT_FAIL, ENOMEM, "samples");
 		goto fail;
@@ -1122,7 +1122,7 @@ pf_recorder_main(const struct pf_recorder_ops *ops, void *tool, int argc, char *
 	pf_exit_hook(exit_in_library, PF_EXIT_FAIL);
 	(void)run(r, argc, argv, st);
 	/* A failed run: no orphaned child, no temporary file left behind. */
-	pf_target_kill(&r->t);
+	pf_spawn_kill(&r->t);
 	pf_outfile_discard(&r->out);
 	pf_perf_free(r->perf);
 	pf_sym_free(r->sym);

@@ -24,7 +24,7 @@ cmp_ev(const void *a, const void *b)
 }
 
 int
-pf_rawrec_replay_begin(struct pf_rawrec *c)
+pf_replay_begin(struct pf_rawrec *c)
 {
 	size_t off = 0;
 
@@ -43,7 +43,7 @@ pf_rawrec_replay_begin(struct pf_rawrec *c)
 }
 
 void
-pf_rawrec_replay_to(struct pf_rawrec *c, struct pf_symbolizer *sym,
+pf_replay_to(struct pf_rawrec *c, struct pf_symbolizer *sym,
     struct pf_comms *comms, uint64_t t)
 {
 	for (; c->evi < c->nev && c->ev[c->evi]->time <= t; c->evi++) {
@@ -98,7 +98,7 @@ chain_marker(uint64_t ip, bool *kernel, bool *first_in_ctx)
 }
 
 int
-pf_rawrec_mark_files(struct pf_rawrec *c, struct pf_symbolizer *sym,
+pf_replay_mark_files(struct pf_rawrec *c, struct pf_symbolizer *sym,
     const struct pf_rawref *refs, size_t n)
 {
 	struct pf_sym_saved *sv;
@@ -112,8 +112,8 @@ pf_rawrec_mark_files(struct pf_rawrec *c, struct pf_symbolizer *sym,
 		const char *ips = (const char *)(s + 1);
 		bool kernel = false, first_in_ctx = true;
 
-		pf_rawrec_replay_to(c, sym, NULL, s->time);
-		/* The contexts as pf_rawrec_format reads them. */
+		pf_replay_to(c, sym, NULL, s->time);
+		/* The contexts as pf_replay_format reads them. */
 		for (k = 0; k < s->nr; k++) {
 			struct pf_frame_in in;
 			uint64_t ip;
@@ -134,7 +134,7 @@ pf_rawrec_mark_files(struct pf_rawrec *c, struct pf_symbolizer *sym,
 }
 
 int
-pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
+pf_replay_format(struct pf_symbolizer *sym, struct pf_comms *comms,
     const struct pf_rawsample *s, uint64_t period, const char *evname,
     struct pf_buf *b)
 {

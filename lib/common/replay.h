@@ -15,7 +15,7 @@
 #include "symbolize.h"
 
 /* Sort the tracking records by time for the replay.  -1 with ENOMEM. */
-int pf_rawrec_replay_begin(struct pf_rawrec *r);
+int pf_replay_begin(struct pf_rawrec *r);
 
 /*
  * Mark the file of every user frame of the n samples at refs (in time
@@ -23,13 +23,13 @@ int pf_rawrec_replay_begin(struct pf_rawrec *r);
  * records to sym as the writing will, then put sym's mappings and the
  * replay back as they were: pf_sym_foreach_buildid then lists the files
  * the samples ran in, before the first is written.  After
- * pf_rawrec_replay_begin.  0, or -1 with ENOMEM (nothing marked).
+ * pf_replay_begin.  0, or -1 with ENOMEM (nothing marked).
  */
-int pf_rawrec_mark_files(struct pf_rawrec *r, struct pf_symbolizer *sym,
+int pf_replay_mark_files(struct pf_rawrec *r, struct pf_symbolizer *sym,
     const struct pf_rawref *refs, size_t n);
 
 /* Apply the tracking records up to time t to sym and comms (NULL: sym only). */
-void pf_rawrec_replay_to(struct pf_rawrec *r, struct pf_symbolizer *sym,
+void pf_replay_to(struct pf_rawrec *r, struct pf_symbolizer *sym,
     struct pf_comms *comms, uint64_t t);
 
 /*
@@ -43,7 +43,7 @@ void pf_rawrec_replay_to(struct pf_rawrec *r, struct pf_symbolizer *sym,
  * function and file name is escaped as it is written (pf_name_escape):
  * none can end its line or split its field.
  */
-int pf_rawrec_format(struct pf_symbolizer *sym, struct pf_comms *comms,
+int pf_replay_format(struct pf_symbolizer *sym, struct pf_comms *comms,
     const struct pf_rawsample *s, uint64_t period, const char *evname,
     struct pf_buf *b);
 

@@ -33,7 +33,7 @@ child_stdout(enum pf_spawn_stdout out)
 }
 
 int
-pf_target_spawn(struct pf_target *t, char **cmd, enum pf_spawn_stdout out)
+pf_spawn_cmd(struct pf_target *t, char **cmd, enum pf_spawn_stdout out)
 {
 	int go[2], er[2];
 	char c;
@@ -89,7 +89,7 @@ pf_target_spawn(struct pf_target *t, char **cmd, enum pf_spawn_stdout out)
  * a command that could not exec would read as started.
  */
 int
-pf_target_start(struct pf_target *t)
+pf_spawn_start(struct pf_target *t)
 {
 	int e;
 	ssize_t n;
@@ -112,7 +112,7 @@ pf_target_start(struct pf_target *t)
 }
 
 void
-pf_target_abandon(struct pf_target *t)
+pf_spawn_abandon(struct pf_target *t)
 {
 	close(t->go_fd);
 	close(t->err_fd);
@@ -121,7 +121,7 @@ pf_target_abandon(struct pf_target *t)
 }
 
 void
-pf_target_kill(struct pf_target *t)
+pf_spawn_kill(struct pf_target *t)
 {
 	int i, st;
 

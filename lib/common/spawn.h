@@ -19,24 +19,24 @@ enum pf_spawn_stdout {
 };
 
 /*
- * Fork cmd, held before exec until pf_target_start, its standard output
+ * Fork cmd, held before exec until pf_spawn_start, its standard output
  * sent where out says.  -1 with errno from pipe or fork.
  */
-int pf_target_spawn(struct pf_target *t, char **cmd, enum pf_spawn_stdout out);
+int pf_spawn_cmd(struct pf_target *t, char **cmd, enum pf_spawn_stdout out);
 
 /*
  * Let the child exec.  -1 with errno: the exec's own error (the child
  * is reaped), or the write's.
  */
-int pf_target_start(struct pf_target *t);
+int pf_spawn_start(struct pf_target *t);
 
 /*
  * Close the release pipe without starting the child and reap it (the
  * events could not be opened).
  */
-void pf_target_abandon(struct pf_target *t);
+void pf_spawn_abandon(struct pf_target *t);
 
 /* SIGTERM the child, SIGKILL after a second, reap it.  No child: no-op. */
-void pf_target_kill(struct pf_target *t);
+void pf_spawn_kill(struct pf_target *t);
 
 #endif

@@ -118,7 +118,7 @@ pf_target_attach(struct pf_target *t, bool all, struct pf_perf *perf, pid_t *fai
 		*failed = t->child;
 		if (pf_perf_open_task(perf, t->child) == -1) {
 			e = errno;
-			pf_target_abandon(t);
+			pf_spawn_abandon(t);
 			errno = e;
 			return -1;
 		}

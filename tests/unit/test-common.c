@@ -1795,7 +1795,7 @@ spawn_release(int sig)
 }
 
 /*
- * pf_target_spawn and pf_target_start (spawn.c): a command that runs, one
+ * pf_spawn_cmd and pf_spawn_start (spawn.c): a command that runs, one
  * that cannot exec, the same while a signal handled without SA_RESTART
  * (as the recorders install theirs) arrives during the start, and a fork
  * that fails (no process left to the user) leaving no descriptor open.
@@ -1812,14 +1812,14 @@ test_spawn(void)
 	int st;
 
 	memset(&t, 0, sizeof(t));
-	CHECK(pf_target_spawn(&t, truecmd, PF_SPAWN_STDOUT_NULL) == 0, "spawn true: %s", strerror(errno));
-	CHECK(pf_target_start(&t) == 0, "start true: %s", strerror(errno));
+	CHECK(pf_spawn_cmd(&t, truecmd, PF_SPAWN_STDOUT_NULL) == 0, "spawn true: %s", strerror(errno));
+	CHECK(pf_spawn_start(&t) == 0, "start true: %s", strerror(errno));
 	CHECK(waitpid(t.child, &st, 0) == t.child && WIFEXITED(st) && WEXITSTATUS(st) == 0, "true's exit");
 
 	memset(&t, 0, sizeof(t));
-	CHECK(pf_target_spawn(&t, missing, PF_SPAWN_STDOUT_NULL) == 0, "spawn missing: %s", strerror(errno));
+	CHECK(pf_spawn_cmd(&t, missing, PF_SPAWN_STDOUT_NULL) == 0, "spawn missing: %s", strerror(errno));
 	errno = 0;
-	CHECK(pf_target_start(&t) == -1 && errno == ENOENT, "start missing: %s", strerror(errno));
+	CHECK(pf_spawn_start(&t) == -1 && errno == ENOENT, "start missing: %s", strerror(errno));
 	CHECK(t.child == 0, "a child that could not exec is reaped");
 
 	/*
@@ -1828,7 +1828,7 @@ test_spawn(void)
 	 * took the failed exec for a started command.
 	 */
 	memset(&t, 0, sizeof(t));
-	CHECK(pf_target_spawn(&t, missing, PF_SPAWN_STDOUT_NULL) == 0, "spawn missing: %s", strerror(errno));
+	CHECK(pf_spawn_cmd(&t, missing, PF_SPAWN_STDOUT_NULL) == 0, "spawn missing: %s", strerror(errno));
 	spawn_held = t.child;
 	kill(t.child, SIGSTOP);
 	memset(&sa, 0, sizeof(sa));
@@ -1839,7 +1839,7 @@ test_spawn(void)
 	it.it_value.tv_usec = 100000;
 	setitimer(ITIMER_REAL, &it, NULL);
 	errno = 0;
-	CHECK(pf_target_start(&t) == -1 && errno == ENOENT,
+	CHECK(pf_spawn_start(&t) == -1 && errno == ENOENT,
 	    "start interrupted by a signal: %s (want the exec's ENOENT)", strerror(errno));
 	sigaction(SIGALRM, &old, NULL);
 	if (t.child > 0) {
@@ -1856,7 +1856,7 @@ test_spawn(void)
 			_exit(3);
 		before = open_fds();
 		memset(&t, 0, sizeof(t));
-		rc = pf_target_spawn(&t, truecmd, PF_SPAWN_STDOUT_NULL);
+		rc = pf_spawn_cmd(&t, truecmd, PF_SPAWN_STDOUT_NULL);
 		if (rc != -1 || errno != EAGAIN)
 			_exit(1);
 		_exit(open_fds() == before ? 0 : 2);

@@ -1099,7 +1099,7 @@ read_back(const struct pf_buf *in, struct pf_buf *out)
 	return rc;
 }
 
-/* One sample as the recorders write it (pf_rawrec_format's layout). */
+/* One sample as the recorders write it (pf_replay_format's layout). */
 static void
 sample_text(struct pf_buf *b, const char *comm, unsigned pid, unsigned tid, uint64_t period,
     const char *const *frames, size_t n)
