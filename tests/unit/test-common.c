@@ -148,6 +148,77 @@ test_pid_list(void)
 	test_pid_arg();
 }
 
+/* The span parsers: the one overflow rule of every reader's numbers. */
+static void
+test_spans(void)
+{
+	static const struct {
+		const char *s;
+		int hex;
+		size_t used;	/* digits taken; 0: refused */
+		int err;
+		uint64_t v;
+	} t[] = {
+		{ "18446744073709551615", 0, 20, 0, UINT64_MAX },
+		{ "18446744073709551616", 0, 0, ERANGE, 0 },
+		{ "99999999999999999999", 0, 0, ERANGE, 0 },
+		{ "000000000000000000000018446744073709551615", 0, 42, 0, UINT64_MAX },
+		{ "0", 0, 1, 0, 0 },
+		{ "12 34", 0, 2, 0, 12 },
+		{ "7x", 0, 1, 0, 7 },
+		{ "", 0, 0, EINVAL, 0 },
+		{ " 1", 0, 0, EINVAL, 0 },
+		{ "-1", 0, 0, EINVAL, 0 },
+		{ "+1", 0, 0, EINVAL, 0 },
+		{ "a1", 0, 0, EINVAL, 0 },
+		{ "ffffffffffffffff", 1, 16, 0, UINT64_MAX },
+		{ "FFFFFFFFFFFFFFFF", 1, 16, 0, UINT64_MAX },
+		{ "10000000000000000", 1, 0, ERANGE, 0 },
+		{ "1ffffffff81000000", 1, 0, ERANGE, 0 },
+		{ "00000000000000000001", 1, 20, 0, 1 },
+		{ "DeadBeef-", 1, 8, 0, 0xdeadbeef },
+		{ "0x10", 1, 1, 0, 0 },
+		{ "", 1, 0, EINVAL, 0 },
+		{ " a", 1, 0, EINVAL, 0 },
+		{ "g", 1, 0, EINVAL, 0 },
+		{ "-f", 1, 0, EINVAL, 0 },
+	};
+	static const char dec[] = "12345", hex[] = "abcdef", max[] = "184467440737095516150";
+	const char *e;
+	uint64_t v;
+	size_t k, n;
+	int rc;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		n = strlen(t[k].s);
+		v = 12345;
+		errno = 0;
+		e = t[k].hex ? pf_span_x64(t[k].s, t[k].s + n, &v) : pf_span_u64(t[k].s, t[k].s + n, &v);
+		if (t[k].used == 0) {
+			CHECK(e == NULL && errno == t[k].err && v == 12345,
+			    "span '%s': not refused with %d (errno %d, out %llx)", t[k].s, t[k].err,
+			    errno, (unsigned long long)v);
+		} else {
+			CHECK(e == t[k].s + t[k].used && v == t[k].v, "span '%s': %llx, %td used",
+			    t[k].s, (unsigned long long)v, e ? e - t[k].s : -1);
+		}
+		/* The whole-span forms: only a span of digits alone. */
+		v = 12345;
+		rc = t[k].hex ? pf_parse_x64_span(t[k].s, t[k].s + n, &v) :
+		    pf_parse_u64_span(t[k].s, t[k].s + n, &v);
+		if (t[k].used == n && n > 0)
+			CHECK(rc == 0 && v == t[k].v, "whole '%s': rc %d", t[k].s, rc);
+		else
+			CHECK(rc == -1 && (errno == (t[k].err ? t[k].err : EINVAL)) && v == 12345,
+			    "whole '%s': rc %d errno %d", t[k].s, rc, errno);
+	}
+	/* The end bounds the span: no byte past it is read. */
+	CHECK(pf_span_u64(dec, dec + 2, &v) == dec + 2 && v == 12, "end bounds decimal");
+	CHECK(pf_span_x64(hex, hex + 3, &v) == hex + 3 && v == 0xabc, "end bounds hex");
+	CHECK(pf_span_u64(max, max + 20, &v) == max + 20 && v == UINT64_MAX,
+	    "max, the digit past end unread");
+}
+
 static void
 test_parse(void)
 {
@@ -215,6 +286,7 @@ test_parse(void)
 	CHECK(pf_parse_size_or_percent("1G", &v, &pct) == 0 && pct < 0 && v == 1ULL << 30, "1G");
 	CHECK(pf_parse_size_or_percent("101%", &v, &pct) == -1, "101%%");
 	CHECK(pf_parse_size_or_percent("%", &v, &pct) == -1, "bare %%");
+	test_spans();
 	test_pid_list();
 }
 
