@@ -36,6 +36,7 @@
 #include "linereader.h"
 #include "outfile.h"
 #include "parse.h"
+#include "procmaps.h"
 #include "perfscript.h"
 #include "pf.h"
 #include "pprof.h"
@@ -1200,6 +1201,8 @@ test_kallsyms(void)
 		/* what a reader without the right to see addresses gets */
 		"0000000000000000 T _stext\n0000000000000000 t do_one_initcall\n",
 		"ffffffff81000000 D data_only\nnot a line\n",
+		/* above 2^64: malformed, not wrapped to ffffffff81000000 */
+		"1ffffffff81000000 T wrapped\n",
 	};
 	static const char text[] = "ffffffff81000100 T second\n\nffffffff81000000 T _stext";
 	struct pf_kallsyms *k;
@@ -1244,6 +1247,47 @@ test_kallsyms(void)
 	CHECK(k != NULL && pf_kallsyms_count(k) == 0 &&
 	    pf_kallsyms_lookup(k, 1, &off, &mod) == NULL, "text: empty");
 	pf_kallsyms_free(k);
+}
+
+/*
+ * /proc/PID/maps lines: the fields, and a number above 2^64 (an address,
+ * an offset, a device, the inode) refuses the line, never wraps.
+ */
+static void
+test_procmaps(void)
+{
+	static const char *const bad[] = {
+		"100007ffffffff000-7ffffffff000 r-xp 00000000 08:01 1 /bin/x",
+		"7ffffffff000-1ffffffffffff0000 r-xp 00000000 08:01 1 /bin/x",
+		"1000-2000 r-xp 10000000000000000 08:01 1 /bin/x",
+		"1000-2000 r-xp 00000000 100000000000000008:01 1 /bin/x",
+		"1000-2000 r-xp 00000000 08:01 18446744073709551616 /bin/x",
+		"1000-2000 r-xp 00000000 08:01 99999999999999999999 /bin/x",
+		"-2000 r-xp 00000000 08:01 1 /bin/x",
+		"1000-2000",
+		"10g0-2000 r-xp 00000000 08:01 1 /bin/x",
+	};
+	struct pf_maps_entry e;
+	char line[256];
+	size_t i;
+
+	snprintf(line, sizeof(line), "%s",
+	    "7f0000001000-7f0000002000 r-xp 00001000 fd:01 18446744073709551615   /usr/lib/libc.so.6");
+	CHECK(pf_maps_parse_line(line, &e) == 0 && e.start == 0x7f0000001000ULL &&
+	    e.end == 0x7f0000002000ULL && e.exec && e.pgoff == 0x1000 && e.maj == 0xfd &&
+	    e.min == 1 && e.ino == UINT64_MAX && strcmp(e.path, "/usr/lib/libc.so.6") == 0,
+	    "a whole line, the largest inode");
+	snprintf(line, sizeof(line), "%s", "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 ");
+	CHECK(pf_maps_parse_line(line, &e) == 0 && e.start == 0xffffffffff600000ULL &&
+	    e.ino == 0 && *e.path == '\0', "the vsyscall page, no path");
+	snprintf(line, sizeof(line), "%s", "1000-2000 rw-p 00000000 00:00 0 /x (deleted)");
+	CHECK(pf_maps_parse_line(line, &e) == 0 && e.deleted && strcmp(e.path, "/x") == 0 &&
+	    !e.exec, "deleted");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line), "%s", bad[i]);
+		errno = 0;
+		CHECK(pf_maps_parse_line(line, &e) == -1 && errno == EINVAL, "not refused: %s", bad[i]);
+	}
 }
 
 /* Per-thread files opened below a task directory and re-read in place. */
@@ -2080,7 +2124,7 @@ main(int argc, char **argv)
 		{ "demangle", test_demangle }, { "jitmap", test_jitmap },
 		{ "nameclean", test_nameclean }, { "nameescape", test_nameescape },
 		{ "comms", test_comms }, { "symfile", test_symfile },
-		{ "kallsyms", test_kallsyms }, { "procstat", test_procstat },
+		{ "kallsyms", test_kallsyms }, { "procmaps", test_procmaps }, { "procstat", test_procstat },
 		{ "perfscript", test_perfscript },
 		{ "psunknown", test_ps_unknown }, { "pprof", test_pprof },
 		{ "provenance", test_provenance }, { "spawn", test_spawn },
