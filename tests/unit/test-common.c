@@ -1448,9 +1448,13 @@ test_perfscript(void)
 		"sleeper|cpu-clock:u|0:0|1:77|1:12500000000|w3",
 		"ww|cpu-clock|0:0|1:8|0:0|w1",
 	};
-	/* And its frames, leaf first, those folding leaves out too. */
+	/*
+	 * And its frames, leaf first, those folding leaves out too; an
+	 * address past 64 bits is 0, as one that is no hex, not its last 16
+	 * digits.
+	 */
 	static const char *const frames[] = {
-		"|1267 inl_spin (inlined)|ffffffffffff1267 outer (/usr/bin/app)"
+		"|1267 inl_spin (inlined)|0 outer (/usr/bin/app)"
 		    "|2724a [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)"
 		    "|0 (process) (/usr/bin/app)|1  (m)",
 		"|7f0 nanosleep (/lib/libc.so.6)",
@@ -1551,7 +1555,8 @@ test_ps_unknown(void)
 	};
 	/*
 	 * The kernel's, the unmapped and the moduleless frames are not asked
-	 * about; an address past 64 bits is asked as 0.
+	 * about; an address past 64 bits is asked, and kept, as 0, never
+	 * cut to its last 16 digits.
 	 */
 	static const char asked[] =
 	    "/opt/my app|1130|0\n/opt/my app (deleted)|1200|1\n/opt/my app|1500|1\n"
@@ -1567,7 +1572,7 @@ test_ps_unknown(void)
 		    "|10 [unknown] ([unknown])|1300 [unknown] ()|1400 main (/opt/my app)"
 		    "|1500 [unknown] (/opt/my app)",
 		"|800 __vdso_clock_gettime ([vdso])|1130 inl_a (inlined)|1130 leaf (/opt/my app)"
-		    "|1000000160  (/opt/x)|23456789abcdef01 [unknown] (/opt/x)",
+		    "|1000000160  (/opt/x)|0 [unknown] (/opt/x)",
 	};
 	struct ps_config cfg = { .annotate_inline = 1 };
 	struct ps_asked a = { 0 };
