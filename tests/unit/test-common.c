@@ -1033,7 +1033,9 @@ test_jitmap(void)
 	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
 	snprintf(p, sizeof(p), "%s/map", dir);
 	snprintf(l, sizeof(l), "%s/link", dir);
-	put_file(p, "1000 100 first\nbad line\n1050 10 second overlaps\n0x2000 0 empty\n3000 10 last");
+	put_file(p, "1000 100 first\nbad line\n1050 10 second overlaps\n0x2000 0 empty\n"
+	    "10000000000000000 10 start past 2^64\n4000 10000000000000010 size past 2^64\n"
+	    "3000 10 last");
 	m = load_path(p);
 	CHECK(m && pf_jitmap_count(m) == 3 && !pf_jitmap_truncated(m), "3 entries");
 	name = pf_jitmap_lookup(m, 0x1055, &off);
