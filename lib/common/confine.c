@@ -23,6 +23,7 @@
 
 #include "confine.h"
 #include "pf.h"
+#include "parse.h"
 
 /* ------------------------------------------------------------------ */
 /* seccomp */
@@ -528,10 +529,9 @@ pf_confine_allow_all_roots(struct pf_confine_allow *a)
 	if (stat("/", &ours) == -1 || (dir = opendir("/proc")) == NULL)
 		return;
 	while ((d = readdir(dir)) != NULL) {
-		char *end;
-		long pid = strtol(d->d_name, &end, 10);
+		uint64_t pid;
 
-		if (*end == '\0' && pid > 0 && pid <= INT_MAX)
+		if (pf_parse_u64(d->d_name, 1, INT_MAX, &pid) == 0)
 			root_of(a, &ours, (pid_t)pid);
 	}
 	closedir(dir);

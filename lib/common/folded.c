@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "folded.h"
+#include "parse.h"
 
 static int
 is_space(char c)
@@ -50,14 +51,8 @@ count_before(const char *line, size_t end, size_t *start, uint64_t *v)
 		errno = line[i - 1] == '.' ? EDOM : EINVAL;
 		return -1;
 	}
-	for (j = i; j < end; j++) {
-		unsigned d = (unsigned)(line[j] - '0');
-		if (n > (UINT64_MAX - d) / 10) {
-			errno = ERANGE;
-			return -1;
-		}
-		n = n * 10 + d;
-	}
+	if (pf_parse_u64_span(line + i, line + end, &n) == -1)
+		return -1;
 	*start = i;
 	*v = n;
 	return 0;

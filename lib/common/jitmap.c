@@ -31,29 +31,13 @@ struct pf_jitmap {
 	int truncated;
 };
 
+/* [0x]HEX: the end of the digits, or NULL (none, or above 2^64). */
 static const char *
 hex(const char *s, const char *end, uint64_t *out)
 {
-	uint64_t v = 0;
-	const char *p = s;
-
-	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
-	s = p;
-	while (p < end) {
-		int d = pf_hexval((unsigned char)*p);
-
-		if (d < 0)
-			break;
-		if (v >> 60)
-			return NULL;
-		v = v << 4 | (uint64_t)d;
-		p++;
-	}
-	if (p == s)
-		return NULL;
-	*out = v;
-	return p;
+	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	return pf_span_x64(s, end, out);
 }
 
 static int

@@ -56,14 +56,14 @@ static int
 add_line(struct pf_kallsyms *k, const char *s, size_t len)
 {
 	uint64_t addr = 0;
-	size_t i = 0, nstart, nend, mstart = 0, mend = 0;
+	size_t i, nstart, nend, mstart = 0, mend = 0;
+	const char *e;
 	char type;
-	int h;
 
-	while (i < len && (h = pf_hexval((unsigned char)s[i])) >= 0) {
-		addr = addr << 4 | (uint64_t)h;
-		i++;
-	}
+	/* An address above 2^64 is malformed: the line is skipped, not wrapped. */
+	if ((e = pf_span_x64(s, s + len, &addr)) == NULL)
+		return 0;
+	i = (size_t)(e - s);
 	if (addr == 0 || i + 3 >= len || s[i] != ' ' || s[i + 2] != ' ')
 		return 0;
 	type = s[i + 1];

@@ -20,22 +20,86 @@ fail(int e)
 	return -1;
 }
 
-/* Parse leading decimal digits (at least one); *end after them. */
+const char *
+pf_span_u64(const char *p, const char *end, uint64_t *out)
+{
+	const char *s = p;
+	uint64_t v = 0;
+	unsigned d;
+
+	for (; p < end && (d = (unsigned)((unsigned char)*p - '0')) <= 9; p++) {
+		if (v > (UINT64_MAX - d) / 10) {
+			errno = ERANGE;
+			return NULL;
+		}
+		v = v * 10 + d;
+	}
+	if (p == s) {
+		errno = EINVAL;
+		return NULL;
+	}
+	*out = v;
+	return p;
+}
+
+const char *
+pf_span_x64(const char *p, const char *end, uint64_t *out)
+{
+	const char *s = p;
+	uint64_t v = 0;
+	int d;
+
+	for (; p < end && (d = pf_hexval((unsigned char)*p)) >= 0; p++) {
+		if (v >> 60) {
+			errno = ERANGE;
+			return NULL;
+		}
+		v = v << 4 | (uint64_t)d;
+	}
+	if (p == s) {
+		errno = EINVAL;
+		return NULL;
+	}
+	*out = v;
+	return p;
+}
+
+int
+pf_parse_u64_span(const char *p, const char *end, uint64_t *out)
+{
+	uint64_t v;
+	const char *e = pf_span_u64(p, end, &v);
+
+	if (e == NULL)
+		return -1;
+	if (e != end)
+		return fail(EINVAL);
+	*out = v;
+	return 0;
+}
+
+int
+pf_parse_x64_span(const char *p, const char *end, uint64_t *out)
+{
+	uint64_t v;
+	const char *e = pf_span_x64(p, end, &v);
+
+	if (e == NULL)
+		return -1;
+	if (e != end)
+		return fail(EINVAL);
+	*out = v;
+	return 0;
+}
+
+/* Leading decimal digits of a string (at least one); *end after them. */
 static int
 digits(const char *s, uint64_t *v, const char **end)
 {
-	uint64_t n = 0;
-	const char *p = s;
+	const char *p = pf_span_u64(s, s + strlen(s), v);
 
-	if (!isdigit((unsigned char)*p))
-		return fail(EINVAL);
-	for (; isdigit((unsigned char)*p); p++) {
-		unsigned d = (unsigned)(*p - '0');
-		if (n > (UINT64_MAX - d) / 10)
-			return fail(ERANGE);
-		n = n * 10 + d;
-	}
-	*v = n;
+	if (p == NULL)
+		return -1;
 	*end = p;
 	return 0;
 }

@@ -1,9 +1,11 @@
 /*
- * parse: the one checked parser for numbers, sizes and durations on pf
- * command lines.  Every function rejects empty strings, leading signs and
- * white space, trailing junk and values outside [min, max]; on error it
- * returns -1 with errno EINVAL (malformed) or ERANGE (out of range) and
- * leaves *out untouched.  On success it returns 0.
+ * parse: the one checked parser for numbers: sizes and durations on pf
+ * command lines, and the numbers inside the lines the readers parse (the
+ * pf_span_ functions, which stop at the first byte that is no digit).
+ * The others reject empty strings, leading signs and white space, trailing
+ * junk and values outside [min, max]; on error every function (NULL for
+ * a span one) returns -1 with errno EINVAL (malformed) or ERANGE (out of
+ * range) and leaves *out untouched.  On success it returns 0.
  */
 #ifndef PF_PARSE_H
 #define PF_PARSE_H
@@ -11,6 +13,23 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/*
+ * The one rule for a number inside a line a reader parses: digits from p
+ * up to end or the first byte that is not one.  The value in *out and the
+ * end of the digits; NULL with errno EINVAL when there is no digit at p,
+ * ERANGE when the value is above UINT64_MAX: such a field is malformed,
+ * never wrapped nor cut to its leading digits.  No sign, no blank, no
+ * "0x"; a caller wanting the whole span checks the end it gets back.
+ */
+const char *pf_span_u64(const char *p, const char *end, uint64_t *out);
+
+/* pf_span_u64 for hex digits, either case ("ffff8000", "DEAD"). */
+const char *pf_span_x64(const char *p, const char *end, uint64_t *out);
+
+/* The whole span [p, end) as decimal or hex: 0, or -1 (EINVAL, ERANGE). */
+int pf_parse_u64_span(const char *p, const char *end, uint64_t *out);
+int pf_parse_x64_span(const char *p, const char *end, uint64_t *out);
 
 /* Decimal unsigned integer. */
 int pf_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);

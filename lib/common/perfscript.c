@@ -140,36 +140,20 @@ span_eq(struct span a, const char *s)
 static int
 span_u64(struct span a, uint64_t *out)
 {
-	uint64_t v = 0;
-	size_t i;
-
-	if (a.n == 0)
-		return -1;
-	for (i = 0; i < a.n; i++) {
-		unsigned d = (unsigned char)a.p[i] - '0';
-
-		if (d > 9 || v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
+	return pf_parse_u64_span(a.p, a.p + a.n, out);
 }
 
 /* "secs[.frac]" as printed by perf to nanoseconds; -1 if not that. */
 static int
 span_time_ns(struct span a, uint64_t *out)
 {
-	uint64_t s = 0, frac = 0, scale = 1000000000ULL;
-	size_t i = 0;
+	uint64_t s, frac = 0, scale = 1000000000ULL;
+	const char *e;
+	size_t i;
 
-	if (a.n == 0 || !is_d((unsigned char)a.p[0]))
+	if ((e = pf_span_u64(a.p, a.p + a.n, &s)) == NULL)
 		return -1;
-	for (; i < a.n && is_d((unsigned char)a.p[i]); i++) {
-		if (s > 18446744073ULL)	/* (UINT64_MAX / 1e9) */
-			return -1;
-		s = s * 10 + (uint64_t)(a.p[i] - '0');
-	}
+	i = (size_t)(e - a.p);
 	if (i < a.n) {
 		if (a.p[i++] != '.' || i == a.n)
 			return -1;
@@ -792,7 +776,6 @@ static int
 keep_frame(struct perfscript *ps, struct span pc, struct span sym, struct span mod)
 {
 	struct frame_at *fa;
-	size_t i;
 
 	if (ps->nframes == ps->fcap) {
 		size_t cap = ps->fcap ? ps->fcap * 2 : 64;
@@ -804,16 +787,9 @@ keep_frame(struct perfscript *ps, struct span pc, struct span sym, struct span m
 		ps->fcap = cap;
 	}
 	fa = &ps->fat[ps->nframes];
-	fa->addr = 0;
-	for (i = 0; i < pc.n; i++) {
-		int d = pf_hexval((unsigned char)pc.p[i]);
-
-		if (d < 0) {
-			fa->addr = 0;
-			break;
-		}
-		fa->addr = fa->addr << 4 | (uint64_t)d;
-	}
+	/* No hex, or above 2^64: no address, never a wrapped one. */
+	if (pf_parse_x64_span(pc.p, pc.p + pc.n, &fa->addr) == -1)
+		fa->addr = 0;
 	while (sym.n > 0 && is_s((unsigned char)sym.p[sym.n - 1]))
 		sym.n--;
 	sym.n = strip_offset(sym.p, sym.n);
@@ -911,21 +887,14 @@ unknown_sym(struct span sym)
 	return span_eq(sym, "[unknown]");
 }
 
-/* The printed address as a number: 0 if it is no hex or longer than 16 digits. */
+/* The printed address as a number: 0 if it is no hex or above 2^64. */
 static uint64_t
 pc_value(struct span pc)
 {
-	uint64_t v = 0;
-	size_t i;
-	int d;
+	uint64_t v;
 
-	if (pc.n > 16)
+	if (pf_parse_x64_span(pc.p, pc.p + pc.n, &v) == -1)
 		return 0;
-	for (i = 0; i < pc.n; i++) {
-		if ((d = pf_hexval((unsigned char)pc.p[i])) < 0)
-			return 0;
-		v = v << 4 | (uint64_t)d;
-	}
 	return v;
 }
 

@@ -275,12 +275,9 @@ pprof_comment(struct pprof *pp, const char *l, size_t n)
 	}
 	if ((v = field(l, n, "start", &vlen)) != NULL && utc_ns(v, vlen, &x))
 		pp->time_ns = x;
-	if ((v = field(l, n, "freq", &vlen)) != NULL && vlen < sizeof(num)) {
-		memcpy(num, v, vlen);
-		num[vlen] = '\0';
-		if (pf_parse_u64(num, 1, 1000000000ULL, &x) == 0)
-			pp->period_ns = 1000000000ULL / x;
-	}
+	if ((v = field(l, n, "freq", &vlen)) != NULL && pf_parse_u64_span(v, v + vlen, &x) == 0 &&
+	    x >= 1 && x <= 1000000000ULL)
+		pp->period_ns = 1000000000ULL / x;
 	if ((v = field(l, n, "duration", &vlen)) != NULL && vlen < sizeof(num)) {
 		memcpy(num, v, vlen);
 		num[vlen] = '\0';

@@ -9,23 +9,15 @@
 #include "procmaps.h"
 #include "parse.h"
 
+/* HEX then stop: after the stop, or NULL (no digit, junk, above 2^64). */
 static char *
 hexfield(char *s, uint64_t *out, char stop)
 {
-	uint64_t v = 0;
-	char *p = s;
+	const char *e = pf_span_x64(s, s + strlen(s), out);
 
-	for (; *p && *p != stop; p++) {
-		int d = pf_hexval((unsigned char)*p);
-
-		if (d < 0)
-			return NULL;
-		v = v << 4 | (uint64_t)d;
-	}
-	if (p == s || *p != stop)
+	if (e == NULL || *e != stop)
 		return NULL;
-	*out = v;
-	return p + 1;
+	return s + (e - s) + 1;
 }
 
 int
@@ -50,8 +42,14 @@ pf_maps_parse_line(char *line, struct pf_maps_entry *e)
 	if ((p = hexfield(p, &v, ' ')) == NULL)
 		goto bad;
 	e->min = (uint32_t)v;
-	while (*p >= '0' && *p <= '9')
-		ino = ino * 10 + (uint64_t)(*p++ - '0');
+	/* The inode: decimal, 0 when absent; one above 2^64 is malformed. */
+	if (*p >= '0' && *p <= '9') {
+		const char *q = pf_span_u64(p, p + strlen(p), &ino);
+
+		if (q == NULL)
+			goto bad;
+		p += q - p;
+	}
 	e->ino = ino;
 	while (*p == ' ')
 		p++;

@@ -14,6 +14,7 @@
 
 #include "fileio.h"
 #include "linereader.h"
+#include "parse.h"
 #include "pf.h"
 #include "procstat.h"
 
@@ -25,22 +26,12 @@ static int
 scan_u64(const char **p, uint64_t *out)
 {
 	const char *s = *p;
-	uint64_t v = 0;
 
 	while (*s == ' ' || *s == '\t')
 		s++;
-	if (*s < '0' || *s > '9')
+	if ((s = pf_span_u64(s, s + strlen(s), out)) == NULL)
 		return -1;
-	while (*s >= '0' && *s <= '9') {
-		unsigned d = (unsigned)(*s - '0');
-
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-		s++;
-	}
 	*p = s;
-	*out = v;
 	return 0;
 }
 

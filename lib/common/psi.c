@@ -13,6 +13,7 @@
 
 #include "fileio.h"
 #include "linereader.h"
+#include "parse.h"
 #include "psi.h"
 
 static int
@@ -20,18 +21,14 @@ parse_line(const char *p, double *avg10, uint64_t *total)
 {
 	const char *a, *t;
 	char *end;
-	unsigned long long v;
+	uint64_t v;
 
 	if ((a = strstr(p, "avg10=")) == NULL || (t = strstr(p, "total=")) == NULL)
 		return -1;
 	*avg10 = strtod(a + 6, &end);
 	if (end == a + 6)
 		return -1;
-	if (t[6] < '0' || t[6] > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(t + 6, &end, 10);
-	if (errno != 0 || end == t + 6)
+	if (pf_span_u64(t + 6, t + 6 + strlen(t + 6), &v) == NULL)
 		return -1;
 	*total = v;
 	return 0;

@@ -477,10 +477,9 @@ unwind_maps(struct pf_recorder *r)
 	if (!r->opt.all || (dir = opendir("/proc")) == NULL)
 		return;
 	while ((d = readdir(dir)) != NULL) {
-		char *end;
-		long pid = strtol(d->d_name, &end, 10);
+		uint64_t pid;
 
-		if (*end == '\0' && pid > 0 && pid != (long)getpid())
+		if (pf_parse_u64(d->d_name, 1, INT_MAX, &pid) == 0 && pid != (uint64_t)getpid())
 			(void)pf_unwind_load_proc(r->rec.unwind, (pid_t)pid);
 	}
 	closedir(dir);

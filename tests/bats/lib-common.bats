@@ -36,6 +36,7 @@ offcpu() { unit "$1" test-offcpu; }
 @test "thread names are kept by tid through growth, inherited and truncated" { unit comms; }
 @test "the symbol check finds an ELF file's own symbol table and refuses a non-ELF file" { unit symfile; }
 @test "kallsyms loads, sorts and finds symbols; no symbol at all is an empty table" { unit kallsyms; }
+@test "/proc/PID/maps lines give their fields; a number past 64 bits refuses the line" { unit procmaps; }
 @test "perfscript hands over each sample's event fields and frames as printed, and the comment lines" { unit perfscript; }
 @test "perfscript asks a caller to name each [unknown] user frame, with its module as printed, its address and whether it is a return address, and folds the names given" { unit psunknown; }
 @test "pprof profiles encode as the protocol buffers wire format says, string 0 empty" { unit pprof; }

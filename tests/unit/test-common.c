@@ -36,6 +36,7 @@
 #include "linereader.h"
 #include "outfile.h"
 #include "parse.h"
+#include "procmaps.h"
 #include "perfscript.h"
 #include "pf.h"
 #include "pprof.h"
@@ -148,6 +149,77 @@ test_pid_list(void)
 	test_pid_arg();
 }
 
+/* The span parsers: the one overflow rule of every reader's numbers. */
+static void
+test_spans(void)
+{
+	static const struct {
+		const char *s;
+		int hex;
+		size_t used;	/* digits taken; 0: refused */
+		int err;
+		uint64_t v;
+	} t[] = {
+		{ "18446744073709551615", 0, 20, 0, UINT64_MAX },
+		{ "18446744073709551616", 0, 0, ERANGE, 0 },
+		{ "99999999999999999999", 0, 0, ERANGE, 0 },
+		{ "000000000000000000000018446744073709551615", 0, 42, 0, UINT64_MAX },
+		{ "0", 0, 1, 0, 0 },
+		{ "12 34", 0, 2, 0, 12 },
+		{ "7x", 0, 1, 0, 7 },
+		{ "", 0, 0, EINVAL, 0 },
+		{ " 1", 0, 0, EINVAL, 0 },
+		{ "-1", 0, 0, EINVAL, 0 },
+		{ "+1", 0, 0, EINVAL, 0 },
+		{ "a1", 0, 0, EINVAL, 0 },
+		{ "ffffffffffffffff", 1, 16, 0, UINT64_MAX },
+		{ "FFFFFFFFFFFFFFFF", 1, 16, 0, UINT64_MAX },
+		{ "10000000000000000", 1, 0, ERANGE, 0 },
+		{ "1ffffffff81000000", 1, 0, ERANGE, 0 },
+		{ "00000000000000000001", 1, 20, 0, 1 },
+		{ "DeadBeef-", 1, 8, 0, 0xdeadbeef },
+		{ "0x10", 1, 1, 0, 0 },
+		{ "", 1, 0, EINVAL, 0 },
+		{ " a", 1, 0, EINVAL, 0 },
+		{ "g", 1, 0, EINVAL, 0 },
+		{ "-f", 1, 0, EINVAL, 0 },
+	};
+	static const char dec[] = "12345", hex[] = "abcdef", max[] = "184467440737095516150";
+	const char *e;
+	uint64_t v;
+	size_t k, n;
+	int rc;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		n = strlen(t[k].s);
+		v = 12345;
+		errno = 0;
+		e = t[k].hex ? pf_span_x64(t[k].s, t[k].s + n, &v) : pf_span_u64(t[k].s, t[k].s + n, &v);
+		if (t[k].used == 0) {
+			CHECK(e == NULL && errno == t[k].err && v == 12345,
+			    "span '%s': not refused with %d (errno %d, out %llx)", t[k].s, t[k].err,
+			    errno, (unsigned long long)v);
+		} else {
+			CHECK(e == t[k].s + t[k].used && v == t[k].v, "span '%s': %llx, %td used",
+			    t[k].s, (unsigned long long)v, e ? e - t[k].s : -1);
+		}
+		/* The whole-span forms: only a span of digits alone. */
+		v = 12345;
+		rc = t[k].hex ? pf_parse_x64_span(t[k].s, t[k].s + n, &v) :
+		    pf_parse_u64_span(t[k].s, t[k].s + n, &v);
+		if (t[k].used == n && n > 0)
+			CHECK(rc == 0 && v == t[k].v, "whole '%s': rc %d", t[k].s, rc);
+		else
+			CHECK(rc == -1 && (errno == (t[k].err ? t[k].err : EINVAL)) && v == 12345,
+			    "whole '%s': rc %d errno %d", t[k].s, rc, errno);
+	}
+	/* The end bounds the span: no byte past it is read. */
+	CHECK(pf_span_u64(dec, dec + 2, &v) == dec + 2 && v == 12, "end bounds decimal");
+	CHECK(pf_span_x64(hex, hex + 3, &v) == hex + 3 && v == 0xabc, "end bounds hex");
+	CHECK(pf_span_u64(max, max + 20, &v) == max + 20 && v == UINT64_MAX,
+	    "max, the digit past end unread");
+}
+
 static void
 test_parse(void)
 {
@@ -215,6 +287,7 @@ test_parse(void)
 	CHECK(pf_parse_size_or_percent("1G", &v, &pct) == 0 && pct < 0 && v == 1ULL << 30, "1G");
 	CHECK(pf_parse_size_or_percent("101%", &v, &pct) == -1, "101%%");
 	CHECK(pf_parse_size_or_percent("%", &v, &pct) == -1, "bare %%");
+	test_spans();
 	test_pid_list();
 }
 
@@ -960,7 +1033,9 @@ test_jitmap(void)
 	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
 	snprintf(p, sizeof(p), "%s/map", dir);
 	snprintf(l, sizeof(l), "%s/link", dir);
-	put_file(p, "1000 100 first\nbad line\n1050 10 second overlaps\n0x2000 0 empty\n3000 10 last");
+	put_file(p, "1000 100 first\nbad line\n1050 10 second overlaps\n0x2000 0 empty\n"
+	    "10000000000000000 10 start past 2^64\n4000 10000000000000010 size past 2^64\n"
+	    "3000 10 last");
 	m = load_path(p);
 	CHECK(m && pf_jitmap_count(m) == 3 && !pf_jitmap_truncated(m), "3 entries");
 	name = pf_jitmap_lookup(m, 0x1055, &off);
@@ -1128,6 +1203,8 @@ test_kallsyms(void)
 		/* what a reader without the right to see addresses gets */
 		"0000000000000000 T _stext\n0000000000000000 t do_one_initcall\n",
 		"ffffffff81000000 D data_only\nnot a line\n",
+		/* above 2^64: malformed, not wrapped to ffffffff81000000 */
+		"1ffffffff81000000 T wrapped\n",
 	};
 	static const char text[] = "ffffffff81000100 T second\n\nffffffff81000000 T _stext";
 	struct pf_kallsyms *k;
@@ -1172,6 +1249,47 @@ test_kallsyms(void)
 	CHECK(k != NULL && pf_kallsyms_count(k) == 0 &&
 	    pf_kallsyms_lookup(k, 1, &off, &mod) == NULL, "text: empty");
 	pf_kallsyms_free(k);
+}
+
+/*
+ * /proc/PID/maps lines: the fields, and a number above 2^64 (an address,
+ * an offset, a device, the inode) refuses the line, never wraps.
+ */
+static void
+test_procmaps(void)
+{
+	static const char *const bad[] = {
+		"100007ffffffff000-7ffffffff000 r-xp 00000000 08:01 1 /bin/x",
+		"7ffffffff000-1ffffffffffff0000 r-xp 00000000 08:01 1 /bin/x",
+		"1000-2000 r-xp 10000000000000000 08:01 1 /bin/x",
+		"1000-2000 r-xp 00000000 100000000000000008:01 1 /bin/x",
+		"1000-2000 r-xp 00000000 08:01 18446744073709551616 /bin/x",
+		"1000-2000 r-xp 00000000 08:01 99999999999999999999 /bin/x",
+		"-2000 r-xp 00000000 08:01 1 /bin/x",
+		"1000-2000",
+		"10g0-2000 r-xp 00000000 08:01 1 /bin/x",
+	};
+	struct pf_maps_entry e;
+	char line[256];
+	size_t i;
+
+	snprintf(line, sizeof(line), "%s",
+	    "7f0000001000-7f0000002000 r-xp 00001000 fd:01 18446744073709551615   /usr/lib/libc.so.6");
+	CHECK(pf_maps_parse_line(line, &e) == 0 && e.start == 0x7f0000001000ULL &&
+	    e.end == 0x7f0000002000ULL && e.exec && e.pgoff == 0x1000 && e.maj == 0xfd &&
+	    e.min == 1 && e.ino == UINT64_MAX && strcmp(e.path, "/usr/lib/libc.so.6") == 0,
+	    "a whole line, the largest inode");
+	snprintf(line, sizeof(line), "%s", "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 ");
+	CHECK(pf_maps_parse_line(line, &e) == 0 && e.start == 0xffffffffff600000ULL &&
+	    e.ino == 0 && *e.path == '\0', "the vsyscall page, no path");
+	snprintf(line, sizeof(line), "%s", "1000-2000 rw-p 00000000 00:00 0 /x (deleted)");
+	CHECK(pf_maps_parse_line(line, &e) == 0 && e.deleted && strcmp(e.path, "/x") == 0 &&
+	    !e.exec, "deleted");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line), "%s", bad[i]);
+		errno = 0;
+		CHECK(pf_maps_parse_line(line, &e) == -1 && errno == EINVAL, "not refused: %s", bad[i]);
+	}
 }
 
 /* Per-thread files opened below a task directory and re-read in place. */
@@ -1332,9 +1450,13 @@ test_perfscript(void)
 		"sleeper|cpu-clock:u|0:0|1:77|1:12500000000|w3",
 		"ww|cpu-clock|0:0|1:8|0:0|w1",
 	};
-	/* And its frames, leaf first, those folding leaves out too. */
+	/*
+	 * And its frames, leaf first, those folding leaves out too; an
+	 * address past 64 bits is 0, as one that is no hex, not its last 16
+	 * digits.
+	 */
 	static const char *const frames[] = {
-		"|1267 inl_spin (inlined)|ffffffffffff1267 outer (/usr/bin/app)"
+		"|1267 inl_spin (inlined)|0 outer (/usr/bin/app)"
 		    "|2724a [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)"
 		    "|0 (process) (/usr/bin/app)|1  (m)",
 		"|7f0 nanosleep (/lib/libc.so.6)",
@@ -1435,7 +1557,8 @@ test_ps_unknown(void)
 	};
 	/*
 	 * The kernel's, the unmapped and the moduleless frames are not asked
-	 * about; an address past 64 bits is asked as 0.
+	 * about; an address past 64 bits is asked, and kept, as 0, never
+	 * cut to its last 16 digits.
 	 */
 	static const char asked[] =
 	    "/opt/my app|1130|0\n/opt/my app (deleted)|1200|1\n/opt/my app|1500|1\n"
@@ -1451,7 +1574,7 @@ test_ps_unknown(void)
 		    "|10 [unknown] ([unknown])|1300 [unknown] ()|1400 main (/opt/my app)"
 		    "|1500 [unknown] (/opt/my app)",
 		"|800 __vdso_clock_gettime ([vdso])|1130 inl_a (inlined)|1130 leaf (/opt/my app)"
-		    "|1000000160  (/opt/x)|23456789abcdef01 [unknown] (/opt/x)",
+		    "|1000000160  (/opt/x)|0 [unknown] (/opt/x)",
 	};
 	struct ps_config cfg = { .annotate_inline = 1 };
 	struct ps_asked a = { 0 };
@@ -2008,7 +2131,7 @@ main(int argc, char **argv)
 		{ "demangle", test_demangle }, { "jitmap", test_jitmap },
 		{ "nameclean", test_nameclean }, { "nameescape", test_nameescape },
 		{ "comms", test_comms }, { "symfile", test_symfile },
-		{ "kallsyms", test_kallsyms }, { "procstat", test_procstat },
+		{ "kallsyms", test_kallsyms }, { "procmaps", test_procmaps }, { "procstat", test_procstat },
 		{ "perfscript", test_perfscript },
 		{ "psunknown", test_ps_unknown }, { "pprof", test_pprof },
 		{ "provenance", test_provenance }, { "spawn", test_spawn },
