@@ -91,7 +91,7 @@ fleet() {
 	# The kit is never sanitized (make static clears SANITIZE): in the
 	# sanitizer pass this test would build and run unsanitized code only.
 	[[ "$PF_BIN_DIR" != */build-san/* ]] || skip "the static kit is never sanitized: the plain pass runs this test"
-	make -s -C "$PF_ROOT" static >/dev/null 2>&1 || fail "make static failed"
+	make_static >/dev/null 2>&1 || fail "make static failed"
 	[ -x "$PF_ROOT/build/static/pf-triage" ] || fail "make static put no runbook beside the binaries"
 	sed -i '/^\[fleet:vars\]/,$d' inventory
 	run -0 fleet

@@ -13,7 +13,7 @@ STATIC_DIR="$PF_ROOT/build/static"
 # 2-CPU host, nothing when up to date) and the empty root.
 setup_file() {
 	[ "$(id -u)" -eq 0 ] || return 0
-	make -s -C "$PF_ROOT" static >&3 2>&1 || return 1
+	make_static >&3 2>&1 || return 1
 	ROOT="$BATS_FILE_TMPDIR/root"
 	mkdir -p "$ROOT/bin" "$ROOT/proc" "$ROOT/sys" "$ROOT/tmp"
 	cp "$STATIC_DIR"/pf-* "$ROOT/bin/"

@@ -298,3 +298,13 @@ pid_list_misuse() {
 		[ -z "$output" ] || fail "$tool: output on misuse: $output"
 	done
 }
+
+# make_static: make static in the tree under test, one at a time: the
+# pf-static and pf-fleet suites may run in two lanes at once, and two
+# makes writing the same objects and binaries can fail each other (most
+# likely what made a CI rehearsal's fleet test say "make static failed"
+# after 3 s, while pf-static ran; the same make alone then passed).
+make_static() {
+	mkdir -p "$PF_ROOT/build" || return 1
+	flock "$PF_ROOT/build/.static.lock" make -s -C "$PF_ROOT" static
+}
