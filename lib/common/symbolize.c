@@ -1625,11 +1625,12 @@ pf_sym_foreach_buildid(struct pf_symbolizer *s,
 }
 
 /*
- * A debug file's own DWARF and symbols are all there is to it: nothing
- * else is searched for, on this machine or beside it.
+ * For Dwfl_Callbacks.find_debuginfo: nothing is searched for.  A debug
+ * file's own DWARF and symbols are all there is to it, and the unwinder
+ * opens nothing a target's debug link or FILE.debug names.
  */
-static int
-no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+int
+pf_dwfl_no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
     const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
     char **debuginfo_file_name)
 {
@@ -1641,6 +1642,7 @@ no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr 
 	(void)debuglink_file;
 	(void)debuglink_crc;
 	(void)debuginfo_file_name;
+	errno = ENOENT;
 	return -1;
 }
 
@@ -1659,7 +1661,7 @@ no_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 
 static const Dwfl_Callbacks debug_cb = {
 	.find_elf = no_elf,
-	.find_debuginfo = no_debuginfo,
+	.find_debuginfo = pf_dwfl_no_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 

@@ -35,6 +35,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <elfutils/libdwfl.h>
+
 #include "buildid.h"
 #include "kallsyms.h"
 
@@ -208,6 +210,14 @@ void pf_sym_debug_frame(struct pf_symbolizer *s, int h, uint64_t vaddr, bool ret
     struct pf_frame_out *out);
 
 void pf_sym_free(struct pf_symbolizer *s);
+
+/*
+ * A libdwfl find_debuginfo callback that searches nothing: -1, errno
+ * ENOENT.  The symbolizer's debug files and the unwinder use it.
+ */
+int pf_dwfl_no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+    Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+    GElf_Word debuglink_crc, char **debuginfo_file_name);
 
 /* What a symbolizer finds for one ELF file. */
 struct pf_sym_fileinfo {

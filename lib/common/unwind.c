@@ -25,6 +25,7 @@
 #include "hash.h"
 #include "htab.h"
 #include "procmaps.h"
+#include "symbolize.h"
 #include "unwind.h"
 
 /*
@@ -270,7 +271,8 @@ vdso_fd(void)
 }
 
 /*
- * No separate debuginfo: the CFI is the mapped files' own (.eh_frame, or
+ * No separate debuginfo (find_debuginfo is pf_dwfl_no_debuginfo, below):
+ * the CFI is the mapped files' own (.eh_frame, or
  * .debug_frame), which libdw reads at a pc .eh_frame does not cover.
  * libdwfl's standard search opened, as root and blocking, what a file's
  * debug link names and FILE.debug beside it, the target's to choose: a
@@ -280,22 +282,6 @@ vdso_fd(void)
  * 13 MB each (437 MB with 32 processes live), for a .debug_frame that
  * Debian's debug files do not have.
  */
-static int
-no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-    const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
-    char **debuginfo_file_name)
-{
-	(void)mod;
-	(void)userdata;
-	(void)modname;
-	(void)base;
-	(void)file_name;
-	(void)debuglink_file;
-	(void)debuglink_crc;
-	(void)debuginfo_file_name;
-	errno = ENOENT;
-	return -1;
-}
 
 struct pf_unwinder *
 pf_unwind_new(void)
@@ -310,7 +296,7 @@ pf_unwind_new(void)
 	}
 	u->vdso_fd = vdso_fd();
 	u->cb.find_elf = dwfl_build_id_find_elf;
-	u->cb.find_debuginfo = no_debuginfo;
+	u->cb.find_debuginfo = pf_dwfl_no_debuginfo;
 	return u;
 }
 
