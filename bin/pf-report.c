@@ -33,6 +33,7 @@
 #include "msg.h"
 #include "parse.h"
 #include "pf.h"
+#include "provenance.h"
 #include "stackmap.h"
 #include "xmlesc.h"
 
@@ -44,8 +45,6 @@
 #define GROUP_ROOM 24
 #define CUT_MARK "..."
 #define MAX_RECORDINGS 64
-#define PROV_PREFIX "# pf-provenance "
-#define PROV_VALUE_MAX 64
 
 static const char synopsis[] =
     "usage: pf-report [-r] [-u] [-p | -t] [-n rows] [-s self|total]\n"
@@ -152,90 +151,39 @@ table_free(struct table *t)
 /* ---- provenance ------------------------------------------------------ */
 
 /*
- * One "# pf-provenance key=value ..." line, reduced to the keys the
- * heading shows.  Parsed here, in this one function, until a parser
- * shared in lib/common takes its place.
+ * The recordings' provenance lines, read by the one parser
+ * (lib/common/provenance); the heading shows these keys, in this order.
+ * The incomplete share goes after them, in words, when there is one to
+ * say (pf_prov_incomplete_say).
  */
-struct prov {
-	char tool[PROV_VALUE_MAX + 1], host[PROV_VALUE_MAX + 1];
-	char target[PROV_VALUE_MAX + 1], pid[PROV_VALUE_MAX + 1];
-	char start[PROV_VALUE_MAX + 1], window[PROV_VALUE_MAX + 1];
-	char freq[PROV_VALUE_MAX + 1], samples[PROV_VALUE_MAX + 1];
-	char lost[PROV_VALUE_MAX + 1], truncated[PROV_VALUE_MAX + 1];
-	char unit[PROV_VALUE_MAX + 1];
-};
-
-/* The keys in the order the heading and -r print them. */
 static const struct {
-	const char *key;
+	enum pf_prov_key key;
 	const char *label;
-	size_t off;
 } prov_keys[] = {
-	{ "tool", "tool", offsetof(struct prov, tool) },
-	{ "host", "host", offsetof(struct prov, host) },
-	{ "target", "target", offsetof(struct prov, target) },
-	{ "pid", "pid", offsetof(struct prov, pid) },
-	{ "start", "start", offsetof(struct prov, start) },
-	{ "window", "window", offsetof(struct prov, window) },
-	{ "freq", "rate", offsetof(struct prov, freq) },
-	{ "samples", "samples", offsetof(struct prov, samples) },
-	{ "lost", "lost", offsetof(struct prov, lost) },
-	{ "truncated", "truncated", offsetof(struct prov, truncated) },
-	{ "unit", "unit", offsetof(struct prov, unit) },
+	{ PF_PROV_TOOL, "tool" }, { PF_PROV_HOST, "host" }, { PF_PROV_TARGET, "target" },
+	{ PF_PROV_PID, "pid" }, { PF_PROV_START, "start" }, { PF_PROV_WINDOW, "window" },
+	{ PF_PROV_FREQ, "rate" }, { PF_PROV_SAMPLES, "samples" }, { PF_PROV_LOST, "lost" },
+	{ PF_PROV_TRUNCATED, "truncated" }, { PF_PROV_INCOMPLETE, NULL },
+	{ PF_PROV_INCOMPLETE_CAUSE, NULL },
 };
 
 /*
- * Fill p from a provenance line; 0, or -1 when the line is not one.
- * A value is kept only up to the contract's 64 bytes, and any byte the
- * contract rules out (controls, ';') becomes '_', as the writer would
- * have done: the heading goes to a terminal.
+ * Key k of p as the heading prints it, in buf: cleaned for a terminal
+ * (the parser made white space, controls and ';' into '_'; pf_name_clean
+ * takes what is left that a terminal would act on).  "" when p has none.
  */
-static int
-parse_provenance(const char *line, size_t len, struct prov *p)
-{
-	size_t i = sizeof(PROV_PREFIX) - 1, k;
-
-	if (len < i || memcmp(line, PROV_PREFIX, i) != 0)
-		return -1;
-	if (line[len - 1] == '\r')
-		len--;
-	memset(p, 0, sizeof(*p));
-	while (i < len) {
-		size_t tok = i, eq = 0, vlen;
-		char *dst = NULL;
-
-		while (i < len && line[i] != ' ')
-			i++;
-		for (k = tok; k < i && eq == 0; k++)
-			if (line[k] == '=')
-				eq = k;
-		if (eq != 0) {
-			for (k = 0; k < PF_ARRAY_LEN(prov_keys); k++)
-				if (strlen(prov_keys[k].key) == eq - tok &&
-				    memcmp(prov_keys[k].key, line + tok, eq - tok) == 0)
-					dst = (char *)p + prov_keys[k].off;
-		}
-		if (dst != NULL) {
-			vlen = i - eq - 1;
-			if (vlen > PROV_VALUE_MAX)
-				vlen = PROV_VALUE_MAX;
-			for (k = 0; k < vlen; k++) {
-				unsigned char c = (unsigned char)line[eq + 1 + k];
-				dst[k] = (c < 0x20 || c == 0x7f || c == ';') ?
-				    '_' : (char)c;
-			}
-			dst[pf_name_clean(dst, vlen)] = '\0';
-		}
-		while (i < len && line[i] == ' ')
-			i++;
-	}
-	return 0;
-}
-
 static const char *
-prov_value(const struct prov *p, size_t k)
+prov_value(const struct pf_prov *p, enum pf_prov_key k, char buf[PF_PROV_VALMAX + 1])
 {
-	return (const char *)p + prov_keys[k].off;
+	const char *v = pf_prov_get(p, k);
+	size_t n;
+
+	if (v == NULL)
+		return "";
+	n = strlen(v);
+	memcpy(buf, v, n);
+	buf[pf_name_clean(buf, n)] = '\0';
+	return buf;
 }
 
 /* ---- reading ---------------------------------------------------------- */
@@ -253,7 +201,7 @@ static struct state {
 	uint64_t nstack;	/* the stamp of the current stack */
 	uint64_t invalid;
 	int differential;
-	struct prov rec[MAX_RECORDINGS];
+	struct pf_prov rec[MAX_RECORDINGS];
 	size_t nrec, extra_rec;
 } st;
 
@@ -531,7 +479,7 @@ add_stack(const char *s, size_t len, uint64_t c, const char *name,
 static void
 read_input(int fd, const char *name)
 {
-	struct prov prov;
+	struct pf_prov prov;
 	struct linereader *lr;
 	char *line;
 	size_t len;
@@ -544,7 +492,7 @@ read_input(int fd, const char *name)
 		char *stack;
 		uint64_t c;
 
-		if (parse_provenance(line, len, &prov) == 0) {
+		if (pf_prov_parse(&prov, line, len)) {
 			if (st.nrec < MAX_RECORDINGS)
 				st.rec[st.nrec++] = prov;
 			else
@@ -618,9 +566,9 @@ input_unit(void)
 	size_t i, ns = 0, samples = 0;
 
 	for (i = 0; i < st.nrec; i++) {
-		if (strcmp(st.rec[i].unit, "ns") == 0)
+		if (st.rec[i].unit_known && st.rec[i].unit_ns)
 			ns++;
-		else if (strcmp(st.rec[i].unit, "samples") == 0)
+		else if (st.rec[i].unit_known)
 			samples++;
 	}
 	if (ns > 0 && samples > 0)
@@ -805,24 +753,49 @@ room_after(size_t prefix)
 static void
 put_heading(void)
 {
-	char item[2 * PROV_VALUE_MAX];
+	char item[2 * PF_PROV_VALMAX + 16], val[PF_PROV_VALMAX + 1];
+	struct pf_buf inc = { 0 };
 	size_t i, k, col, n;
 
 	for (i = 0; i < st.nrec; i++) {
-		const struct prov *p = &st.rec[i];
+		const struct pf_prov *p = &st.rec[i];
 
 		fputs(opt.raw ? "recording" : "recording:", stdout);
 		col = 10;
-		for (k = 0; k < PF_ARRAY_LEN(prov_keys); k++) {
-			const char *v = prov_value(p, k);
-			if (*v == '\0')
-				continue;
-			if (opt.raw) {
-				printf("\t%s=%s", prov_keys[k].key, v);
-				continue;
+		pf_buf_reset(&inc);
+		if (!opt.raw && pf_prov_incomplete_say(p, &inc) == -1)
+			pf_die(PF_EXIT_FAIL, "memory");
+		for (k = 0; k < PF_ARRAY_LEN(prov_keys) + 2; k++) {
+			const char *v;
+
+			if (k == PF_ARRAY_LEN(prov_keys)) {
+				/* After the keys, the unit. */
+				if (!p->unit_known)
+					continue;
+				v = p->unit_ns ? "ns" : "samples";
+				if (opt.raw) {
+					printf("\tunit=%s", v);
+					continue;
+				}
+				snprintf(item, sizeof(item), "unit %s", v);
+			} else if (k > PF_ARRAY_LEN(prov_keys)) {
+				/* Last, the incomplete share in words, past 5%. */
+				if (opt.raw || inc.len == 0)
+					continue;
+				snprintf(item, sizeof(item), "%.*s", (int)inc.len, inc.data);
+			} else {
+				v = prov_value(p, prov_keys[k].key, val);
+				if (*v == '\0')
+					continue;
+				if (opt.raw) {
+					printf("\t%s=%s", pf_prov_key_name(prov_keys[k].key), v);
+					continue;
+				}
+				if (prov_keys[k].label == NULL)
+					continue;
+				snprintf(item, sizeof(item), "%s %s%s", prov_keys[k].label, v,
+				    prov_keys[k].key == PF_PROV_FREQ ? " Hz" : "");
 			}
-			snprintf(item, sizeof(item), "%s %s%s", prov_keys[k].label,
-			    v, strcmp(prov_keys[k].key, "freq") == 0 ? " Hz" : "");
 			n = ncols(item, strlen(item));
 			/* A column kept for the comma a wrap would add. */
 			if (col > 10 && vw.width != 0 && col + 3 + n > vw.width) {
@@ -838,6 +811,7 @@ put_heading(void)
 		}
 		putchar('\n');
 	}
+	pf_buf_free(&inc);
 	if (st.extra_rec > 0 && !opt.raw)
 		printf("recording: and %llu more\n",
 		    (unsigned long long)st.extra_rec);
@@ -1075,7 +1049,7 @@ is_offcpu(void)
 	if (st.nrec == 0 || st.extra_rec > 0)
 		return 0;
 	for (i = 0; i < st.nrec; i++)
-		if (strcmp(st.rec[i].tool, "pf-offcpu") != 0)
+		if (!pf_prov_offcpu(&st.rec[i]))
 			return 0;
 	return 1;
 }

@@ -25,7 +25,7 @@
  *   - each frame line is the one replay.h describes, from what
  *     pf_sym_frame answers for that frame, every name escaped as above;
  *     the [unknown-chain] cut happens exactly where replay.h says, and
- *     the return value says so;
+ *     *end says so and says how the user stack ended (incomplete=);
  *   - pf's own reader of that text (perfscript.c, as pf-fold reads a
  *     recording) accepts every line and reads back the comm, pid, tid,
  *     time, period and one frame per frame line.
@@ -243,7 +243,8 @@ chain_entry(struct in *in)
 	static const uint64_t other[] = {
 		PERF_CONTEXT_HV, PERF_CONTEXT_GUEST, PERF_CONTEXT_GUEST_KERNEL,
 		PERF_CONTEXT_GUEST_USER, PERF_CONTEXT_MAX, UINT64_MAX,
-		PF_RAWREC_TRUNCATED + 1, 0,
+		PF_RAWREC_OUTERMOST, 0, PF_RAWREC_UNREADABLE, PF_RAWREC_BUDGET,
+		PF_RAWREC_BUDGET + 1,
 	};
 	uint8_t e = byte(in);
 	uint16_t v = 0;
@@ -253,7 +254,7 @@ chain_entry(struct in *in)
 	case 0: return PERF_CONTEXT_KERNEL;
 	case 1: return PERF_CONTEXT_USER;
 	case 2: return PF_RAWREC_TRUNCATED;
-	case 3: return other[(e >> 3) & 7];
+	case 3: return other[(e >> 3) % (sizeof(other) / sizeof(other[0]))];
 	case 4:
 	case 5:
 		(void)take(in, &v, sizeof(v));
@@ -299,17 +300,24 @@ emitted(const struct ps_sample *s, void *arg)
 
 /*
  * The frame lines replay.h describes for s's chain, into want; whether
- * the chain is cut.  pf_sym_frame answers the same for the same frame.
+ * the chain is cut, and in *why how its user stack ended, as replay.h
+ * says: complete (NONE) at an entry frame or the outermost marker, or
+ * with no user frame; else cut into data, else the last of the
+ * truncation, budget and unreadable markers, else a chain of the
+ * kernel's full length, else no unwind information.  pf_sym_frame
+ * answers the same for the same frame.
  */
 static bool
 want_frames(struct pf_symbolizer *sym, const struct pf_rawsample *s, struct pf_buf *want,
-    size_t *nlines)
+    size_t *nlines, enum pf_incomplete *why)
 {
 	const char *ips = (const char *)(s + 1);
-	bool kernel = false, first = true, mapped = false;
-	uint32_t i;
+	bool kernel = false, first = true, mapped = false, user = false, entry = false;
+	enum pf_incomplete marker = PF_INCOMPLETE_NO_UNWIND;
+	uint32_t i, nentries = 0;
 
 	*nlines = 0;
+	*why = PF_INCOMPLETE_NONE;
 	for (i = 0; i < s->nr; i++) {
 		struct pf_frame_in in;
 		struct pf_frame_out out;
@@ -317,6 +325,8 @@ want_frames(struct pf_symbolizer *sym, const struct pf_rawsample *s, struct pf_b
 		size_t j;
 
 		memcpy(&ip, ips + (size_t)i * 8, sizeof(ip));
+		if (ip < PF_RAWREC_TRUNCATED || ip > PF_RAWREC_BUDGET)
+			nentries++;
 		if (ip == (uint64_t)PERF_CONTEXT_KERNEL || ip == (uint64_t)PERF_CONTEXT_USER) {
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
 			first = true;
@@ -326,8 +336,21 @@ want_frames(struct pf_symbolizer *sym, const struct pf_rawsample *s, struct pf_b
 			pf_buf_printf(want, "\t%16x [truncated] ([unknown])\n", 0);
 			(*nlines)++;
 			first = true;
+			marker = PF_INCOMPLETE_STACK_COPY;
 			continue;
 		}
+		if (ip == PF_RAWREC_BUDGET) {
+			if (!entry) {
+				pf_buf_printf(want, "\t%16x [budget] ([unknown])\n", 0);
+				(*nlines)++;
+			}
+			marker = PF_INCOMPLETE_BUDGET;
+			continue;
+		}
+		if (ip == PF_RAWREC_UNREADABLE)
+			marker = PF_INCOMPLETE_UNREADABLE;
+		if (ip == PF_RAWREC_OUTERMOST)
+			entry = true;
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
 			continue;
 		in.addr = ip;
@@ -341,7 +364,14 @@ want_frames(struct pf_symbolizer *sym, const struct pf_rawsample *s, struct pf_b
 		else if (!kernel && mapped && !out.mapped && out.dso == NULL && out.sym == NULL) {
 			pf_buf_printf(want, "\t%16x [unknown-chain] ([unknown])\n", 0);
 			(*nlines)++;
+			*why = user && !entry ? PF_INCOMPLETE_FP_DATA : PF_INCOMPLETE_NONE;
 			return true;
+		}
+		if (!kernel) {
+			user = true;
+			entry = entry || pf_entry_frame(out.sym);
+			for (j = 0; j < out.ninl; j++)
+				entry = entry || pf_entry_frame(out.inl[j]);
 		}
 		for (j = 0; j < out.ninl; j++) {
 			pf_buf_printf(want, "\t%16llx ", (unsigned long long)out.addr);
@@ -363,6 +393,9 @@ want_frames(struct pf_symbolizer *sym, const struct pf_rawsample *s, struct pf_b
 		pf_buf_puts(want, ")\n");
 		(*nlines)++;
 	}
+	if (user && !entry)
+		*why = marker != PF_INCOMPLETE_NO_UNWIND ? marker :
+		    nentries >= 127 ? PF_INCOMPLETE_STACK_COPY : PF_INCOMPLETE_NO_UNWIND;
 	return false;
 }
 
@@ -372,12 +405,13 @@ want_frames(struct pf_symbolizer *sym, const struct pf_rawsample *s, struct pf_b
  */
 static void
 check(struct pf_symbolizer *sym, const struct pf_rawsample *s, uint64_t period,
-    const char *comm, const struct pf_buf *b, bool cut, struct perfscript *ps,
-    struct got *g)
+    const char *comm, const struct pf_buf *b, const struct pf_stack_end *se,
+    struct perfscript *ps, struct got *g)
 {
 	struct pf_buf want = { 0 }, ename = { 0 };
 	const char *p = b->data, *end = b->data + b->len, *nl;
 	size_t nlines, frames = 0, i, n, line = 0;
+	enum pf_incomplete wwhy;
 	bool wcut;
 
 	/* The shape: an event line, tab lines, one blank line at the end. */
@@ -416,8 +450,8 @@ check(struct pf_symbolizer *sym, const struct pf_rawsample *s, uint64_t period,
 		abort();
 
 	/* The frames. */
-	wcut = want_frames(sym, s, &want, &nlines);
-	if (wcut != cut || nlines != frames)
+	wcut = want_frames(sym, s, &want, &nlines, &wwhy);
+	if (wcut != se->cut || wwhy != se->why || nlines != frames)
 		abort();
 	p = memchr(b->data, '\n', b->len) + 1;
 	if ((size_t)(end - 1 - p) != want.len ||
@@ -558,7 +592,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct pf_rawsample *s = pf_rawrec_sample(&r, refs[i].off);
 		const char *comm;
 		char cbuf[32];
-		int cut;
+		struct pf_stack_end se;
 
 		/* The model first, as the replay will. */
 		for (; ei < nev && evs[ei].time <= s->time; ei++) {
@@ -571,11 +605,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		pf_replay_to(&r, sym, &comms, s->time);
 		pf_buf_reset(&b);
-		/* 1 cut, 0 not; -1 (memory ran out, on main since c4e8859) never here. */
-		cut = pf_replay_format(sym, &comms, s, refs[i].period, evnames[f & 3], &b);
-		if (cut != 0 && cut != 1)
+		/* -1 (memory ran out) never here. */
+		if (pf_replay_format(sym, &comms, s, refs[i].period, evnames[f & 3], &b, &se) != 0)
 			abort();
-		check(sym, s, refs[i].period, comm, &b, cut == 1, ps, &g);
+		check(sym, s, refs[i].period, comm, &b, &se, ps, &g);
 	}
 	free(refs);
 	pf_buf_free(&b);

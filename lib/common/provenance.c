@@ -14,7 +14,8 @@ static const char *const names[PF_PROV_NKEYS] = {
 	[PF_PROV_PID] = "pid", [PF_PROV_EVENT] = "event", [PF_PROV_START] = "start",
 	[PF_PROV_WINDOW] = "window", [PF_PROV_FREQ] = "freq",
 	[PF_PROV_SAMPLES] = "samples", [PF_PROV_LOST] = "lost",
-	[PF_PROV_TRUNCATED] = "truncated", [PF_PROV_STOP] = "stop",
+	[PF_PROV_TRUNCATED] = "truncated", [PF_PROV_INCOMPLETE] = "incomplete",
+	[PF_PROV_INCOMPLETE_CAUSE] = "incomplete-cause", [PF_PROV_STOP] = "stop",
 	[PF_PROV_KSTACKS] = "kernel-stacks", [PF_PROV_CALLGRAPH] = "callgraph",
 };
 
@@ -199,7 +200,15 @@ pf_prov_note(struct pf_prov *p, const char *line, size_t len)
 			set(p, PF_PROV_LOST, t.v, t.vn);
 		else if (tok_is(&t, "truncated"))
 			set(p, PF_PROV_TRUNCATED, t.v, t.vn);
-		else if (tok_is(&t, "stop"))
+		else if (tok_is(&t, "incomplete"))
+			set(p, PF_PROV_INCOMPLETE, t.v, t.vn);
+		else if (tok_is(&t, "incomplete-causes")) {
+			/* The main cause comes first: its name, without its count. */
+			const char *c = memchr(t.v, ':', t.vn), *comma = memchr(t.v, ',', t.vn);
+			size_t n = c ? (size_t)(c - t.v) : comma ? (size_t)(comma - t.v) : t.vn;
+
+			set(p, PF_PROV_INCOMPLETE_CAUSE, t.v, n);
+		} else if (tok_is(&t, "stop"))
 			set(p, PF_PROV_STOP, t.v, t.vn);
 	}
 	return 1;
@@ -215,11 +224,14 @@ pf_prov_parse(struct pf_prov *p, const char *line, size_t len)
 
 	if (len < pl || memcmp(line, PF_PROV_PREFIX, pl) != 0)
 		return 0;
+	if (line[len - 1] == '\r')	/* a CRLF file's line */
+		end--;
 	memset(p, 0, sizeof(*p));
 	s = line + pl;
 	while (next_tok(&s, end, &t)) {
 		if (tok_is(&t, "unit")) {
 			p->unit_ns = t.vn == 2 && memcmp(t.v, "ns", 2) == 0;
+			p->unit_known = p->unit_ns || (t.vn == 7 && memcmp(t.v, "samples", 7) == 0);
 			continue;
 		}
 		for (k = 0; k < PF_PROV_NKEYS; k++)
@@ -257,6 +269,12 @@ pf_prov_format(const struct pf_prov *p, struct pf_buf *out)
 }
 
 const char *
+pf_prov_key_name(enum pf_prov_key key)
+{
+	return (unsigned)key < PF_PROV_NKEYS ? names[key] : "";
+}
+
+const char *
 pf_prov_get(const struct pf_prov *p, enum pf_prov_key key)
 {
 	if ((unsigned)key >= PF_PROV_NKEYS || p->val[key][0] == '\0')
@@ -281,6 +299,60 @@ pf_prov_who(const struct pf_prov *p, struct pf_buf *b)
 	if (host != NULL && pf_buf_printf(b, "%son %s", b->len > start ? " " : "", host) == -1)
 		return -1;
 	return pf_buf_reserve(b, 0);
+}
+
+/* A whole unsigned decimal of at most 19 digits into *out: 0, or -1. */
+static int
+prov_u64(const char *v, unsigned long long *out)
+{
+	unsigned long long n = 0;
+	size_t i;
+
+	if (v == NULL || v[0] == '\0' || strlen(v) > 19)
+		return -1;
+	for (i = 0; v[i]; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -1;
+		n = n * 10 + (unsigned long long)(v[i] - '0');
+	}
+	*out = n;
+	return 0;
+}
+
+double
+pf_prov_incomplete_pct(const struct pf_prov *p)
+{
+	unsigned long long inc, n;
+
+	if (prov_u64(pf_prov_get(p, PF_PROV_INCOMPLETE), &inc) == -1 ||
+	    prov_u64(pf_prov_get(p, PF_PROV_SAMPLES), &n) == -1 || n == 0 || inc > n)
+		return -1;
+	return 100.0 * (double)inc / (double)n;
+}
+
+int
+pf_prov_incomplete_say(const struct pf_prov *p, struct pf_buf *b)
+{
+	/* The trailer's causes (man/pf-formats.5) in words. */
+	static const char *const words[][2] = {
+		{ "stack-copy", "stack copy too short" },
+		{ "fp-into-data", "frame-pointer chain into data" },
+		{ "no-unwind-info", "no unwind information" },
+		{ "unreadable", "file unreadable" },
+		{ "budget", "a cost budget" },
+	};
+	const char *cause = pf_prov_get(p, PF_PROV_INCOMPLETE_CAUSE), *w = cause;
+	double pct = pf_prov_incomplete_pct(p);
+	size_t i;
+
+	if (pct <= PF_PROV_INCOMPLETE_SAY)
+		return 0;
+	for (i = 0; cause != NULL && i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(cause, words[i][0]) == 0)
+			w = words[i][1];
+	if (pf_buf_printf(b, "%.0f%% of stacks incomplete", pct) == -1)
+		return -1;
+	return w == NULL ? 0 : pf_buf_printf(b, " (mostly: %s)", w);
 }
 
 int
@@ -319,5 +391,10 @@ pf_prov_describe(const struct pf_prov *p, struct pf_buf *title, struct pf_buf *s
 		    parts[i].after : pf_prov_offcpu(p) ? " blocked intervals" : " samples") == -1)
 			return -1;
 	}
+	/* What the graph's width holds of stacks that do not reach their start. */
+	if (pf_prov_incomplete_pct(p) > PF_PROV_INCOMPLETE_SAY &&
+	    ((subtitle->len > start && pf_buf_puts(subtitle, ", ") == -1) ||
+	    pf_prov_incomplete_say(p, subtitle) == -1))
+		return -1;
 	return pf_buf_reserve(subtitle, 0);
 }

@@ -24,13 +24,14 @@
 enum pf_prov_key {
 	PF_PROV_TOOL, PF_PROV_HOST, PF_PROV_TARGET, PF_PROV_PID, PF_PROV_EVENT,
 	PF_PROV_START, PF_PROV_WINDOW, PF_PROV_FREQ, PF_PROV_SAMPLES,
-	PF_PROV_LOST, PF_PROV_TRUNCATED, PF_PROV_STOP, PF_PROV_KSTACKS,
-	PF_PROV_CALLGRAPH, PF_PROV_NKEYS
+	PF_PROV_LOST, PF_PROV_TRUNCATED, PF_PROV_INCOMPLETE, PF_PROV_INCOMPLETE_CAUSE,
+	PF_PROV_STOP, PF_PROV_KSTACKS, PF_PROV_CALLGRAPH, PF_PROV_NKEYS
 };
 
 struct pf_prov {
 	char val[PF_PROV_NKEYS][PF_PROV_VALMAX + 1];	/* "" when unknown */
 	int unit_ns;		/* counts are nanoseconds (both recorders' periods) */
+	int unit_known;		/* a provenance line said unit=ns or unit=samples */
 	int targets_pids;	/* the header named pids: the comm lines name the target */
 	int version;		/* the header's stream version, 1 or 2 */
 };
@@ -63,6 +64,9 @@ int pf_prov_format(const struct pf_prov *p, struct pf_buf *out);
 /* Whether p is time off the CPU (pf-offcpu, event offcpu-time): 1 or 0. */
 int pf_prov_offcpu(const struct pf_prov *p);
 
+/* The name of key in a provenance line ("tool", "incomplete-cause"...). */
+const char *pf_prov_key_name(enum pf_prov_key key);
+
 /* The value of key, or NULL when p has none. */
 const char *pf_prov_get(const struct pf_prov *p, enum pf_prov_key key);
 
@@ -71,6 +75,21 @@ const char *pf_prov_get(const struct pf_prov *p, enum pf_prov_key key);
  * it as p knows ("all processes on web1" for -a).  0, or -1 (ENOMEM).
  */
 int pf_prov_who(const struct pf_prov *p, struct pf_buf *b);
+
+/*
+ * The share of p's stacks that reach no entry frame (its trailer's
+ * incomplete= of samples=), in percent; -1 when p does not say.
+ */
+double pf_prov_incomplete_pct(const struct pf_prov *p);
+
+/*
+ * Append what incomplete stacks say, when more than
+ * PF_PROV_INCOMPLETE_SAY percent of p's are: "12% of stacks incomplete
+ * (mostly: stack copy too short)", the main cause in words.  Nothing
+ * otherwise.  0, or -1 (ENOMEM).
+ */
+#define PF_PROV_INCOMPLETE_SAY 5.0
+int pf_prov_incomplete_say(const struct pf_prov *p, struct pf_buf *b);
 
 /*
  * A flame graph's title and subtitle from p, each appended to its buffer

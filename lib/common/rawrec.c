@@ -129,16 +129,34 @@ unwind_chain(struct pf_rawrec *r, const struct pf_rawsample *s, const char *ips,
 		*later = true;
 		return 0;
 	}
-	if (k == 0 || ((how == PF_UNWIND_BROKEN || how == PF_UNWIND_UNMAPPED) && k < m)) {
+	if (k == 0 || (how != PF_UNWIND_COMPLETE && how != PF_UNWIND_TRUNCATED && k < m)) {
 		r->fp_fallback++;
+		/* The chain kept may end where the walk did: say why, for incomplete=. */
+		if (how == PF_UNWIND_BUDGET)
+			out[n++] = PF_RAWREC_BUDGET;
+		else if (how == PF_UNWIND_UNREADABLE)
+			out[n++] = PF_RAWREC_UNREADABLE;
 		return n;
 	}
 	out[user] = (uint64_t)PERF_CONTEXT_USER;
 	memcpy(out + user + 1, pcs, k * 8);
 	n = user + 1 + k;
-	if (how == PF_UNWIND_TRUNCATED) {
+	switch (how) {
+	case PF_UNWIND_TRUNCATED:
 		out[n++] = PF_RAWREC_TRUNCATED;
 		r->truncated++;
+		break;
+	case PF_UNWIND_COMPLETE:
+		out[n++] = PF_RAWREC_OUTERMOST;
+		break;
+	case PF_UNWIND_UNREADABLE:
+		out[n++] = PF_RAWREC_UNREADABLE;
+		break;
+	case PF_UNWIND_BUDGET:
+		out[n++] = PF_RAWREC_BUDGET;
+		break;
+	default:
+		break;
 	}
 	return n;
 }

@@ -44,6 +44,19 @@ struct pf_unwinder;
 #define PF_RAWREC_TRUNCATED ((uint64_t)PERF_CONTEXT_MAX + 1)
 
 /*
+ * -g dwarf: callchain entries after the user frames that say how the walk
+ * ended, where that is not in the frames: at an outermost frame (by its
+ * call-frame information: the stack is complete whatever its names), at
+ * a file that could not be read, or at a cost budget (a mapping or a
+ * rule refused: written as a "[budget]" frame).  Among the kernel's
+ * context markers but not one of them; the writer reads them for the
+ * trailer's incomplete= (pf_replay_format).
+ */
+#define PF_RAWREC_OUTERMOST ((uint64_t)PERF_CONTEXT_MAX + 2)
+#define PF_RAWREC_UNREADABLE ((uint64_t)PERF_CONTEXT_MAX + 3)
+#define PF_RAWREC_BUDGET ((uint64_t)PERF_CONTEXT_MAX + 4)
+
+/*
  * One sample; followed by nr u64 callchain entries.  With -g dwarf the
  * user part of the chain is the unwound one (the frame-pointer one when
  * unwinding found nothing better).

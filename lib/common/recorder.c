@@ -906,6 +906,36 @@ write_buildids(struct pf_recorder *r, struct pf_script *w, const struct pf_rawre
 	return c.nomem ? -1 : 0;
 }
 
+/*
+ * The trailer's incomplete-causes, "CAUSE:N,...", the most frequent cause
+ * first (ties in the order of enum pf_incomplete), into out; returns
+ * the count of incomplete stacks.
+ */
+static uint64_t
+incomplete_causes(const uint64_t why[PF_INCOMPLETE_CAUSES], char *out, size_t size)
+{
+	bool done[PF_INCOMPLETE_CAUSES] = { false };
+	uint64_t total = 0;
+	size_t len = 0;
+	int k, best;
+
+	out[0] = '\0';
+	for (k = PF_INCOMPLETE_NONE + 1; k < PF_INCOMPLETE_CAUSES; k++)
+		total += why[k];
+	for (;;) {
+		best = -1;
+		for (k = PF_INCOMPLETE_NONE + 1; k < PF_INCOMPLETE_CAUSES; k++)
+			if (!done[k] && why[k] > 0 && (best == -1 || why[k] > why[best]))
+				best = k;
+		if (best == -1 || len >= size)
+			break;
+		done[best] = true;
+		len += (size_t)snprintf(out + len, size - len, "%s%s:%llu", len ? "," : "",
+		    pf_incomplete_name((enum pf_incomplete)best), (unsigned long long)why[best]);
+	}
+	return total;
+}
+
 /* The samples and the trailer, and what the end of the run says. */
 static int
 emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop *fin,
@@ -914,7 +944,8 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 	const char *name = r->opt.output ? r->opt.output : "stdout";
 	struct pf_buf b = { 0 };
 	struct pf_rawref *refs;
-	uint64_t ntrunc = 0, nchains = 0;
+	uint64_t ntrunc = 0, nchains = 0, why[PF_INCOMPLETE_CAUSES] = { 0 };
+	char causes[PF_SCRIPT_CAUSES_MAX + 1];
 	size_t n, i;
 
 	if ((refs = r->ops->samples(r, &n)) == NULL)
@@ -930,24 +961,38 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 	}
 	for (i = 0; hst == PF_STOP_NONE && i < n; i++) {
 		const struct pf_rawsample *s = pf_rawrec_sample(&r->rec, refs[i].off);
-		int cut;
+		struct pf_stack_end end;
 
 		pf_replay_to(&r->rec, r->sym, &r->comms, s->time);
 		pf_buf_reset(&b);
-		if ((cut = pf_replay_format(r->sym, &r->comms, s, refs[i].period, r->evname,
-		    &b)) == -1) {
+		if (pf_replay_format(r->sym, &r->comms, s, refs[i].period, r->evname,
+		    &b, &end) == -1) {
 			/* The stream ends at the last whole sample, saying why. */
 			r->stop = PF_STOP_MEMORY;
 			break;
 		}
 		hst = pf_script_sample(w, b.data, b.len);
-		nchains += hst == PF_STOP_NONE && cut;
-		r->written += hst == PF_STOP_NONE;
-		if (hst == PF_STOP_NONE && s->nr > 0) {
-			uint64_t last;
+		if (hst != PF_STOP_NONE)
+			break;
+		r->written++;
+		nchains += end.cut;
+		why[end.why]++;
+		/* truncated= counts the [truncated] stacks the chain cut did not end first. */
+		if (s->nr > 0 && !end.cut) {
+			const char *ips = (const char *)(s + 1);
+			uint32_t k;
 
-			memcpy(&last, (const char *)(s + 1) + (s->nr - 1) * 8, sizeof(last));
-			ntrunc += last == PF_RAWREC_TRUNCATED && !cut;
+			for (k = s->nr; k-- > 0;) {
+				uint64_t ip;
+
+				memcpy(&ip, ips + (size_t)k * 8, sizeof(ip));
+				if (ip == PF_RAWREC_TRUNCATED) {
+					ntrunc++;
+					break;
+				}
+				if (ip < PF_RAWREC_TRUNCATED || ip > PF_RAWREC_BUDGET)
+					break;
+			}
 		}
 	}
 	free(refs);
@@ -957,6 +1002,7 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 	if (r->aggregated)
 		pf_script_trailer_aggregated(w, r->naggregated);
 	pf_script_trailer_chains(w, nchains);
+	pf_script_trailer_incomplete(w, incomplete_causes(why, causes, sizeof(causes)), causes);
 	*fin = pf_script_finish(w, r->ops->tool->name, r->rec.lost, r->rec.throttled, r->stop);
 	open_stream.r = NULL;	/* it has its trailer, or cannot have one */
 	if (*fin == PF_STOP_MEMORY)

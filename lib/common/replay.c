@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "replay.h"
+#include "unwind.h"
 #include "xmlesc.h"
 
 static int
@@ -78,7 +79,9 @@ pf_replay_to(struct pf_rawrec *c, struct pf_symbolizer *sym,
  * The kernel's and the user's open a context (kernel set to match), and
  * the truncation marker a new run: the address after either is the one
  * interrupted there, not a return address (first_in_ctx).  A hypervisor
- * or guest marker, never sampled here, changes neither.  The writing and
+ * or guest marker, never sampled here, changes neither, nor do the
+ * markers of how an unwind ended (PF_RAWREC_OUTERMOST...), which come
+ * after the last frame.  The writing and
  * the marking of files read a chain through this one rule, so that both
  * look each address up alike.
  */
@@ -133,17 +136,66 @@ pf_replay_mark_files(struct pf_rawrec *c, struct pf_symbolizer *sym,
 	return 0;
 }
 
+static const char *const incomplete_names[PF_INCOMPLETE_CAUSES] = {
+	[PF_INCOMPLETE_STACK_COPY] = "stack-copy",
+	[PF_INCOMPLETE_FP_DATA] = "fp-into-data",
+	[PF_INCOMPLETE_NO_UNWIND] = "no-unwind-info",
+	[PF_INCOMPLETE_UNREADABLE] = "unreadable",
+	[PF_INCOMPLETE_BUDGET] = "budget",
+};
+
+const char *
+pf_incomplete_name(enum pf_incomplete why)
+{
+	if ((unsigned)why >= PF_INCOMPLETE_CAUSES || incomplete_names[why] == NULL)
+		return "none";
+	return incomplete_names[why];
+}
+
+bool
+pf_entry_frame(const char *name)
+{
+	/*
+	 * Where a program's or a thread's stack starts: the ELF entry and the
+	 * C library's start of main, main itself (what is above it is the
+	 * C library's), a thread's start, and Go's goroutine and thread
+	 * entries.  Compared without leading underscores, glibc's __GI_
+	 * prefix and a symbol version: __GI___clone3 and clone3@GLIBC are
+	 * clone3, _start is start.  man/pf-formats.5 lists them.
+	 */
+	static const char *const entries[] = {
+		"start", "libc_start_main", "libc_start_main_impl", "libc_start_call_main",
+		"main", "start_thread", "clone", "clone3", "dl_start", "dl_start_user",
+		"runtime.goexit", "runtime.main", "runtime.mstart", "runtime.rt0_go",
+	};
+	size_t i, n;
+
+	if (name == NULL)
+		return false;
+	if (strncmp(name, "__GI_", 5) == 0)
+		name += 5;
+	while (*name == '_')
+		name++;
+	n = strcspn(name, "@");
+	for (i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (strlen(entries[i]) == n && memcmp(entries[i], name, n) == 0)
+			return true;
+	return false;
+}
+
 int
 pf_replay_format(struct pf_symbolizer *sym, struct pf_comms *comms,
     const struct pf_rawsample *s, uint64_t period, const char *evname,
-    struct pf_buf *b)
+    struct pf_buf *b, struct pf_stack_end *end)
 {
 	const char *ips = (const char *)(s + 1);
 	char cbuf[32], tbuf[32];
 	const char *comm = pf_comms_get(comms, s->pid, s->tid, cbuf, sizeof(cbuf));
 	bool kernel = false, first_in_ctx = true, user_mapped = false, cut = false;
+	bool user = false, entry = false;
+	enum pf_incomplete why = PF_INCOMPLETE_NO_UNWIND;
 	int bad = 0;	/* an append that ran out of memory */
-	uint32_t i;
+	uint32_t i, nentries = 0;
 
 	snprintf(tbuf, sizeof(tbuf), "%llu.%06llu",
 	    (unsigned long long)(s->time / 1000000000ULL),
@@ -163,8 +215,20 @@ pf_replay_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 		size_t j;
 
 		memcpy(&ip, ips + (size_t)i * 8, sizeof(ip));
-		if (ip == PF_RAWREC_TRUNCATED)
+		if (ip == PF_RAWREC_TRUNCATED) {
 			bad |= pf_buf_printf(b, "\t%16x [truncated] ([unknown])\n", 0) == -1;
+			why = PF_INCOMPLETE_STACK_COPY;
+		} else if (ip == PF_RAWREC_BUDGET) {
+			/* After the last frame: a stack that reached its entry lost nothing. */
+			if (!entry)
+				bad |= pf_buf_printf(b, "\t%16x [budget] ([unknown])\n", 0) == -1;
+			why = PF_INCOMPLETE_BUDGET;
+		} else if (ip == PF_RAWREC_UNREADABLE)
+			why = PF_INCOMPLETE_UNREADABLE;
+		else if (ip == PF_RAWREC_OUTERMOST)
+			entry = true;
+		else
+			nentries++;	/* the kernel's: an address or a context marker */
 		if (chain_marker(ip, &kernel, &first_in_ctx))
 			continue;
 		in.addr = ip;
@@ -191,12 +255,17 @@ pf_replay_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 			cut = true;
 			break;
 		}
+		if (!kernel) {
+			user = true;
+			entry = entry || pf_entry_frame(out.sym);
+		}
 		/*
 		 * Each function inlined here is a frame of its own above the
 		 * one it was inlined into, as perf prints them: the same
 		 * address and offset, "(inlined)" where the DSO goes.
 		 */
 		for (j = 0; j < out.ninl; j++) {
+			entry = entry || (!kernel && pf_entry_frame(out.inl[j]));
 			bad |= pf_buf_printf(b, "\t%16llx ", (unsigned long long)out.addr) == -1;
 			bad |= pf_name_escape_str(b, out.inl[j], 0) == -1;
 			bad |= pf_buf_printf(b, "+0x%llx (inlined)\n", (unsigned long long)out.off) == -1;
@@ -218,5 +287,24 @@ pf_replay_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 		errno = ENOMEM;
 		return -1;
 	}
-	return cut;
+	/*
+	 * The user stack's end, for incomplete=: complete at an entry frame
+	 * (or where the unwind met an outermost frame), and a sample without
+	 * one has nothing to cut.  Else the first cause that holds: the
+	 * chain cut into data, the copy or the frame limit reached (a chain
+	 * of as many entries as the kernel gives, its context markers
+	 * counted, was cut there: PF_REC_MAX_STACK), a file or a budget the
+	 * walk stopped at; any other end is code without unwind information
+	 * (a frame without a frame pointer, or no call-frame information).
+	 */
+	end->cut = cut;
+	if (!user || entry)
+		end->why = PF_INCOMPLETE_NONE;
+	else if (cut)
+		end->why = PF_INCOMPLETE_FP_DATA;
+	else if (why == PF_INCOMPLETE_NO_UNWIND && nentries >= PF_UNWIND_MAX_FRAMES)
+		end->why = PF_INCOMPLETE_STACK_COPY;
+	else
+		end->why = why;
+	return 0;
 }

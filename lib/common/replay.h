@@ -33,18 +33,51 @@ void pf_replay_to(struct pf_rawrec *r, struct pf_symbolizer *sym,
     struct pf_comms *comms, uint64_t t);
 
 /*
+ * Why a sample's user stack does not reach an entry frame (the trailer's
+ * incomplete=, by cause: man/pf-formats.5): PF_INCOMPLETE_NONE when it
+ * does, or when the sample has no user stack.
+ */
+enum pf_incomplete {
+	PF_INCOMPLETE_NONE,
+	PF_INCOMPLETE_STACK_COPY,	/* the stack copy, or the frame limit, ended it */
+	PF_INCOMPLETE_FP_DATA,		/* a frame-pointer chain ran into data ([unknown-chain]) */
+	PF_INCOMPLETE_NO_UNWIND,	/* code without unwind information */
+	PF_INCOMPLETE_UNREADABLE,	/* a mapped file that could not be read */
+	PF_INCOMPLETE_BUDGET,		/* a cost budget ([budget]) */
+	PF_INCOMPLETE_CAUSES
+};
+
+/* The cause's name in the trailer ("stack-copy"...; "none"). */
+const char *pf_incomplete_name(enum pf_incomplete why);
+
+/*
+ * Whether name is an entry frame, where a program's or a thread's stack
+ * starts (_start, __libc_start_main, main, start_thread, clone, Go's
+ * runtime.goexit...), whatever leading underscores, __GI_ prefix or
+ * symbol version it has.
+ */
+bool pf_entry_frame(const char *name);
+
+/* How pf_replay_format's sample ended. */
+struct pf_stack_end {
+	bool cut;		/* in one "[unknown-chain]" frame */
+	enum pf_incomplete why;
+};
+
+/*
  * Append sample s as perf-script text to b: the event line with period
  * and evname, one line per frame (symbolized through sym) preceded by one
  * "(inlined)" line per function inlined there, a blank line.  A user
  * chain that reaches a return address outside every executable mapping
  * of a process whose mappings are known ends there in one
- * "[unknown-chain]" frame: 1 when s's was cut so, else 0; -1 with
+ * "[unknown-chain]" frame; a walk stopped at a cost budget short of an
+ * entry frame ends in one "[budget]" frame.  *end says how the stack ended.  0, or -1 with
  * ENOMEM when memory ran out (b then holds no whole sample).  Every comm,
  * function and file name is escaped as it is written (pf_name_escape):
  * none can end its line or split its field.
  */
 int pf_replay_format(struct pf_symbolizer *sym, struct pf_comms *comms,
     const struct pf_rawsample *s, uint64_t period, const char *evname,
-    struct pf_buf *b);
+    struct pf_buf *b, struct pf_stack_end *end);
 
 #endif

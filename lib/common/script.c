@@ -31,6 +31,9 @@ struct pf_script {
 	bool has_aggregated;
 	uint64_t chains;	/* for the trailer, when has_chains */
 	bool has_chains;
+	uint64_t incomplete;	/* for the trailer, when has_incomplete */
+	bool has_incomplete;
+	char causes[PF_SCRIPT_CAUSES_MAX + 1];
 	enum pf_stop stop;
 	int err;
 	struct pf_buf b;	/* whole samples not yet written */
@@ -263,6 +266,14 @@ pf_script_trailer_chains(struct pf_script *w, uint64_t n)
 	w->chains = n;
 }
 
+void
+pf_script_trailer_incomplete(struct pf_script *w, uint64_t n, const char *causes)
+{
+	w->has_incomplete = true;
+	w->incomplete = n;
+	snprintf(w->causes, sizeof(w->causes), "%s", causes ? causes : "");
+}
+
 enum pf_stop
 pf_script_finish(struct pf_script *w, const char *tool, uint64_t lost, uint64_t throttled, enum pf_stop reason)
 {
@@ -291,6 +302,13 @@ pf_script_finish(struct pf_script *w, const char *tool, uint64_t lost, uint64_t 
 	if (w->has_chains)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "unknown-chain=%llu ",
 		    (unsigned long long)w->chains);
+	if (w->has_incomplete) {
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "incomplete=%llu ",
+		    (unsigned long long)w->incomplete);
+		if (w->incomplete > 0 && w->causes[0] != '\0')
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "incomplete-causes=%s ",
+			    w->causes);
+	}
 	n += snprintf(line + n, sizeof(line) - (size_t)n, "stop=%s bytes=", pf_stop_name(r));
 	total = w->committed + (uint64_t)n + 1;
 	while (digits(total + (uint64_t)prev) != prev)

@@ -32,7 +32,7 @@
 #define PF_STREAM_VERSION 2
 
 /* Room kept for the trailer line; it is never longer. */
-#define PF_SCRIPT_TRAILER_MAX 192
+#define PF_SCRIPT_TRAILER_MAX 512
 
 /*
  * The most one write(2) puts in the file.  Samples are buffered up to it
@@ -77,7 +77,9 @@ enum pf_stop pf_script_sample(struct pf_script *w, const char *text, size_t len)
  * where samples counts the samples in the output and bytes is the stream's total size including the trailer itself.
  * With pf_script_trailer_truncated, " truncated=N" follows throttled, then
  * with pf_script_trailer_aggregated " aggregated=N", then with
- * pf_script_trailer_chains " unknown-chain=N".
+ * pf_script_trailer_chains " unknown-chain=N", then with
+ * pf_script_trailer_incomplete " incomplete=N" and, when N > 0,
+ * " incomplete-causes=CAUSE:N,..."
  * tool is e.g. "pf-record".  The stop reason the writer hit itself (size
  * cap, disk) overrides reason.  Returns the final reason; PF_STOP_PIPE or
  * PF_STOP_IO when even the trailer could not be written.
@@ -96,6 +98,14 @@ void pf_script_trailer_aggregated(struct pf_script *w, uint64_t n);
 
 /* The trailer says how many written stacks ended in [unknown-chain]. */
 void pf_script_trailer_chains(struct pf_script *w, uint64_t n);
+
+/*
+ * The trailer says how many written stacks reach no entry frame, and
+ * why: causes is "CAUSE:N,..." (at most PF_SCRIPT_CAUSES_MAX bytes,
+ * copied), the main cause first.
+ */
+#define PF_SCRIPT_CAUSES_MAX 192
+void pf_script_trailer_incomplete(struct pf_script *w, uint64_t n, const char *causes);
 
 /* Samples accepted, and bytes written so far. */
 uint64_t pf_script_samples(const struct pf_script *w);

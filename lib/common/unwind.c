@@ -65,6 +65,7 @@ struct map {
 	char *path;
 	bool offered;		/* offered to the process's Dwfl (report()) */
 	bool refused;		/* past MODULES_MAX: counted once in proc's refused */
+	bool unreadable;	/* offered, but its file could not be opened or used */
 };
 
 /* A file opened for its call-frame information, and which one it is. */
@@ -232,7 +233,7 @@ drop_dwfl(struct pf_unwinder *u, struct proc *p)
 	p->attached = false;
 	p->seen = p->offered = 0;
 	for (size_t i = 0; i < p->nmaps; i++)
-		p->maps[i].offered = p->maps[i].refused = false;
+		p->maps[i].offered = p->maps[i].refused = p->maps[i].unreadable = false;
 	u->nlive--;
 }
 
@@ -355,6 +356,7 @@ add_map(struct proc *p, const struct map *nm)
 	p->maps[p->nmaps] = *nm;
 	p->maps[p->nmaps].offered = false;
 	p->maps[p->nmaps].refused = false;
+	p->maps[p->nmaps].unreadable = false;
 	if ((p->maps[p->nmaps].path = strdup(nm->path)) == NULL)
 		return -1;
 	p->nmaps++;
@@ -590,9 +592,13 @@ map_fd(struct pf_unwinder *u, const struct map *m)
 	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
 }
 
-/* Offer map m to p's Dwfl: true when it made a module; a file that cannot be read is skipped. */
+/*
+ * Offer map m to p's Dwfl: true when it made a module.  A file that
+ * cannot be read (or is not the ELF file mapped) is skipped and m marked
+ * unreadable: a walk that ends in it ends for that cause.
+ */
 static bool
-report(struct pf_unwinder *u, struct proc *p, const struct map *m)
+report(struct pf_unwinder *u, struct proc *p, struct map *m)
 {
 	const char *base;
 	uint64_t bias;
@@ -601,6 +607,7 @@ report(struct pf_unwinder *u, struct proc *p, const struct map *m)
 
 	if (dwfl_addrmodule(p->dwfl, m->start) != NULL)
 		return false;	/* another segment of a file reported already */
+	m->unreadable = true;
 	if ((fd = map_fd(u, m)) == -1)
 		return false;
 	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
@@ -616,7 +623,8 @@ report(struct pf_unwinder *u, struct proc *p, const struct map *m)
 	base = strrchr(m->path, '/');
 	base = base ? base + 1 : m->path;
 	/* dwfl_report_elf takes the fd, also when it fails. */
-	return dwfl_report_elf(p->dwfl, base, m->path, fd, bias, true) != NULL;
+	m->unreadable = dwfl_report_elf(p->dwfl, base, m->path, fd, bias, true) == NULL;
+	return !m->unreadable;
 }
 
 /* A word of the sampled stack, or of a mapped file's contents. */
@@ -1098,6 +1106,7 @@ fast_walk(struct pf_unwinder *u, struct proc *p, bool *complete)
 			return false;
 		if (r->kind == RULE_NOMODULE) {
 			u->miss = true;
+			u->miss_pc = first ? pc : pc - 1;
 			return true;
 		}
 		if (r->kind == RULE_REFUSED) {
@@ -1126,6 +1135,32 @@ fast_walk(struct pf_unwinder *u, struct proc *p, bool *complete)
 	}
 }
 
+/*
+ * How a walk ended (complete: at an outermost frame, as the walk saw
+ * it).  A pc in a mapping whose file could not be read, or that was
+ * refused past MODULES_MAX, ends it for that cause, not as unmapped: no
+ * mapping record to come would change it.
+ */
+static enum pf_unwind_end
+walk_end(struct pf_unwinder *u, struct proc *p, bool complete)
+{
+	const struct map *m;
+
+	u->nrefused += u->refused;
+	if (u->beyond)
+		return PF_UNWIND_TRUNCATED;
+	if (u->refused)
+		return PF_UNWIND_BUDGET;
+	if (u->miss) {
+		if ((m = map_at(p, u->miss_pc)) != NULL && m->refused)
+			return PF_UNWIND_BUDGET;
+		if (m != NULL && m->unreadable)
+			return PF_UNWIND_UNREADABLE;
+		return PF_UNWIND_UNMAPPED;
+	}
+	return complete ? PF_UNWIND_COMPLETE : PF_UNWIND_BROKEN;
+}
+
 static size_t
 walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 {
@@ -1140,13 +1175,7 @@ walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 	if (p->nmaps == 0 || !ready(u, p))
 		return 0;
 	if (fast_walk(u, p, &complete)) {
-		u->nrefused += u->refused;
-		if (u->beyond)
-			*end = PF_UNWIND_TRUNCATED;
-		else if (u->miss)
-			*end = PF_UNWIND_UNMAPPED;
-		else if (complete)
-			*end = PF_UNWIND_COMPLETE;
+		*end = walk_end(u, p, complete);
 		return u->npcs;
 	}
 	/*
@@ -1163,13 +1192,7 @@ walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 		if (!u->miss || tries == OFFER_RETRIES || !offer_at(u, p, u->miss_pc))
 			break;
 	}
-	u->nrefused += u->refused;
-	if (u->beyond)
-		*end = PF_UNWIND_TRUNCATED;
-	else if (u->miss)
-		*end = PF_UNWIND_UNMAPPED;
-	else if (rc == 0)
-		*end = PF_UNWIND_COMPLETE;
+	*end = walk_end(u, p, rc == 0);
 	return u->npcs;
 }
 

@@ -46,6 +46,8 @@ enum pf_unwind_end {
 	PF_UNWIND_TRUNCATED,	/* the stack went on beyond the copy (or the frame limit) */
 	PF_UNWIND_BROKEN,	/* no unwind information, or bad data, on the way */
 	PF_UNWIND_UNMAPPED,	/* at a pc in no file known (yet) to be mapped there */
+	PF_UNWIND_UNREADABLE,	/* at a pc in a mapped file that could not be read */
+	PF_UNWIND_BUDGET,	/* at a mapping or a rule refused to bound the cost */
 };
 
 struct pf_unwinder;

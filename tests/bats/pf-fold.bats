@@ -887,6 +887,14 @@ pg_dump;read_table;schedule 2500000000
 pg_dump;write_archive;schedule 30000000"
 }
 
+@test "a trailer's incomplete stacks go into the provenance line, with the main cause alone" {
+	sed 's/ truncated=0 stop=/ truncated=1 unknown-chain=0 incomplete=1 incomplete-causes=stack-copy:1,budget:0 stop=/' \
+	    "$F/prov-record.perf" > "$BATS_TEST_TMPDIR/inc.perf"
+	fold "$BATS_TEST_TMPDIR/inc.perf"
+	[ "$status" -eq 0 ]
+	assert_line --index 0 "# pf-provenance tool=pf-record host=web1 target=nginx pid=4242 start=2026-12-02T11:00:00Z window=15s freq=99 samples=2 lost=0 truncated=1 incomplete=1 incomplete-cause=stack-copy stop=duration kernel-stacks=yes callgraph=dwarf unit=ns"
+}
+
 @test "the provenance line is no stack to flamegraph.pl's line rule, and values cannot split it" {
 	# A hostile host name: spaces, ';', a control byte, a trailing number, 100 bytes.
 	{

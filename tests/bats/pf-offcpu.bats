@@ -40,7 +40,7 @@ valid_stream() {
 		if (err) exit 1
 		if (insample) { print "last sample not ended"; exit 1 }
 		if (tline != NR) { print "trailer not last"; exit 1 }
-		if (trailer !~ / samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ (truncated=[0-9]+ )?(aggregated=[0-9]+ )?unknown-chain=[0-9]+ stop=[a-z-]+ bytes=[0-9]+$/) { print "trailer: " trailer; exit 1 }
+		if (trailer !~ / samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ (truncated=[0-9]+ )?(aggregated=[0-9]+ )?unknown-chain=[0-9]+ incomplete=[0-9]+ (incomplete-causes=[a-z-]+:[0-9]+(,[a-z-]+:[0-9]+)* )?stop=[a-z-]+ bytes=[0-9]+$/) { print "trailer: " trailer; exit 1 }
 		if ((header ~ / callgraph=dwarf /) != (trailer ~ / truncated=/)) { print "truncated= without -g dwarf, or missing with it: " trailer; exit 1 }
 		split(trailer, t, "bytes="); if (t[2] + 0 != size) { print "bytes=" t[2] " but size " size; exit 1 }
 		split(trailer, s, "samples="); if (s[2] + 0 != nsamples) { print "samples " nsamples " but trailer " trailer; exit 1 }
@@ -98,7 +98,7 @@ assert_split() {
 	    "$WORKLOADS/nofp-sleeper" 200 10000 "$d/slept"
 	head -n 1 "$d/d.txt" | grep -q " unit=ns callgraph=dwarf stack=16384 preempted=" ||
 		fail "header: $(head -n 1 "$d/d.txt")"
-	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=0 throttled=0 truncated=0 unknown-chain=0 stop=target-exit bytes=' "$d/d.txt" ||
+	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=0 throttled=0 truncated=0 unknown-chain=0 incomplete=[0-9]+ .*stop=target-exit bytes=' "$d/d.txt" ||
 		fail "trailer: $(tail -n 1 "$d/d.txt")"
 	pf-fold "$d/d.txt" > "$d/d.folded"
 	# 200 sleeps of 10 ms through nanosleep, under sleeper_loop with main
@@ -219,7 +219,7 @@ assert_split() {
 	run -0 valid_stream "$BATS_TEST_TMPDIR/r.txt"
 	assert_output duration
 	grep -q ' rate-cap=1000/s ' "$BATS_TEST_TMPDIR/r.txt"
-	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ aggregated=[1-9][0-9]* unknown-chain=0 stop=duration ' "$BATS_TEST_TMPDIR/r.txt" ||
+	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ aggregated=[1-9][0-9]* unknown-chain=0 incomplete=[0-9]+ .*stop=duration ' "$BATS_TEST_TMPDIR/r.txt" ||
 		fail "trailer: $(tail -1 "$BATS_TEST_TMPDIR/r.txt")"
 	# Summed: no thread has the same stack twice, and the switching pair's
 	# intervals (thousands) are in a handful of samples.
@@ -241,7 +241,7 @@ assert_split() {
 	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu --rate-cap 1 -d 10 -o "$BATS_TEST_TMPDIR/s.txt" -- "$OFF" 2
 	run -0 valid_stream "$BATS_TEST_TMPDIR/s.txt"
 	assert_output target-exit
-	grep -Eq ' aggregated=[1-9][0-9]* unknown-chain=0 stop=target-exit ' "$BATS_TEST_TMPDIR/s.txt" ||
+	grep -Eq ' aggregated=[1-9][0-9]* unknown-chain=0 incomplete=[0-9]+ .*stop=target-exit ' "$BATS_TEST_TMPDIR/s.txt" ||
 		fail "trailer: $(tail -1 "$BATS_TEST_TMPDIR/s.txt")"
 	# Some 80 intervals in a handful of samples, the same total as unsummed.
 	[ "$(grep -c ' offcpu-time: $' "$BATS_TEST_TMPDIR/s.txt")" -le 4 ] ||
@@ -280,7 +280,7 @@ alpha_share() {
 	[[ "$stderr" == *"summed per thread and stack"* ]] || fail "stderr: $stderr"
 	run -0 valid_stream "$BATS_TEST_TMPDIR/h.txt"
 	assert_output duration
-	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ aggregated=[1-9][0-9]* unknown-chain=0 stop=duration ' "$BATS_TEST_TMPDIR/h.txt" ||
+	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ aggregated=[1-9][0-9]* unknown-chain=0 incomplete=[0-9]+ .*stop=duration ' "$BATS_TEST_TMPDIR/h.txt" ||
 		fail "trailer: $(tail -1 "$BATS_TEST_TMPDIR/h.txt")"
 	# Three stacks: the output stays small however many switches.
 	local size

@@ -403,7 +403,7 @@ cfaloop_growth() {
 	[ "$(stat_word "$(cat "$d/plain.stats")" cfi-refused)" -eq 0 ] || fail "the control refused"
 }
 
-@test "a return address rule that loops, a CFA past libdw's step limit or with an operation it does not do, a looping caller: each stack ends at that frame, counted" {
+@test "a return address rule that loops, a CFA past libdw's step limit or with an operation it does not do, a looping caller: each stack ends at that frame in a [budget] marker, counted" {
 	local d=$BATS_TEST_TMPDIR mode leaf caller n e t out
 	# Each of these made libdw's evaluator leak (the sanitizer pass shows
 	# it); "mid" is reached by libdw's own walk, after a leaf whose CFA is
@@ -429,6 +429,11 @@ cfaloop_growth() {
 			[ "$e" -le $((n / 100)) ] || fail "$mode: $e of $n reach an entry frame"
 			[ "$(stat_word "$out" cfi-refused)" -ge $((n * 9 / 10)) ] ||
 				fail "$mode: refusals not counted: $out"
+			# A cost budget ended them: a [budget] frame, and the trailer's main cause.
+			[ "$(grep -c $'^\t *0 \\[budget\\] (\\[unknown\\])$' "$d/$mode.txt")" -ge $((n * 9 / 10)) ] ||
+				fail "$mode: no [budget] frame in most stacks"
+			tail -n 1 "$d/$mode.txt" | grep -Eq ' incomplete-causes=budget:[0-9]+[, ]' ||
+				fail "$mode: budget is not the main cause: $(tail -n 1 "$d/$mode.txt")"
 		fi
 	done
 }

@@ -89,7 +89,8 @@ valid_stream() {
 		if (err) exit 1
 		if (insample) { print "last sample not ended"; exit 1 }
 		if (tline != NR) { print "trailer not last"; exit 1 }
-		if (trailer !~ / samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ (truncated=[0-9]+ )?unknown-chain=[0-9]+ stop=[a-z-]+ bytes=[0-9]+$/) { print "trailer: " trailer; exit 1 }
+		if (trailer !~ / samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ (truncated=[0-9]+ )?unknown-chain=[0-9]+ incomplete=[0-9]+ (incomplete-causes=[a-z-]+:[0-9]+(,[a-z-]+:[0-9]+)* )?stop=[a-z-]+ bytes=[0-9]+$/) { print "trailer: " trailer; exit 1 }
+		split(trailer, ic, " incomplete="); if ((ic[2] + 0 > 0) != (trailer ~ / incomplete-causes=/)) { print "incomplete-causes= without incomplete stacks, or missing with them: " trailer; exit 1 }
 		if ((header ~ / callgraph=dwarf /) != (trailer ~ / truncated=/)) { print "truncated= without -g dwarf, or missing with it: " trailer; exit 1 }
 		split(trailer, t, "bytes="); if (t[2] + 0 != size) { print "bytes=" t[2] " but size " size; exit 1 }
 		split(trailer, s, "samples="); if (s[2] + 0 != nsamples) { print "samples " nsamples " but trailer " trailer; exit 1 }
@@ -165,7 +166,7 @@ entry_share() {
 	# too few samples for 7 points (nofp_sixty 67.3%).
 	run -0 "${FAVOURED[@]}" pf-record -g dwarf -F 499 --no-progress -o "$d/d.txt" -- "$WORKLOADS/nofp-split" 3
 	grep -q " callgraph=dwarf stack=16384 " "$d/d.txt" || fail "header: $(head -1 "$d/d.txt")"
-	grep -Eq '^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ truncated=0 unknown-chain=0 stop=' "$d/d.txt" ||
+	grep -Eq '^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ truncated=0 unknown-chain=0 incomplete=[0-9]+ .*stop=' "$d/d.txt" ||
 		fail "trailer: $(tail -1 "$d/d.txt")"
 	for f in nofp_sixty:60 nofp_forty:40; do
 		got=$(share "$d/d.txt" "${f%:*}")
@@ -246,19 +247,67 @@ user_leaves() {
 	within "$got" 100 5 || fail "only $got% of xz's samples reach an entry frame"
 }
 
-@test "-g dwarf keeps no stack bytes, and a stack deeper than the copy ends in [truncated]" {
+# incomplete_count STREAM: the samples whose user frames (neither the
+# kernel's nor a marker) hold no entry frame, as man/pf-formats.5 lists
+# them, counted from the text: what the trailer's incomplete= says under
+# -g fp, where no marker the text does not show can end a walk.
+incomplete_count() {
+	awk '
+	function user_end() { if (user && !entry) n++; user = entry = 0 }
+	/^#/ { next }
+	/^$/ { user_end(); next }
+	/^[^\t]/ { user = entry = 0; next }
+	{
+		dso = $NF
+		if (dso == "([kernel.kallsyms])" || dso ~ /^\(\[[a-z0-9_]+\]\)$/ && dso != "([unknown])" && dso != "([vdso])") next
+		name = $2
+		if (name == "[unknown-chain]" || name == "[truncated]" || name == "[budget]") next
+		user = 1
+		sub(/\+0x[0-9a-f]+$/, "", name); sub(/^__GI_/, "", name); sub(/^_+/, "", name); sub(/@.*/, "", name)
+		if (name ~ /^(start|libc_start_main|libc_start_main_impl|libc_start_call_main|main|start_thread|clone|clone3|dl_start|dl_start_user|runtime\.(goexit|main|mstart|rt0_go))$/) entry = 1
+	}
+	END { print n + 0 }' "$1"
+}
+
+@test "the trailer counts the stacks that reach no entry frame, by cause: most under -g fp on code without frame pointers, none under -g dwarf" {
+	local d="$BATS_TEST_TMPDIR" n total
+	run -0 "${FAVOURED[@]}" pf-record -g fp -F 499 --no-progress -o "$d/f.txt" -- "$WORKLOADS/nofp-split" 2
+	run -0 valid_stream "$d/f.txt"
+	n=$(incomplete_count "$d/f.txt")
+	total=$(grep -c '^[^#	]' "$d/f.txt")
+	[ "$n" -ge $((total * 9 / 10)) ] || fail "only $n of $total stacks without an entry frame under -g fp"
+	# The count, and its causes: the chain ends at the first frame without a frame pointer.
+	tail -n 1 "$d/f.txt" | grep -Eq " incomplete=$n incomplete-causes=no-unwind-info:[0-9]+(,fp-into-data:[0-9]+)? stop=" ||
+		fail "trailer, $n counted here: $(tail -n 1 "$d/f.txt")"
+	run -0 "${FAVOURED[@]}" pf-record -g dwarf -F 499 --no-progress -o "$d/d.txt" -- "$WORKLOADS/nofp-split" 2
+	run -0 valid_stream "$d/d.txt"
+	n=$(sed -n 's/.* incomplete=\([0-9]*\) .*/\1/p' "$d/d.txt")
+	total=$(grep -c '^[^#	]' "$d/d.txt")
+	[ "$((n * 20))" -le "$total" ] || fail "$n of $total stacks incomplete under -g dwarf: $(tail -n 1 "$d/d.txt")"
+	# Under 5% the graph and the report say nothing of it.
+	pf-fold "$d/d.txt" | pf-report > "$d/d.report"
+	run -1 grep -c incomplete "$d/d.report"
+}
+
+@test "-g dwarf keeps no stack bytes, and a stack deeper than the copy ends in [truncated], counted in incomplete= and said in pf-report's heading" {
 	local d="$BATS_TEST_TMPDIR" n
 	run -0 pf-record -g dwarf -F 499 --no-progress -o "$d/t.txt" -- "$WORKLOADS/nofp-split" 2 deep
 	# main's marker sat in every sample's copied stack, never in the output.
 	run -1 grep -c "pf-stack-marker" "$d/t.txt"
 	n=$(grep -c $'^\t *0 \\[truncated\\] (\\[unknown\\])$' "$d/t.txt")
 	[ "$n" -gt 0 ] || fail "no [truncated] frame"
-	grep -Eq "^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ truncated=$n unknown-chain=0 stop=" "$d/t.txt" ||
+	grep -Eq "^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ truncated=$n unknown-chain=0 incomplete=[0-9]+ .*stop=" "$d/t.txt" ||
 		fail "trailer does not count the $n cut stacks: $(tail -1 "$d/t.txt")"
+	# They reach no entry frame: incomplete=, the copy their main cause.
+	grep -Eq " incomplete=([0-9]+) incomplete-causes=stack-copy:$n(,| )" "$d/t.txt" ||
+		fail "incomplete= does not count the $n cut stacks as stack-copy: $(tail -1 "$d/t.txt")"
 	# pf-fold gathers them under one root frame.
 	pf-fold "$d/t.txt" > "$d/t.folded"
 	# shellcheck disable=SC2016 # an awk program, not shell
 	run -0 awk '$0 ~ /;nofp_(sixty|forty)/ && $0 !~ /^nofp-split;\[truncated\];nofp_deep;/ { bad++ } END { exit bad > 0 }' "$d/t.folded"
+	# And pf-report's heading says so.
+	run -0 pf-report -w 200 "$d/t.folded"
+	assert_line --index 1 --regexp '[0-9]+% of stacks incomplete \(mostly: stack copy too short\)$'
 }
 
 @test "-g auto, the default: -g dwarf for a target without frame pointers (-- CMD and -p), the header says why; fp under -a" {
@@ -321,7 +370,7 @@ max_unknown_run() {
 	run -0 valid_stream "$d/g.txt"
 	n=$(grep -c $'^\t *0 \\[unknown-chain\\] (\\[unknown\\])$' "$d/g.txt")
 	[ "$n" -gt 0 ] || fail "no [unknown-chain] frame"
-	grep -Eq "^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ unknown-chain=$n stop=" "$d/g.txt" ||
+	grep -Eq "^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ unknown-chain=$n incomplete=[0-9]+ .*stop=" "$d/g.txt" ||
 		fail "trailer does not count the $n cut chains: $(tail -n 1 "$d/g.txt")"
 	pf-fold "$d/g.txt" > "$d/g.folded"
 	n=$(max_unknown_run "$d/g.folded")

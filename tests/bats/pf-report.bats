@@ -316,6 +316,21 @@ waiting() {
 	EOF
 }
 
+@test "the heading says the share of incomplete stacks past 5%, with the main cause in words; -r gives the count and the cause" {
+	{
+		echo '# pf-provenance tool=pf-record host=web1 target=deep samples=200 lost=0 truncated=30 incomplete=30 incomplete-cause=stack-copy unit=samples'
+		echo 'deep;a;b 200'
+	} >in.folded
+	run -0 --separate-stderr pf-report -w 100 in.folded
+	assert_line --index 0 "recording: tool pf-record, host web1, target deep, samples 200, lost 0, truncated 30, unit samples,"
+	assert_line --index 1 "           15% of stacks incomplete (mostly: stack copy too short)"
+	run -0 pf-report -r in.folded
+	assert_line "$(tabs 'recording|tool=pf-record|host=web1|target=deep|samples=200|lost=0|truncated=30|incomplete=30|incomplete-cause=stack-copy|unit=samples')"
+	sed -i 's/incomplete=30/incomplete=10/' in.folded
+	run -0 --separate-stderr pf-report -w 100 in.folded
+	refute_output --partial "incomplete"
+}
+
 @test "provenance lines become the heading; unit=ns shows time" {
 	{
 		echo '# pf-provenance tool=pf-offcpu host=web1 target=nginx pid=4242 start=2026-12-02T11:00:00Z window=15s samples=812 lost=0 truncated=0 extra=ignored event=offcpu-time unit=ns'

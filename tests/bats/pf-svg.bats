@@ -698,6 +698,19 @@ fails_with_svg() {
 	assert_output ""
 }
 
+@test "the subtitle says the share of incomplete stacks past 5%, with the main cause in words" {
+	sed 's/ truncated=0 stop=/ truncated=1 unknown-chain=0 incomplete=1 incomplete-causes=stack-copy:1 stop=/' \
+	    "$FIXTURES/fold/prov-record.perf" | pf-fold > in.folded
+	pf-svg in.folded > a.svg
+	run heading subtitle a.svg
+	assert_output "start 2026-12-02T11:00:00Z, window 15s, 99 Hz, 2 samples, 1 truncated, call graph dwarf, 50% of stacks incomplete (mostly: stack copy too short)"
+	# 5% is no news.
+	sed 's/ samples=2 / samples=20 /; s/ incomplete=1 / incomplete=1 /' in.folded > b.folded
+	pf-svg b.folded > b.svg
+	run heading subtitle b.svg
+	assert_output "start 2026-12-02T11:00:00Z, window 15s, 99 Hz, 20 samples, 1 truncated, call graph dwarf"
+}
+
 @test "merged folded files from two hosts name both in the title" {
 	pf-fold "$FIXTURES/fold/prov-record.perf" > web1.folded
 	sed 's/host=web1/host=web2/' "$FIXTURES/fold/prov-record.perf" | pf-fold > web2.folded

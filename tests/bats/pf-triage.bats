@@ -671,6 +671,25 @@ open cpu: the last line is no trailer of this recording (its bytes= is not the s
 	assert_output "open cpu: stopped early: memory ran out"
 }
 
+@test "stacks that reach no entry frame are an open line past 5% of them, with the main cause; at 5% they are not" {
+	local rb
+	sleep 60 &
+	WPID=$!
+	cd "$BATS_TEST_TMPDIR"
+	rb=$(runbook_copy)
+	fake_recording
+	head -n -1 "$PF_TEST_STREAM" > base.perf
+	cp base.perf "$PF_TEST_STREAM"
+	with_trailer "$PF_TEST_STREAM" "# pf-record: samples=100 lost=0 throttled=0 unknown-chain=0 incomplete=6 incomplete-causes=stack-copy:4,no-unwind-info:2 stop=duration"
+	run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+	run -0 grep '^open ' ev/summary.txt
+	assert_output "open cpu: 6% of stacks incomplete (mostly: stack copy too short)"
+	cp base.perf "$PF_TEST_STREAM"
+	with_trailer "$PF_TEST_STREAM" "# pf-record: samples=100 lost=0 throttled=0 unknown-chain=0 incomplete=5 incomplete-causes=budget:5 stop=duration"
+	run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev2
+	run -1 grep '^open ' ev2/summary.txt
+}
+
 @test "a leaf where interrupts come back on is passed over by the hot lines, with a note" {
 	local rb i
 	sleep 60 &

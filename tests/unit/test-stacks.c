@@ -28,6 +28,7 @@
 #include "kallsyms.h"
 #include "perfscript.h"
 #include "procmaps.h"
+#include "replay.h"
 #include "script.h"
 #include "symbolize.h"
 #include "unwind.h"
@@ -353,7 +354,7 @@ test_unwind(void)
 	/*
 	 * The same mapping with another build-id, another inode or a missing
 	 * file is never read: beside a readable libc, the walk stops at the
-	 * sampled ip, unmapped; alone, there is nothing to walk with (broken,
+	 * sampled ip, its file unreadable (incomplete=: unreadable); alone, there is nothing to walk with (broken,
 	 * and the recorder keeps the frame-pointer chain instead).
 	 */
 	memset(badbid, 0xa5, sizeof(badbid));
@@ -377,8 +378,8 @@ test_unwind(void)
 		    self.libc, 0, 0, 0, NULL, 0, 0) == 0, "%s: map libc", what[i]);
 		n = pf_unwind_sample(u, pid, pid, cap.regs, cap.stack, cap.len, pcs,
 		    PF_UNWIND_MAX_FRAMES, &end);
-		CHECK(n == 1 && pcs[0] == cap.regs[8] && end == PF_UNWIND_UNMAPPED,
-		    "%s beside libc: %zu frames, end %d, want the ip alone, unmapped", what[i],
+		CHECK(n == 1 && pcs[0] == cap.regs[8] && end == PF_UNWIND_UNREADABLE,
+		    "%s beside libc: %zu frames, end %d, want the ip alone, unreadable", what[i],
 		    n, (int)end);
 	}
 	found = 0;
@@ -1099,6 +1100,133 @@ read_back(const struct pf_buf *in, struct pf_buf *out)
 	return rc;
 }
 
+int main(int argc, char **argv);
+
+/*
+ * pf_replay_format's end of a user stack (the trailer's incomplete=):
+ * chains of this process's own frames, with and without an entry frame
+ * (main), and each marker of how an unwind ended.
+ */
+static void
+stack_end_case(struct pf_symbolizer *sym, struct pf_comms *comms, const uint64_t *chain,
+    uint32_t nr, bool cut, enum pf_incomplete why, const char *marker, const char *what)
+{
+	struct {
+		struct pf_rawsample s;
+		uint64_t ips[8];
+	} r = { .s = { .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(), .nr = nr } };
+	struct pf_stack_end end = { .cut = !cut, .why = PF_INCOMPLETE_CAUSES };
+	struct pf_buf b = { 0 };
+
+	memcpy(r.ips, chain, nr * sizeof(*chain));
+	CHECK(pf_replay_format(sym, comms, &r.s, 1, "cpu-clock", &b, &end) == 0, "%s: format",
+	    what);
+	CHECK(end.cut == cut && end.why == why, "%s: cut %d why %s, want cut %d why %s", what,
+	    end.cut, pf_incomplete_name(end.why), cut, pf_incomplete_name(why));
+	CHECK(marker == NULL || (b.data && strstr(b.data, marker) != NULL),
+	    "%s: no %s line in %.*s", what, marker ? marker : "", (int)b.len, b.data);
+	/* Only a stack that reached no entry frame says a budget ended it. */
+	CHECK((marker != NULL && strcmp(marker, "[budget]") == 0) ||
+	    strstr(b.data ? b.data : "", "[budget]") == NULL, "%s: a [budget] line in %.*s", what,
+	    (int)b.len, b.data);
+	pf_buf_free(&b);
+}
+
+static void
+test_stack_end(void)
+{
+	const uint64_t U = (uint64_t)PERF_CONTEXT_USER, K = (uint64_t)PERF_CONTEXT_KERNEL;
+	struct pf_comms comms = { 0 };
+	struct pf_symbolizer *s;
+	uint64_t leaf, mid, top, n127[140];
+	size_t i;
+
+	/* The names: prefixes, versions and lookalikes. */
+	CHECK(pf_entry_frame("_start") && pf_entry_frame("main") &&
+	    pf_entry_frame("__libc_start_main_impl") && pf_entry_frame("__libc_start_call_main") &&
+	    pf_entry_frame("__GI___clone3") && pf_entry_frame("clone3@GLIBC_2.34") &&
+	    pf_entry_frame("start_thread") && pf_entry_frame("runtime.goexit") &&
+	    pf_entry_frame("runtime.main"), "entry frames");
+	CHECK(!pf_entry_frame("main_loop") && !pf_entry_frame("ns::main") &&
+	    !pf_entry_frame("domain") && !pf_entry_frame("") && !pf_entry_frame(NULL) &&
+	    !pf_entry_frame("runtime.mallocgc") && !pf_entry_frame("st_leaf"),
+	    "not entry frames");
+	CHECK(strcmp(pf_incomplete_name(PF_INCOMPLETE_STACK_COPY), "stack-copy") == 0 &&
+	    strcmp(pf_incomplete_name(PF_INCOMPLETE_FP_DATA), "fp-into-data") == 0 &&
+	    strcmp(pf_incomplete_name(PF_INCOMPLETE_NO_UNWIND), "no-unwind-info") == 0 &&
+	    strcmp(pf_incomplete_name(PF_INCOMPLETE_UNREADABLE), "unreadable") == 0 &&
+	    strcmp(pf_incomplete_name(PF_INCOMPLETE_BUDGET), "budget") == 0,
+	    "the causes' names (man/pf-formats.5)");
+
+	if (!load_self() || !capture()) {
+		CHECK(0, "this process's executable mapping or stack not found");
+		return;
+	}
+	if ((s = pf_sym_new(NULL)) == NULL) {
+		CHECK(0, "pf_sym_new: %s", strerror(errno));
+		return;
+	}
+	CHECK(pf_sym_load_proc(s, "/proc", getpid(), false) == 0, "load_proc self");
+	leaf = (uint64_t)cap.regs[8];
+	mid = (uint64_t)cap.ra_leaf;
+	/* A return address into main: the call is the byte before. */
+	top = (uint64_t)(uintptr_t)main + 1;
+	{
+		const uint64_t whole[] = { U, leaf, mid, top };
+		const uint64_t part[] = { U, leaf, mid };
+		const uint64_t trunc[] = { U, leaf, mid, PF_RAWREC_TRUNCATED };
+		const uint64_t budget[] = { U, leaf, mid, PF_RAWREC_BUDGET };
+		const uint64_t unread[] = { U, leaf, mid, PF_RAWREC_UNREADABLE };
+		const uint64_t outer[] = { U, leaf, mid, PF_RAWREC_OUTERMOST };
+		const uint64_t data[] = { U, leaf, mid, 0x10, top };
+		const uint64_t kern[] = { K, 0xffffffff81000100ULL };
+		const uint64_t budget_main[] = { U, leaf, top, PF_RAWREC_BUDGET };
+
+		stack_end_case(s, &comms, whole, 4, false, PF_INCOMPLETE_NONE, NULL, "up to main");
+		stack_end_case(s, &comms, part, 3, false, PF_INCOMPLETE_NO_UNWIND, NULL,
+		    "ends in st_middle");
+		stack_end_case(s, &comms, trunc, 4, false, PF_INCOMPLETE_STACK_COPY, "[truncated]",
+		    "the copy ended it");
+		stack_end_case(s, &comms, budget, 4, false, PF_INCOMPLETE_BUDGET, "[budget]",
+		    "a budget ended it");
+		stack_end_case(s, &comms, unread, 4, false, PF_INCOMPLETE_UNREADABLE, NULL,
+		    "an unreadable file ended it");
+		stack_end_case(s, &comms, outer, 4, false, PF_INCOMPLETE_NONE, NULL,
+		    "an outermost frame by its CFI, unnamed");
+		stack_end_case(s, &comms, data, 5, true, PF_INCOMPLETE_FP_DATA, "[unknown-chain]",
+		    "a chain into data, cut before main");
+		stack_end_case(s, &comms, kern, 2, false, PF_INCOMPLETE_NONE, NULL,
+		    "no user stack");
+		stack_end_case(s, &comms, budget_main, 4, false, PF_INCOMPLETE_NONE, NULL,
+		    "main reached before the budget");
+	}
+	/* A chain of the kernel's full length (127 entries) was cut there. */
+	n127[0] = U;
+	for (i = 1; i < 127; i++)
+		n127[i] = mid;
+	n127[1] = leaf;
+	{
+		struct {
+			struct pf_rawsample s;
+			uint64_t ips[140];
+		} r = { .s = { .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(), .nr = 127 } };
+		struct pf_stack_end end;
+		struct pf_buf b = { 0 };
+
+		memcpy(r.ips, n127, 127 * sizeof(*n127));
+		CHECK(pf_replay_format(s, &comms, &r.s, 1, "cpu-clock", &b, &end) == 0 &&
+		    end.why == PF_INCOMPLETE_STACK_COPY, "127 entries: %s",
+		    pf_incomplete_name(end.why));
+		r.s.nr = 126;
+		CHECK(pf_replay_format(s, &comms, &r.s, 1, "cpu-clock", &b, &end) == 0 &&
+		    end.why == PF_INCOMPLETE_NO_UNWIND, "126 entries: %s",
+		    pf_incomplete_name(end.why));
+		pf_buf_free(&b);
+	}
+	pf_sym_free(s);
+	pf_comms_free(&comms);
+}
+
 /* One sample as the recorders write it (pf_replay_format's layout). */
 static void
 sample_text(struct pf_buf *b, const char *comm, unsigned pid, unsigned tid, uint64_t period,
@@ -1173,6 +1301,7 @@ test_script(void)
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		return;
 	}
+	pf_script_trailer_incomplete(w, 4, "stack-copy:3,budget:1");
 	pf_script_trailer_chains(w, 7);
 	pf_script_trailer_aggregated(w, 6);
 	pf_script_trailer_truncated(w, 5);
@@ -1182,7 +1311,8 @@ test_script(void)
 	slurp(fd, &got);
 	pf_buf_reset(&want);
 	pf_buf_puts(&want, "s\n\n# pf-offcpu: samples=1 lost=0 throttled=0 truncated=5 "
-	    "aggregated=6 unknown-chain=7 stop=signal bytes=108\n");
+	    "aggregated=6 unknown-chain=7 incomplete=4 incomplete-causes=stack-copy:3,budget:1 "
+	    "stop=signal bytes=161\n");
 	CHECK(same_bytes(&got, want.data, want.len), "extras: %.*s", (int)got.len, got.data);
 	pf_script_free(w);
 	close(fd);
@@ -1614,7 +1744,7 @@ main(int argc, char **argv)
 		{ "unwind", test_unwind }, { "unwind-hostile", test_unwind_hostile },
 		{ "symbolize", test_symbolize },
 		{ "symindex", test_symindex }, { "debugfile", test_debugfile },
-		{ "script", test_script },
+		{ "script", test_script }, { "stack-end", test_stack_end },
 	};
 
 	return unit_main(argc, argv, groups, sizeof(groups) / sizeof(groups[0]));
