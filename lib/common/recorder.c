@@ -254,7 +254,8 @@ parse_pids(struct pf_recorder *r, struct pf_result *st)
  * -g auto for a -p or -- CMD target, before anything is opened: dwarf as
  * soon as one of its executable files has no frame pointers (on Debian,
  * libc alone is enough: an fp walk from inside it loses callers, or
- * reads data as frames where it keeps data in rbp).
+ * reads data as frames where it keeps data in rbp), or is Go code, whose
+ * assembly keeps data in rbp.
  * A target whose mappings cannot be read is left to frame pointers:
  * the unwinder would need those mappings too.
  */
@@ -269,15 +270,15 @@ choose_callgraph(struct pf_recorder *r)
 		return;
 	if (r->opt.cmd)
 		rc = pf_fp_lacking_cmd(r->opt.cmd[0], file, sizeof(file));
-	for (i = 0; rc != 1 && i < r->t.npids; i++) {
+	for (i = 0; rc <= PF_FP_WALKS && i < r->t.npids; i++) {
 		int k = pf_fp_lacking_proc("/proc", r->t.pids[i], file, sizeof(file));
 
-		if (k == 1 || (k == -1 && rc == 0))
+		if (k > PF_FP_WALKS || (k == -1 && rc == 0))
 			rc = k;
 	}
-	r->dwarf = rc == 1;
-	if (rc == 1)
-		snprintf(r->auto_why, sizeof(r->auto_why), "no-frame-pointers:%s", file);
+	r->dwarf = rc > PF_FP_WALKS;
+	if (r->dwarf)
+		snprintf(r->auto_why, sizeof(r->auto_why), "%s:%s", pf_fp_word(rc), file);
 	else if (rc == -1)
 		snprintf(r->auto_why, sizeof(r->auto_why), "maps-unreadable");
 	else
