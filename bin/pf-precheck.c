@@ -946,9 +946,9 @@ check_unwind(struct env *e, const struct target *t)
 /*
  * -g auto, as the recorder will decide it (fpcheck.h), so the probe and
  * the memlock check size what it will use.  pf-record's default is auto,
- * pf-offcpu's fp; under -a (system) auto means fp.  With no -p the
- * command is not known: it is judged as a dynamically linked one, by the
- * C library.  Of a list, as the recorder does: dwarf
+ * pf-offcpu's fp.  Under -a (system) pf-record judges the host's C
+ * library, as it does a command not named yet (with no -p): it is what
+ * a dynamically linked one maps.  Of a list, as the recorder does: dwarf
  * when one process has a file without frame pointers or of Go code,
  * else fp (said unreadable when one's mappings could not be read); only
  * the targets found usable are judged.
@@ -967,12 +967,23 @@ check_callgraph(struct env *e)
 	if (!opt.cg_auto)
 		return;
 	if (opt.mode == MODE_SYSTEM) {
-		report(e, "ok", "unwind", NULL, "-g auto: %s -a records with -g fp "
-		    "(-g dwarf on every CPU is for you to choose)", tool);
+		rc = pf_fp_lacking_libc(opt.proc_root, file, sizeof(file));
+		opt.dwarf = rc == PF_FP_LACKING;
+		if (opt.dwarf)
+			report(e, "ok", "unwind", NULL, "-g auto: %s -a will record with -g dwarf "
+			    "at up to %d Hz (the host's %s has no frame pointers)", tool,
+			    PF_RECORD_FREQ_CEILING_DWARF_ALL, file);
+		else if (rc == 0)
+			report(e, "ok", "unwind", NULL, "-g auto: %s -a will record with -g fp "
+			    "(the host's C library keeps frame pointers)", tool);
+		else
+			report(e, "ok", "unwind", NULL, "-g auto: %s -a will record with -g fp "
+			    "(no C library of the host's found to judge)", tool);
 		return;
 	}
-	if (opt.npids == 0)
-		rc = pf_fp_lacking_libc(file, sizeof(file));
+	if (opt.npids == 0 && pf_fp_lacking_libc(opt.proc_root, file, sizeof(file)) ==
+	    PF_FP_LACKING)
+		rc = PF_FP_LACKING;
 	else if (opt.npids > 0 && e->nok == 0)
 		return;
 	for (i = 0; i < opt.npids && rc <= PF_FP_WALKS; i++) {

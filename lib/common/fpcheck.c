@@ -237,16 +237,20 @@ pf_fp_lacking_proc(const char *proc_root, pid_t pid, char *why, size_t whylen)
 	return 0;
 }
 
-/* The C library this process maps: a command on the same system maps the same one. */
+/*
+ * The C library mapped in the maps file at maps_path (its path as that
+ * process sees it): 0 with it in path, or -1.
+ */
 static int
-own_libc(char *path, size_t len)
+maps_libc(const char *maps_path, char *path, size_t len)
 {
 	char line[PATH_MAX + 128];
 	FILE *f;
 	int found = -1;
 
-	if ((f = fopen("/proc/self/maps", "re")) == NULL)
+	if ((f = fopen(maps_path, "re")) == NULL)
 		return -1;
+	/* A line longer than the buffer is read on as more lines, each refused or not a libc. */
 	while (found == -1 && fgets(line, sizeof(line), f) != NULL) {
 		struct pf_maps_entry e;
 		const char *b;
@@ -289,17 +293,36 @@ find_cmd(const char *cmd, char *path, size_t len)
 	return -1;
 }
 
+/*
+ * The loader's C library is the host's: this process's, as a command
+ * started from here would map it; a static build maps none, and then
+ * init's is (pid 1 is the host's, seen through its own root).
+ */
 int
-pf_fp_lacking_libc(char *why, size_t whylen)
+pf_fp_lacking_libc(const char *proc_root, char *why, size_t whylen)
 {
-	char path[PATH_MAX];
+	char maps[PATH_MAX], lib[PATH_MAX], path[PATH_MAX + 64];
 	struct pf_fpinfo fi;
+	int v;
 
-	if (own_libc(path, sizeof(path)) == 0 && judge(path, &fi) == PF_FP_LACKING) {
-		name_of(path, why, whylen);
-		return PF_FP_LACKING;
+	if (maps_libc("/proc/self/maps", lib, sizeof(lib)) == 0)
+		snprintf(path, sizeof(path), "%s", lib);
+	else {
+		snprintf(maps, sizeof(maps), "%s/1/maps", proc_root);
+		if (maps_libc(maps, lib, sizeof(lib)) == -1) {
+			errno = ENOENT;
+			return -1;
+		}
+		snprintf(path, sizeof(path), "%s/1/root%s", proc_root, lib);
 	}
-	return 0;
+	if ((v = judge(path, &fi)) == -1) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (v == PF_FP_WALKS)
+		return 0;
+	name_of(lib, why, whylen);
+	return v;
 }
 
 int
@@ -321,5 +344,7 @@ pf_fp_lacking_cmd(const char *cmd, char *why, size_t whylen)
 		}
 		static_elf = rc == 0 && !fi.dynamic;
 	}
-	return static_elf ? 0 : pf_fp_lacking_libc(why, whylen);
+	if (static_elf)
+		return 0;
+	return pf_fp_lacking_libc("/proc", why, whylen) == PF_FP_LACKING ? PF_FP_LACKING : 0;
 }

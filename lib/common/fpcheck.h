@@ -61,18 +61,21 @@ int pf_fp_lacking_proc(const char *proc_root, pid_t pid, char *why, size_t whyle
 
 /*
  * -g auto for a command not yet run: its executable (found through PATH
- * as execvp would) and, unless it is a static ELF file, the C library
- * this process maps, which a dynamically linked command on the same
- * system maps too.  PF_FP_LACKING or PF_FP_GO with the base name of the
- * file in why, 0 when those judged keep frame pointers.
+ * as execvp would) and, unless it is a static ELF file, the host's C
+ * library (pf_fp_lacking_libc), which a dynamically linked command maps
+ * too.  PF_FP_LACKING or PF_FP_GO with the base name of the file in why,
+ * 0 when those judged keep frame pointers.
  */
 int pf_fp_lacking_cmd(const char *cmd, char *why, size_t whylen);
 
 /*
- * -g auto for a dynamically linked command not named yet: PF_FP_LACKING
- * with the base name in why when the C library this process maps lacks
- * frame pointers, else 0.
+ * -g auto for a dynamically linked command not named yet, and under -a:
+ * the host's C library as the loader maps it, the one this process maps,
+ * or for a static build init's (<proc_root>/1/maps, opened through its
+ * root).  PF_FP_LACKING with its base name in why when it lacks frame
+ * pointers, 0 when it keeps them, -1 (ENOENT) when no C library was
+ * found or it could not be judged.
  */
-int pf_fp_lacking_libc(char *why, size_t whylen);
+int pf_fp_lacking_libc(const char *proc_root, char *why, size_t whylen);
 
 #endif
