@@ -40,6 +40,12 @@ UNITSRC := $(wildcard tests/unit/*.c)
 UNITS   := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNITSRC))
 WLSRC   := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,build/workloads/%,$(WLSRC))
+# Go workloads only where Go is installed (install-deps --test); their
+# tests skip without it.
+GO      ?= $(shell command -v go 2>/dev/null)
+ifneq ($(GO),)
+WORKLOADS += $(patsubst tests/workloads/%.go,build/workloads/%,$(wildcard tests/workloads/*.go))
+endif
 MANPAGES := $(wildcard man/*.[1-8])
 # Runbook scripts installed beside the tools.
 RUNBOOKS := scripts/pf-triage scripts/pf-bundle
@@ -192,6 +198,13 @@ build/workloads/dbg-%: tests/workloads/dbg-%.c | build/workloads
 	objcopy --only-keep-debug $@.full $@.debug
 	strip -o $@ $@.full
 	rm -f $@.full
+
+# Go workloads: one file of the standard library each, built offline
+# (no module, no proxy) with Go's caches under build/, as go build ships
+# them: frame pointers, symbols and .debug_frame.
+build/workloads/go-%: tests/workloads/go-%.go | build/workloads
+	GOCACHE=$(CURDIR)/build/go/cache GOPATH=$(CURDIR)/build/go/path HOME=$(CURDIR)/build/go \
+	    GO111MODULE=off GOPROXY=off GOFLAGS= CGO_ENABLED=0 $(GO) build -o $@ $<
 
 workloads: $(WORKLOADS)
 

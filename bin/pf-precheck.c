@@ -861,7 +861,21 @@ check_unwind(struct env *e, const struct target *t)
 				    t->tag, u.path[i]);
 			continue;
 		}
-		fp = pf_fp_kept(&fi);
+		fp = pf_fp_verdict(&fi) == PF_FP_WALKS;
+		if (first && fi.go) {
+			if (opt.dwarf)
+				report(e, "ok", "unwind", NULL, "%s%s: Go code (its build-id note or "
+				    ".go.buildinfo), whose assembly uses rbp as a general register; "
+				    "-g dwarf unwinds it from .debug_frame", t->tag, u.path[i]);
+			else {
+				snprintf(fix, sizeof(fix), "use %s -g auto or -g dwarf",
+				    opt.mode == MODE_OFFCPU ? "pf-offcpu" : "pf-record");
+				report(e, "warn", "unwind", fix, "%s%s: Go code (its build-id note or "
+				    ".go.buildinfo), whose assembly uses rbp as a general register: "
+				    "-g fp stacks lose the callers of a sample there", t->tag, u.path[i]);
+			}
+			continue;
+		}
 		if (first) {
 			if (fp)
 				report(e, "ok", "unwind", NULL, "%s%s: keeps frame pointers (%u of %u probed "
@@ -932,11 +946,12 @@ check_unwind(struct env *e, const struct target *t)
 /*
  * -g auto, as the recorder will decide it (fpcheck.h), so the probe and
  * the memlock check size what it will use.  pf-record's default is auto,
- * pf-offcpu's fp; under -a (system) auto means fp.  With no -p the
- * command is not known: it is judged as a dynamically linked one, by the
- * C library.  Of a list, as the recorder does: dwarf when one process has
- * a file without frame pointers, else fp (said unreadable when one's
- * mappings could not be read); only the targets found usable are judged.
+ * pf-offcpu's fp.  Under -a (system) pf-record judges the host's C
+ * library, as it does a command not named yet (with no -p): it is what
+ * a dynamically linked one maps.  Of a list, as the recorder does: dwarf
+ * when one process has a file without frame pointers or of Go code,
+ * else fp (said unreadable when one's mappings could not be read); only
+ * the targets found usable are judged.
  */
 static void
 check_callgraph(struct env *e)
@@ -952,30 +967,45 @@ check_callgraph(struct env *e)
 	if (!opt.cg_auto)
 		return;
 	if (opt.mode == MODE_SYSTEM) {
-		report(e, "ok", "unwind", NULL, "-g auto: %s -a records with -g fp "
-		    "(-g dwarf on every CPU is for you to choose)", tool);
+		rc = pf_fp_lacking_libc(opt.proc_root, file, sizeof(file));
+		opt.dwarf = rc == PF_FP_LACKING;
+		if (opt.dwarf)
+			report(e, "ok", "unwind", NULL, "-g auto: %s -a will record with -g dwarf "
+			    "at up to %d Hz (the host's %s has no frame pointers)", tool,
+			    PF_RECORD_FREQ_CEILING_DWARF_ALL, file);
+		else if (rc == 0)
+			report(e, "ok", "unwind", NULL, "-g auto: %s -a will record with -g fp "
+			    "(the host's C library keeps frame pointers)", tool);
+		else
+			report(e, "ok", "unwind", NULL, "-g auto: %s -a will record with -g fp "
+			    "(no C library of the host's found to judge)", tool);
 		return;
 	}
-	if (opt.npids == 0)
-		rc = pf_fp_lacking_libc(file, sizeof(file));
-	else if (e->nok == 0)
+	if (opt.npids == 0 && pf_fp_lacking_libc(opt.proc_root, file, sizeof(file)) ==
+	    PF_FP_LACKING)
+		rc = PF_FP_LACKING;
+	else if (opt.npids > 0 && e->nok == 0)
 		return;
-	for (i = 0; i < opt.npids && rc != 1; i++) {
+	for (i = 0; i < opt.npids && rc <= PF_FP_WALKS; i++) {
 		int k;
 
 		if (!e->t[i].ok)
 			continue;
 		k = pf_fp_lacking_proc(opt.proc_root, e->t[i].pid, one, sizeof(one));
-		if (k == 1 || (k == -1 && rc == 0)) {
+		if (k > PF_FP_WALKS || (k == -1 && rc == 0)) {
 			rc = k;
 			by = &e->t[i];
 			snprintf(file, sizeof(file), "%s", one);
 		}
 	}
-	opt.dwarf = rc == 1;
+	opt.dwarf = rc > PF_FP_WALKS;
 	if (by != NULL && opt.npids > 1)
 		snprintf(who, sizeof(who), "pid %d's", by->pid);
-	if (rc == 1)
+	if (rc == PF_FP_GO)
+		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g dwarf "
+		    "(%s%s is Go code, whose assembly uses rbp as a general register)", tool,
+		    by != NULL ? by->tag : "", file);
+	else if (rc == PF_FP_LACKING)
 		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g dwarf "
 		    "(%s%s has no frame pointers)", tool, by != NULL ? by->tag : "", file);
 	else if (rc == 0)

@@ -39,8 +39,9 @@ static const char help[] =
     "  -- COMMAND [ARG...]     run COMMAND and sample it from its exec\n"
     "  -F, --freq HZ           sampling rate (default 99, ceiling 999)\n"
     "  -d, --duration SECONDS  window (default 15, -a 10; ceiling 120, -a 30)\n"
-    "  -g, --call-graph auto   dwarf if a file the target maps has no frame pointers,\n"
-    "                          else fp; fp with -a (the default)\n"
+    "  -g, --call-graph auto   dwarf if a file the target maps has no frame pointers\n"
+    "                          or is Go code, else fp; with -a, dwarf if the host's\n"
+    "                          C library has none, up to 99 Hz (the default)\n"
     "  -g, --call-graph fp     stacks from frame pointers\n"
     "  -g, --call-graph dwarf  stacks unwound from a copy of the user stack with the\n"
     "                          files' unwind tables, for code without frame pointers\n"
@@ -80,10 +81,19 @@ option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *st)
 	return 1;
 }
 
-/* Every dwarf sample is unwound as it arrives: the whole system gets less of that. */
+/*
+ * Every dwarf sample is unwound as it arrives: the whole system gets less
+ * of that.  -g auto, which chose dwarf -a for the host's C library, takes
+ * fp at a rate above dwarf's: the rate was asked for, the unwinding not.
+ */
 static int
 check_options(struct pf_recorder *r, struct pf_result *st)
 {
+	if (r->callgraph == PF_CG_AUTO && r->dwarf && r->opt.all &&
+	    freq > PF_RECORD_FREQ_CEILING_DWARF_ALL) {
+		r->dwarf = false;
+		snprintf(r->auto_why, sizeof(r->auto_why), "freq-above-dwarf-ceiling");
+	}
 	if (r->dwarf && r->opt.all && freq > PF_RECORD_FREQ_CEILING_DWARF_ALL)
 		return pf_result_set(st, PF_EXIT_USAGE, 0,
 		    "-F %llu: above the ceiling of %d Hz for -g dwarf -a",

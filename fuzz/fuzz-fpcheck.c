@@ -2,19 +2,23 @@
  * fuzz-fpcheck: lib/common/fpcheck.c's pf_fp_probe, which -g auto and
  * pf-precheck run on a target's executable files, as root and before
  * the recorder confines itself: libelf and libdw read the file's
- * section headers, .eh_frame_hdr and .eh_frame at up to PF_FP_PROBES
- * addresses over .text, all of it the target's to write.  The input is
+ * section headers (every one, for .text and Go's marks), .eh_frame_hdr
+ * and .eh_frame at up to PF_FP_PROBES addresses over .text, all of it
+ * the target's to write.  The input is
  * the file, put in a memfd (the probe takes a descriptor), each time
  * into the same one, so a run opens nothing.
  *
  * Besides the sanitizers' findings and libFuzzer's time and memory
  * limits, it aborts when the answer is out of fpcheck.h's range: 0 with
- * 1 to PF_FP_PROBES addresses probed and no more of them rbp-based, or
- * -1 with EINVAL and nothing counted; when pf_fp_kept is not "more than
- * half rbp-based"; when the file is called dynamic without a PT_INTERP
- * program header in it (looked for here from the ELF header alone);
- * when the descriptor is no longer the caller's, or a second probe of
- * the same file answers otherwise.
+ * up to PF_FP_PROBES addresses probed (at least one, unless Go) and no
+ * more of them rbp-based, or -1 with EINVAL and nothing counted nor Go;
+ * when pf_fp_kept is not "more than half rbp-based"; when pf_fp_verdict
+ * does not put Go first, then pf_fp_kept; when the file is called
+ * dynamic without a PT_INTERP program header in it (looked for here from
+ * the ELF header alone), or Go without the names .debug_frame and
+ * .note.go.buildid or .go.buildinfo anywhere in it; when the descriptor
+ * is no longer the caller's, or a second probe of the same file answers
+ * otherwise.
  *
  * Known, and reported rather than fuzzed again and again: libdw (0.188)
  * grows a frame's register table to any register number a CFI program
@@ -107,6 +111,13 @@ maybe_interp(const uint8_t *data, size_t size)
 	return false;
 }
 
+/* Whether s and its NUL are in the input, as a section name in a string table must be. */
+static bool
+has(const uint8_t *data, size_t size, const char *s)
+{
+	return memmem(data, size, s, strlen(s) + 1) != NULL;
+}
+
 static int
 probe(struct pf_fpinfo *fi, int *err)
 {
@@ -133,20 +144,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	rc = probe(&fi, &err);
 	if (rc == 0) {
-		if (fi.probed < 1 || fi.probed > PF_FP_PROBES || fi.rbp > fi.probed)
+		if ((fi.probed < 1 && !fi.go) || fi.probed > PF_FP_PROBES || fi.rbp > fi.probed)
 			abort();
-	} else if (rc != -1 || err != EINVAL || fi.probed != 0 || fi.rbp != 0) {
+	} else if (rc != -1 || err != EINVAL || fi.probed != 0 || fi.rbp != 0 || fi.go) {
 		abort();
 	}
 	if (pf_fp_kept(&fi) != (2 * fi.rbp > fi.probed))
 		abort();
+	if (pf_fp_verdict(&fi) != (fi.go ? PF_FP_GO : pf_fp_kept(&fi) ? PF_FP_WALKS : PF_FP_LACKING))
+		abort();
 	if (fi.dynamic && !maybe_interp(data, size))
+		abort();
+	if (fi.go && (!has(data, size, ".debug_frame") ||
+	    (!has(data, size, ".note.go.buildid") && !has(data, size, ".go.buildinfo"))))
 		abort();
 	if (fcntl(fd, F_GETFD) == -1)
 		abort();	/* closed under the caller */
 	rc2 = probe(&again, &err2);
 	if (rc2 != rc || (rc == -1 && err2 != err) || again.probed != fi.probed ||
-	    again.rbp != fi.rbp || again.dynamic != fi.dynamic)
+	    again.rbp != fi.rbp || again.dynamic != fi.dynamic || again.go != fi.go)
 		abort();
 	return 0;
 }

@@ -4,7 +4,9 @@
  * computes it from rsp everywhere, but for the odd function that realigns
  * its stack or uses alloca.  Cheap (a binary search of .eh_frame_hdr and
  * a short CFI program per probe) and blind to code without call-frame
- * information.
+ * information.  Go code is known by its sections instead: it has no
+ * .eh_frame, and its rbp frames do not hold where its assembly keeps
+ * data in rbp.
  */
 #define _GNU_SOURCE
 #include <dwarf.h>
@@ -35,6 +37,17 @@ has_interp(Elf *elf)
 	return false;
 }
 
+/*
+ * Go's linker writes .note.go.buildid and .go.buildinfo into every
+ * program (strip keeps both); .debug_frame is what -g dwarf unwinds Go
+ * code by, and what -s -w or strip removes.
+ */
+static bool
+go_marker(const char *name)
+{
+	return strcmp(name, ".note.go.buildid") == 0 || strcmp(name, ".go.buildinfo") == 0;
+}
+
 int
 pf_fp_probe(int fd, struct pf_fpinfo *fi)
 {
@@ -43,6 +56,7 @@ pf_fp_probe(int fd, struct pf_fpinfo *fi)
 	Dwarf_CFI *cfi;
 	GElf_Shdr sh, text = { 0 };
 	size_t shstr, i;
+	bool go = false, debug_frame = false;
 	int rc = -1;
 
 	memset(fi, 0, sizeof(*fi));
@@ -52,17 +66,27 @@ pf_fp_probe(int fd, struct pf_fpinfo *fi)
 		return -1;
 	}
 	fi->dynamic = has_interp(elf);
+	/*
+	 * Every section header, once: libelf has read them all already (as
+	 * many as the file holds), and each name is bounded by its string
+	 * table.
+	 */
 	if (elf_getshdrstrndx(elf, &shstr) == 0)
 		while ((scn = elf_nextscn(elf, scn)) != NULL) {
 			const char *name;
 
-			if (gelf_getshdr(scn, &sh) != NULL &&
-			    (name = elf_strptr(elf, shstr, sh.sh_name)) != NULL &&
-			    strcmp(name, ".text") == 0) {
+			if (gelf_getshdr(scn, &sh) == NULL ||
+			    (name = elf_strptr(elf, shstr, sh.sh_name)) == NULL)
+				continue;
+			if (strcmp(name, ".text") == 0 && text.sh_size == 0)
 				text = sh;
-				break;
-			}
+			else if (go_marker(name))
+				go = true;
+			else if (strcmp(name, ".debug_frame") == 0 && sh.sh_type != SHT_NOBITS &&
+			    sh.sh_size > 0)
+				debug_frame = true;
 		}
+	fi->go = go && debug_frame && text.sh_size > 0;
 	if (text.sh_size > 0 && (cfi = dwarf_getcfi_elf(elf)) != NULL) {
 		for (i = 0; i < PF_FP_PROBES; i++) {
 			Dwarf_Addr a = text.sh_addr + (2 * i + 1) * text.sh_size / (2 * PF_FP_PROBES);
@@ -81,8 +105,9 @@ pf_fp_probe(int fd, struct pf_fpinfo *fi)
 			free(fr);
 		}
 		dwarf_cfi_end(cfi);
-		rc = fi->probed > 0 ? 0 : -1;
 	}
+	if (fi->probed > 0 || fi->go)
+		rc = 0;
 	elf_end(elf);
 	if (rc == -1)
 		errno = EINVAL;
@@ -94,6 +119,25 @@ bool
 pf_fp_kept(const struct pf_fpinfo *fi)
 {
 	return 2 * fi->rbp > fi->probed;
+}
+
+/*
+ * Go before the probes: Go's own code keeps rbp frames, but a sample in
+ * its assembly finds rbp holding data, and Go code has no .eh_frame to
+ * probe anyway.
+ */
+int
+pf_fp_verdict(const struct pf_fpinfo *fi)
+{
+	if (fi->go)
+		return PF_FP_GO;
+	return pf_fp_kept(fi) ? PF_FP_WALKS : PF_FP_LACKING;
+}
+
+const char *
+pf_fp_word(int verdict)
+{
+	return verdict == PF_FP_GO ? "go" : "no-frame-pointers";
 }
 
 /*
@@ -109,17 +153,20 @@ name_of(const char *path, char *why, size_t whylen)
 	snprintf(why, whylen, "%s", b ? b + 1 : path);
 }
 
-/* 1: the file at path lacks frame pointers; 0: keeps them or cannot be judged. */
+/*
+ * The file at path by pf_fp_verdict, or -1 when it cannot be opened or
+ * judged.
+ */
 static int
-lacks(const char *path, struct pf_fpinfo *fi)
+judge(const char *path, struct pf_fpinfo *fi)
 {
 	int fd, rc;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return 0;
+		return -1;
 	rc = pf_fp_probe(fd, fi);
 	close(fd);
-	return rc == 0 && !pf_fp_kept(fi);
+	return rc == 0 ? pf_fp_verdict(fi) : -1;
 }
 
 #define SEEN_MAX	64
@@ -142,6 +189,7 @@ walk_map(const struct pf_maps_entry *m, void *arg)
 	char path[PATH_MAX];
 	struct pf_fpinfo fi;
 	size_t i;
+	int v;
 
 	if (!m->exec || m->path[0] != '/' || m->deleted)
 		return 0;
@@ -157,10 +205,10 @@ walk_map(const struct pf_maps_entry *m, void *arg)
 		w->nseen++;
 	/* Through the target's root: the path is the target's view. */
 	snprintf(path, sizeof(path), "%s/%d/root%s", w->proc_root, (int)w->pid, m->path);
-	if (!lacks(path, &fi))
+	if ((v = judge(path, &fi)) <= PF_FP_WALKS)
 		return 0;
 	name_of(m->path, w->why, w->whylen);
-	w->found = 1;
+	w->found = v;
 	return -1;
 }
 
@@ -181,7 +229,7 @@ pf_fp_lacking_proc(const char *proc_root, pid_t pid, char *why, size_t whylen)
 	for (i = 0; i < w.nseen; i++)
 		free(w.seen[i]);
 	if (w.found)
-		return 1;
+		return w.found;
 	if (rc == -1 && !w.full) {
 		errno = e;
 		return -1;
@@ -189,16 +237,20 @@ pf_fp_lacking_proc(const char *proc_root, pid_t pid, char *why, size_t whylen)
 	return 0;
 }
 
-/* The C library this process maps: a command on the same system maps the same one. */
+/*
+ * The C library mapped in the maps file at maps_path (its path as that
+ * process sees it): 0 with it in path, or -1.
+ */
 static int
-own_libc(char *path, size_t len)
+maps_libc(const char *maps_path, char *path, size_t len)
 {
 	char line[PATH_MAX + 128];
 	FILE *f;
 	int found = -1;
 
-	if ((f = fopen("/proc/self/maps", "re")) == NULL)
+	if ((f = fopen(maps_path, "re")) == NULL)
 		return -1;
+	/* A line longer than the buffer is read on as more lines, each refused or not a libc. */
 	while (found == -1 && fgets(line, sizeof(line), f) != NULL) {
 		struct pf_maps_entry e;
 		const char *b;
@@ -241,17 +293,36 @@ find_cmd(const char *cmd, char *path, size_t len)
 	return -1;
 }
 
+/*
+ * The loader's C library is the host's: this process's, as a command
+ * started from here would map it; a static build maps none, and then
+ * init's is (pid 1 is the host's, seen through its own root).
+ */
 int
-pf_fp_lacking_libc(char *why, size_t whylen)
+pf_fp_lacking_libc(const char *proc_root, char *why, size_t whylen)
 {
-	char path[PATH_MAX];
+	char maps[PATH_MAX], lib[PATH_MAX], path[PATH_MAX + 64];
 	struct pf_fpinfo fi;
+	int v;
 
-	if (own_libc(path, sizeof(path)) == 0 && lacks(path, &fi)) {
-		name_of(path, why, whylen);
-		return 1;
+	if (maps_libc("/proc/self/maps", lib, sizeof(lib)) == 0)
+		snprintf(path, sizeof(path), "%s", lib);
+	else {
+		snprintf(maps, sizeof(maps), "%s/1/maps", proc_root);
+		if (maps_libc(maps, lib, sizeof(lib)) == -1) {
+			errno = ENOENT;
+			return -1;
+		}
+		snprintf(path, sizeof(path), "%s/1/root%s", proc_root, lib);
 	}
-	return 0;
+	if ((v = judge(path, &fi)) == -1) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (v == PF_FP_WALKS)
+		return 0;
+	name_of(lib, why, whylen);
+	return v;
 }
 
 int
@@ -264,14 +335,16 @@ pf_fp_lacking_cmd(const char *cmd, char *why, size_t whylen)
 
 	if (find_cmd(cmd, path, sizeof(path)) == 0 &&
 	    (fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
-		int rc = pf_fp_probe(fd, &fi);
+		int rc = pf_fp_probe(fd, &fi), v = rc == 0 ? pf_fp_verdict(&fi) : -1;
 
 		close(fd);
-		if (rc == 0 && !pf_fp_kept(&fi)) {
+		if (v > PF_FP_WALKS) {
 			name_of(path, why, whylen);
-			return 1;
+			return v;
 		}
 		static_elf = rc == 0 && !fi.dynamic;
 	}
-	return static_elf ? 0 : pf_fp_lacking_libc(why, whylen);
+	if (static_elf)
+		return 0;
+	return pf_fp_lacking_libc("/proc", why, whylen) == PF_FP_LACKING ? PF_FP_LACKING : 0;
 }

@@ -45,7 +45,7 @@ const struct pf_rec_tool pf_rec_record = {
 	.ring_pages = PF_RECORD_RING_PAGES,
 	.dur_default = PF_RECORD_DUR_DEFAULT, .dur_default_all = PF_RECORD_DUR_DEFAULT_ALL,
 	.dur_ceiling = PF_RECORD_DUR_CEILING, .dur_ceiling_all = PF_RECORD_DUR_CEILING_ALL,
-	.callgraph = PF_CG_AUTO,
+	.callgraph = PF_CG_AUTO, .auto_all = true,
 };
 
 const struct pf_rec_tool pf_rec_offcpu = {
@@ -164,6 +164,33 @@ common_option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *
 	return rc;
 }
 
+/*
+ * -g auto under -a: every process on the host maps the host's C library,
+ * and a sample in it (a system call's wrapper, memcpy, malloc) loses its
+ * callers to a frame-pointer walk when it has none, so dwarf then (the
+ * tool holds it to its -a rate).  A tool that samples at every context
+ * switch keeps fp: a stack copy each is for its user to choose.
+ */
+static void
+choose_callgraph_all(struct pf_recorder *r)
+{
+	char file[56];
+	int rc;
+
+	if (!r->ops->tool->auto_all) {
+		snprintf(r->auto_why, sizeof(r->auto_why), "all-cpus");
+		return;
+	}
+	rc = pf_fp_lacking_libc("/proc", file, sizeof(file));
+	r->dwarf = rc == PF_FP_LACKING;
+	if (r->dwarf)
+		snprintf(r->auto_why, sizeof(r->auto_why), "%s:%s", pf_fp_word(rc), file);
+	else if (rc == 0)
+		snprintf(r->auto_why, sizeof(r->auto_why), "frame-pointers");
+	else
+		snprintf(r->auto_why, sizeof(r->auto_why), "all-cpus");
+}
+
 static int
 parse_options(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 {
@@ -191,7 +218,7 @@ parse_options(struct pf_recorder *r, int argc, char **argv, struct pf_result *st
 		    "give exactly one target: -p PID, -a or -- COMMAND");
 	/* -a decides here, before the tool checks its rate against -g dwarf -a. */
 	if (r->callgraph == PF_CG_AUTO && o->all)
-		snprintf(r->auto_why, sizeof(r->auto_why), "all-cpus");
+		choose_callgraph_all(r);
 	if (ops->check_options && ops->check_options(r, st) == -1)
 		return -1;
 	ceiling = o->all ? tool->dur_ceiling_all : tool->dur_ceiling;
@@ -254,7 +281,8 @@ parse_pids(struct pf_recorder *r, struct pf_result *st)
  * -g auto for a -p or -- CMD target, before anything is opened: dwarf as
  * soon as one of its executable files has no frame pointers (on Debian,
  * libc alone is enough: an fp walk from inside it loses callers, or
- * reads data as frames where it keeps data in rbp).
+ * reads data as frames where it keeps data in rbp), or is Go code, whose
+ * assembly keeps data in rbp.
  * A target whose mappings cannot be read is left to frame pointers:
  * the unwinder would need those mappings too.
  */
@@ -269,15 +297,15 @@ choose_callgraph(struct pf_recorder *r)
 		return;
 	if (r->opt.cmd)
 		rc = pf_fp_lacking_cmd(r->opt.cmd[0], file, sizeof(file));
-	for (i = 0; rc != 1 && i < r->t.npids; i++) {
+	for (i = 0; rc <= PF_FP_WALKS && i < r->t.npids; i++) {
 		int k = pf_fp_lacking_proc("/proc", r->t.pids[i], file, sizeof(file));
 
-		if (k == 1 || (k == -1 && rc == 0))
+		if (k > PF_FP_WALKS || (k == -1 && rc == 0))
 			rc = k;
 	}
-	r->dwarf = rc == 1;
-	if (rc == 1)
-		snprintf(r->auto_why, sizeof(r->auto_why), "no-frame-pointers:%s", file);
+	r->dwarf = rc > PF_FP_WALKS;
+	if (r->dwarf)
+		snprintf(r->auto_why, sizeof(r->auto_why), "%s:%s", pf_fp_word(rc), file);
 	else if (rc == -1)
 		snprintf(r->auto_why, sizeof(r->auto_why), "maps-unreadable");
 	else

@@ -145,6 +145,7 @@ struct pf_rec_tool {
 	uint64_t rate_cap;		/* the default of r->rate_cap; 0: none */
 	const char *rate_what;		/* "context switches", for the rate-cap warning */
 	enum pf_rec_callgraph callgraph;	/* without -g */
+	bool auto_all;			/* -g auto -a judges the host's C library (else fp) */
 };
 
 extern const struct pf_rec_tool pf_rec_record, pf_rec_offcpu;

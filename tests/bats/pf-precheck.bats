@@ -183,7 +183,11 @@ level() {
 	assert_line --partial "ok probe perf_event_open cpu-clock on the target (user and kernel stacks) succeeded"
 	run -0 pf-precheck --mode offcpu -p "$KIDS" -o /tmp --min-free 0
 	run -0 pf-precheck --mode system -o /tmp --min-free 0
-	assert_line "ok unwind -g auto: pf-record -a records with -g fp (-g dwarf on every CPU is for you to choose)"
+	# -a judges the host's C library, as pf-record -a will (Debian's has no frame pointers).
+	assert_line "ok unwind -g auto: pf-record -a will record with -g dwarf at up to 99 Hz (the host's libc.so.6 has no frame pointers)"
+	# pf-offcpu's default is fp, -a or not: no choice to report.
+	run -0 pf-precheck --mode offcpu -o /tmp --min-free 0
+	refute_line --partial "-g auto:"
 }
 
 @test "a target that exited fails with what to do" {
@@ -504,6 +508,32 @@ zombie() {
 	# pf-offcpu's default is fp: no choice to report.
 	run -0 pf-precheck --mode offcpu -p 4242 --proc-root "$FXD/lack:nofp-split" -o /tmp --min-free 0
 	refute_line --partial "-g auto:"
+}
+
+@test "-g auto: a Go program (its build-id note) is recorded with -g dwarf, and -g fp warns why" {
+	if [ ! -x "$WORKLOADS/go-split" ]; then
+		command -v go >/dev/null 2>&1 || skip "go not installed: the Go workload (go-split) is not built"
+		fail "$WORKLOADS/go-split not built: run make"
+	fi
+	mkproc "$FXD/go" 1 0
+	mkdir -p "$FXD/go/4242/root/opt"
+	echo '4242 (app) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 500 1000 100 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0' >"$FXD/go/4242/stat"
+	printf 'Name:\tapp\nUid:\t0\t0\t0\t0\n' >"$FXD/go/4242/status"
+	cp "$WORKLOADS/go-split" "$FXD/go/4242/root/opt/app"
+	ln -s /opt/app "$FXD/go/4242/exe"
+	printf '%s\n' '00400000-00401000 r--p 00000000 08:01 17 /opt/app' \
+		'00401000-00480000 r-xp 00001000 08:01 17 /opt/app' >"$FXD/go/4242/maps"
+	run -0 pf-precheck -p 4242 --proc-root "$FXD/go" -o /tmp --min-free 0
+	assert_line "ok unwind -g auto: pf-record will record with -g dwarf (app is Go code, whose assembly uses rbp as a general register)"
+	assert_line "ok unwind /opt/app: Go code (its build-id note or .go.buildinfo), whose assembly uses rbp as a general register; -g dwarf unwinds it from .debug_frame"
+	run -0 pf-precheck -g fp -p 4242 --proc-root "$FXD/go" -o /tmp --min-free 0
+	assert_line "warn unwind /opt/app: Go code (its build-id note or .go.buildinfo), whose assembly uses rbp as a general register: -g fp stacks lose the callers of a sample there"
+	assert_line "  fix: use pf-record -g auto or -g dwarf"
+	# Without .debug_frame (go build -ldflags=-w, or strip) -g dwarf has
+	# nothing to unwind it by either: it is not judged.
+	objcopy --remove-section .debug_frame "$WORKLOADS/go-split" "$FXD/go/4242/root/opt/app"
+	run -0 pf-precheck -p 4242 --proc-root "$FXD/go" -o /tmp --min-free 0
+	assert_line "ok unwind -g auto: pf-record will record with -g fp (the files judged keep frame pointers)"
 }
 
 @test "a zombie in a fixture tree fails the target check" {

@@ -77,7 +77,7 @@ valid_stream() {
 	local size
 	size=$(stat -c %s "$1")
 	awk -v size="$size" '
-	NR == 1 { if ($0 !~ /^# pf-record 2 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ freq=[0-9]+ callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|maps-unreadable|no-frame-pointers:[^ ]+))? kernel-stacks=(yes|no) start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
+	NR == 1 { if ($0 !~ /^# pf-record 2 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ freq=[0-9]+ callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|freq-above-dwarf-ceiling|maps-unreadable|(no-frame-pointers|go):[^ ]+))? kernel-stacks=(yes|no) start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
 	/^# pf-record: samples=/ { if (tline) bad("a second trailer"); trailer = $0; tline = NR; next }
 	/^# pf-record/ { if (insample || nsamples) bad("comment inside the stream: " $0); next }
 	/^# build-id / { if (insample || nsamples) bad("build-id line inside the stream: " $0); if ($0 !~ /^# build-id ([0-9a-f][0-9a-f])+ [^ ]+( [0-9a-f]+:[0-9a-f]+:[0-9a-f]+)*$/) bad("build-id line: " $0); next }
@@ -310,7 +310,7 @@ incomplete_count() {
 	assert_line --index 1 --regexp '[0-9]+% of stacks incomplete \(mostly: stack copy too short\)$'
 }
 
-@test "-g auto, the default: -g dwarf for a target without frame pointers (-- CMD and -p), the header says why; fp under -a" {
+@test "-g auto, the default: -g dwarf for a target without frame pointers (-- CMD and -p), the header says why" {
 	local d="$BATS_TEST_TMPDIR" got
 	run -0 pf-record -F 499 --no-progress -o "$d/c.txt" -- "$WORKLOADS/nofp-split" 3
 	head -n 1 "$d/c.txt" | grep -q " callgraph=dwarf stack=16384 auto=no-frame-pointers:nofp-split kernel-stacks=" ||
@@ -326,13 +326,80 @@ incomplete_count() {
 	head -n 1 "$d/p.txt" | grep -q " callgraph=dwarf stack=16384 auto=no-frame-pointers:nofp-split kernel-stacks=" ||
 		fail "-p header: $(head -n 1 "$d/p.txt")"
 	run -0 valid_stream "$d/p.txt"
+}
 
-	# A stack copy per sample on every CPU is -g dwarf's explicit choice.
+# host_libc_lacks_fp: whether pf-precheck finds this shell's C library
+# without frame pointers (Debian's has none).
+host_libc_lacks_fp() {
+	pf-precheck -g fp --no-probe -p $$ -o "$BATS_TEST_TMPDIR" --min-free 0 2>/dev/null |
+		grep -Eq '^ok unwind .*/libc\.so\.6: no frame pointers '
+}
+
+@test "-g auto under -a: -g dwarf when the host's C library has no frame pointers, the header says why; fp above 99 Hz" {
 	require_root
-	run -0 pf-record -a -d 0.5 --no-progress -o "$d/a.txt"
-	head -n 1 "$d/a.txt" | grep -q " callgraph=fp auto=all-cpus kernel-stacks=" ||
+	local d="$BATS_TEST_TMPDIR" got pid
+	host_libc_lacks_fp || skip "this host's C library keeps frame pointers"
+	# nofp-split, favoured, and the recording, with the defaults but for
+	# the window: without frame pointers, its stacks reach main only
+	# unwound.
+	# shellcheck disable=SC2016 # the inner sh expands $1, $2 and $!
+	run -0 --separate-stderr favoured_sh '"$1" 4 >/dev/null 2>&1 & echo $! >"$2.pid"
+		sleep 0.3; exec pf-record -a -d 2 --no-progress -o "$2"' sh "$WORKLOADS/nofp-split" "$d/a.txt"
+	pid=$(cat "$d/a.txt.pid")
+	BGPID=$pid
+	head -n 1 "$d/a.txt" | grep -q " freq=99 callgraph=dwarf stack=16384 auto=no-frame-pointers:libc\.so\.6 kernel-stacks=" ||
 		fail "-a header: $(head -n 1 "$d/a.txt")"
 	run -0 valid_stream "$d/a.txt"
+	pf-fold --filter-pid "$pid" "$d/a.txt" > "$d/a.folded"
+	[ -s "$d/a.folded" ] || fail "no sample of nofp-split ($pid)"
+	got=$(entry_share "$d/a.folded")
+	within "$got" 100 10 || fail "-a: only $got% of nofp-split's stacks reach an entry frame"
+	got=$(under_main "$d/a.folded")
+	within "$got" 100 10 || fail "-a: only $got% of nofp-split's leaves under main"
+
+	# dwarf's -a ceiling is 99 Hz: a rate above it was asked for, dwarf not.
+	run -0 pf-record -a -F 199 -d 0.3 --no-progress -o "$d/f.txt"
+	head -n 1 "$d/f.txt" | grep -q " freq=199 callgraph=fp auto=freq-above-dwarf-ceiling kernel-stacks=" ||
+		fail "-a -F 199 header: $(head -n 1 "$d/f.txt")"
+	run -0 valid_stream "$d/f.txt"
+}
+
+# go_shares FOLDED: "COMPLETE HASHLOOP LEAF" for go-split's samples: the
+# percent whose stack reaches runtime.goexit or runtime.main, the percent
+# with main.hashLoop anywhere in it, and the percent whose leaf is
+# hashLoop's work (crypto/sha256's code or hashLoop itself), which no
+# unwinding decides: hashLoop's true share.
+go_shares() {
+	awk '{ n = $NF; t += n; leaf = $0; sub(/ [0-9]+$/, "", leaf); sub(/.*;/, "", leaf)
+		if ($0 ~ /(^|;)runtime\.(goexit(\.abi0)?|main)(;| )/) c += n
+		if ($0 ~ /(^|;)main\.hashLoop(;| )/) h += n
+		if (leaf ~ /^(crypto\/sha256\.|main\.hashLoop$)/) l += n }
+		END { if (t) printf "%.1f %.1f %.1f\n", 100 * c / t, 100 * h / t, 100 * l / t }' "$1"
+}
+
+@test "-g auto: a Go program is recorded with -g dwarf (auto=go:FILE): its stacks reach runtime.goexit and sha256's caller keeps its share" {
+	local d="$BATS_TEST_TMPDIR" pid complete hash leaf
+	if [ ! -x "$WORKLOADS/go-split" ]; then
+		command -v go >/dev/null 2>&1 || skip "go not installed: the Go workload (go-split) is not built"
+		fail "$WORKLOADS/go-split not built: run make"
+	fi
+	# crypto/sha256's block keeps data in rbp: a frame-pointer walk from
+	# it loses hashLoop (0.2% of 31.5% in a -g fp recording).
+	# shellcheck disable=SC2016 # the inner sh expands $1, $2 and $!
+	run -0 --separate-stderr favoured_sh '"$1" 4 >/dev/null 2>&1 & echo $! >"$2.pid"
+		sleep 0.3; exec pf-record -p $! -F 499 -d 2 --no-progress -o "$2"' sh "$WORKLOADS/go-split" "$d/g.txt"
+	pid=$(cat "$d/g.txt.pid")
+	BGPID=$pid
+	head -n 1 "$d/g.txt" | grep -q " callgraph=dwarf stack=16384 auto=go:go-split kernel-stacks=" ||
+		fail "header: $(head -n 1 "$d/g.txt")"
+	run -0 valid_stream "$d/g.txt"
+	pf-fold "$d/g.txt" > "$d/g.folded"
+	read -r complete hash leaf < <(go_shares "$d/g.folded")
+	[ -n "$leaf" ] || fail "no sample"
+	# Its share depends on the CPU's sha256 (20-40% here): only that it has one.
+	within "$leaf" 30 25 || fail "hashLoop's work is $leaf% of the leaves"
+	within "$complete" 100 10 || fail "only $complete% of the stacks reach runtime.goexit or runtime.main"
+	within "$hash" "$leaf" 3 || fail "hashLoop in $hash% of the stacks, its work $leaf% of the leaves"
 }
 
 @test "-g auto: a program whose only code keeps frame pointers (static, no C library) is recorded with -g fp" {
