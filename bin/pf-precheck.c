@@ -963,7 +963,7 @@ check_callgraph(struct env *e)
 	int rc = 0;
 
 	if (!opt.cg_given)
-		opt.cg_auto = opt.mode != MODE_OFFCPU;
+		opt.cg_auto = true;
 	if (!opt.cg_auto)
 		return;
 	if (opt.mode == MODE_SYSTEM) {
@@ -1001,6 +1001,34 @@ check_callgraph(struct env *e)
 	opt.dwarf = rc > PF_FP_WALKS;
 	if (by != NULL && opt.npids > 1)
 		snprintf(who, sizeof(who), "pid %d's", by->pid);
+	/*
+	 * pf-offcpu's stack copy at each switch: fp past its rate, and for a
+	 * command, whose rate is unknown before it runs, as it decides.
+	 */
+	if (opt.dwarf && opt.mode == MODE_OFFCPU && opt.npids == 0) {
+		opt.dwarf = false;
+		report(e, "ok", "unwind", NULL, "-g auto: %s will record a command with -g fp "
+		    "(its context switches cannot be counted before it runs; -g dwarf if it "
+		    "blocks at a modest rate)", tool);
+		return;
+	}
+	if (opt.dwarf && opt.mode == MODE_OFFCPU && opt.npids > 0) {
+		int pids[PF_TARGET_MAX_PIDS];
+		double rate;
+		size_t n = 0;
+
+		for (i = 0; i < opt.npids; i++)
+			if (e->t[i].ok)
+				pids[n++] = e->t[i].pid;
+		rate = pf_switch_rate(opt.proc_root, pids, n, PF_OFFCPU_AUTO_PROBE_MS);
+		if (rate > PF_OFFCPU_AUTO_RATE) {
+			opt.dwarf = false;
+			report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g fp (%.0f "
+			    "context switches a second, above %d: a stack copy at each would cost "
+			    "too much)", tool, rate, PF_OFFCPU_AUTO_RATE);
+			return;
+		}
+	}
 	if (rc == PF_FP_GO)
 		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g dwarf "
 		    "(%s%s is Go code, whose assembly uses rbp as a general register)", tool,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -493,4 +494,47 @@ pf_tasks_list(const char *proc_root, int pid, size_t max, int **out, bool *trunc
 		qsort(v, n, sizeof(*v), cmp_int);
 	*out = v;
 	return (long)n;
+}
+
+/* The switches so far of every listed task of pid, added to *sum: 0, or -1. */
+static int
+switches_of(const char *proc_root, int pid, uint64_t *sum)
+{
+	struct pf_status st;
+	bool more;
+	int *tids = NULL;
+	long n, i;
+
+	if ((n = pf_tasks_list(proc_root, pid, PF_SWITCH_RATE_TASKS, &tids, &more)) <= 0) {
+		free(tids);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (pf_status_read(proc_root, pid, tids[i], &st) == 0 && st.have_ctxt)
+			*sum += st.vcs + st.nvcs;
+	free(tids);
+	return 0;
+}
+
+double
+pf_switch_rate(const char *proc_root, const int *pids, size_t n, unsigned ms)
+{
+	struct timespec t0, t1, nap = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+	uint64_t before = 0, after = 0;
+	size_t i, read = 0;
+	double secs;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < n; i++)
+		read += switches_of(proc_root, pids[i], &before) == 0;
+	if (read == 0)
+		return -1;
+	while (nanosleep(&nap, &nap) == -1 && errno == EINTR)
+		;
+	for (i = 0; i < n; i++)
+		(void)switches_of(proc_root, pids[i], &after);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	/* A thread that ended took its count along: never below 0. */
+	return after > before && secs > 0 ? (double)(after - before) / secs : 0;
 }

@@ -131,6 +131,16 @@ long pf_tasks_list(const char *proc_root, int pid, size_t max, int **out,
     bool *truncated);
 
 /*
+ * The context switches a second (voluntary and not) of every thread of
+ * the n processes pids, over ms milliseconds (slept here), from their
+ * tasks' status files, at most PF_SWITCH_RATE_TASKS tasks a process; -1
+ * when no process could be read.  pf-offcpu's -g auto keeps fp above
+ * PF_OFFCPU_AUTO_RATE (recorder.h), and pf-precheck says so.
+ */
+#define PF_SWITCH_RATE_TASKS 4096
+double pf_switch_rate(const char *proc_root, const int *pids, size_t n, unsigned ms);
+
+/*
  * Count the CPUs in a cpulist such as "0-3,8,10-11".  -1 on junk.
  */
 int pf_cpulist_count(const char *list);

@@ -54,8 +54,12 @@ const struct pf_rec_tool pf_rec_offcpu = {
 	.dur_default = PF_OFFCPU_DUR_DEFAULT, .dur_default_all = PF_OFFCPU_DUR_DEFAULT,
 	.dur_ceiling = PF_OFFCPU_DUR_CEILING, .dur_ceiling_all = PF_OFFCPU_DUR_CEILING,
 	.rate_cap = PF_OFFCPU_RATE_CEILING, .rate_what = "context switches",
-	/* A sample at every switch: a stack copy each only when asked for. */
-	.callgraph = PF_CG_FP,
+	/*
+	 * A sample at every switch: a stack copy each costs in proportion to
+	 * the switch rate, so auto keeps fp above PF_OFFCPU_AUTO_RATE, and
+	 * under -a.
+	 */
+	.callgraph = PF_CG_AUTO, .auto_rate_max = PF_OFFCPU_AUTO_RATE,
 };
 
 static volatile sig_atomic_t got_signal;
@@ -304,6 +308,27 @@ choose_callgraph(struct pf_recorder *r)
 			rc = k;
 	}
 	r->dwarf = rc > PF_FP_WALKS;
+	/*
+	 * A stack copy at each switch, past the tool's rate: fp, saying the
+	 * rate.  A command's rate cannot be weighed before it runs: fp (its
+	 * 16 KiB copies at 100,000 switches a second filled the rings, so
+	 * that the rate cap never saw the rate and the size cap stopped it).
+	 */
+	if (r->dwarf && r->ops->tool->auto_rate_max != 0 && r->opt.cmd != NULL) {
+		r->dwarf = false;
+		snprintf(r->auto_why, sizeof(r->auto_why), "switch-rate-unknown");
+		return;
+	}
+	if (r->dwarf && r->ops->tool->auto_rate_max != 0 && r->t.npids > 0) {
+		double rate = pf_switch_rate("/proc", r->t.pids, r->t.npids,
+		    PF_OFFCPU_AUTO_PROBE_MS);
+
+		if (rate > (double)r->ops->tool->auto_rate_max) {
+			r->dwarf = false;
+			snprintf(r->auto_why, sizeof(r->auto_why), "switch-rate:%.0f", rate);
+			return;
+		}
+	}
 	if (r->dwarf)
 		snprintf(r->auto_why, sizeof(r->auto_why), "%s:%s", pf_fp_word(rc), file);
 	else if (rc == -1)

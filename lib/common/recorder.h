@@ -63,6 +63,17 @@
 #define PF_OFFCPU_DUR_CEILING	60
 #define PF_OFFCPU_RATE_CEILING	50000		/* context switches per second */
 /*
+ * pf-offcpu -g auto -p: above this many context switches a second of the
+ * targets, measured over PF_OFFCPU_AUTO_PROBE_MS before the window, fp,
+ * not dwarf: a stack copy and unwind at each switch cost 18 us more than
+ * fp's sample here (pf-offcpu.8), 90% of a CPU at this rate, the rate
+ * cap's ceiling.  Below it, a service whose threads queue on a lock held
+ * across fdatasync made 10,000 to 28,000 switches a second here: the
+ * kind of target whose callers only dwarf finds.
+ */
+#define PF_OFFCPU_AUTO_RATE	PF_OFFCPU_RATE_CEILING
+#define PF_OFFCPU_AUTO_PROBE_MS	100
+/*
  * Descriptors a recorder holds besides its events (stdio, the output,
  * kallsyms, a maps file, pipes): the events are one per CPU per thread
  * (per CPU with -a or a command, whose threads inherit them).
@@ -146,6 +157,7 @@ struct pf_rec_tool {
 	const char *rate_what;		/* "context switches", for the rate-cap warning */
 	enum pf_rec_callgraph callgraph;	/* without -g */
 	bool auto_all;			/* -g auto -a judges the host's C library (else fp) */
+	uint64_t auto_rate_max;		/* -g auto -p: fp above this many switches/s; 0: none */
 };
 
 extern const struct pf_rec_tool pf_rec_record, pf_rec_offcpu;

@@ -28,7 +28,7 @@ valid_stream() {
 	local size
 	size=$(stat -c %s "$1")
 	awk -v size="$size" '
-	NR == 1 { if ($0 !~ /^# pf-offcpu 2 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ event=offcpu-time unit=ns callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|maps-unreadable|no-frame-pointers:[^ ]+))? preempted=(included|excluded) min-block=[0-9]+us max-block=[0-9a-z]+ kernel-symbols=(yes|no) above-rate-cap=sum start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
+	NR == 1 { if ($0 !~ /^# pf-offcpu 2 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ event=offcpu-time unit=ns callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|maps-unreadable|switch-rate-unknown|switch-rate:[0-9]+|(no-frame-pointers|go):[^ ]+))? preempted=(included|excluded) min-block=[0-9]+us max-block=[0-9a-z]+ kernel-symbols=(yes|no) above-rate-cap=sum start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
 	/^# pf-offcpu: samples=/ { trailer = $0; tline = NR; next }
 	/^# pf-offcpu/ { if (insample || nsamples) bad("comment inside the stream: " $0); next }
 	/^# build-id / { if (insample || nsamples) bad("build-id line inside the stream: " $0); if ($0 !~ /^# build-id ([0-9a-f][0-9a-f])+ [^ ]+( [0-9a-f]+:[0-9a-f]+:[0-9a-f]+)*$/) bad("build-id line: " $0); next }
@@ -122,9 +122,12 @@ assert_split() {
 	within "$ns" 0 100000000 || fail "-g fp: $ns ns under sleeper_loop; the workload has frame pointers?"
 }
 
-@test "-g auto: dwarf for a target without frame pointers, the header says why; the default stays fp" {
+@test "-g auto, the default: dwarf for a target without frame pointers, the header says why; fp for a -p target above 50,000 switches a second" {
 	local d="$BATS_TEST_TMPDIR" ns
-	run -0 --separate-stderr pf-offcpu -g auto -d 4 --no-progress -o "$d/a.txt" -- "$WORKLOADS/nofp-sleeper"
+	# A process that sleeps 100 times a second, without frame pointers.
+	"$WORKLOADS/nofp-sleeper" 3000 10000 "$d/slept" & BGPID=$!
+	wait_exec "$BGPID" nofp-sleeper
+	run -0 --separate-stderr pf-offcpu -g auto -d 2 --no-progress -p "$BGPID" -o "$d/a.txt"
 	head -n 1 "$d/a.txt" | grep -q " unit=ns callgraph=dwarf stack=16384 auto=no-frame-pointers:nofp-sleeper preempted=" ||
 		fail "header: $(head -n 1 "$d/a.txt")"
 	run -0 valid_stream "$d/a.txt"
@@ -133,9 +136,46 @@ assert_split() {
 	ns=$(awk '{ t += $NF } /;main;sleeper_loop;/ { s += $NF } END { printf "%.0f\n", t ? 100 * s / t : 0 }' "$d/a.folded")
 	[ "$ns" -ge 90 ] || fail "-g auto: $ns% of the blocked time under main;sleeper_loop: $(cat "$d/a.folded")"
 
-	# Without -g: frame pointers, and no auto= word.
-	run -0 --separate-stderr pf-offcpu -d 1 --no-progress -o "$d/n.txt" -- "$WORKLOADS/nofp-sleeper"
-	head -n 1 "$d/n.txt" | grep -q " unit=ns callgraph=fp preempted=" || fail "header: $(head -n 1 "$d/n.txt")"
+	# Without -g: the same choice (auto is the default).
+	run -0 --separate-stderr pf-offcpu -d 1 --no-progress -p "$BGPID" -o "$d/n.txt"
+	head -n 1 "$d/n.txt" | grep -q " unit=ns callgraph=dwarf stack=16384 auto=no-frame-pointers:nofp-sleeper preempted=" ||
+		fail "header: $(head -n 1 "$d/n.txt")"
+	kill "$BGPID"
+
+	# A command: its rate is unknown before it runs, so fp, saying so.
+	run -0 --separate-stderr pf-offcpu -d 1 --no-progress -o "$d/c.txt" -- "$WORKLOADS/nofp-sleeper" 50 10000 "$d/slept2"
+	head -n 1 "$d/c.txt" | grep -q " unit=ns callgraph=fp auto=switch-rate-unknown preempted=" ||
+		fail "header: $(head -n 1 "$d/c.txt")"
+
+	# A process switching some 260,000 times a second (its libc has no frame
+	# pointers): a stack copy at each switch would cost a CPU, so fp, and
+	# the header gives the rate measured.
+	"$WORKLOADS/off-switch" 30 > /dev/null & BGPID=$!
+	wait_exec "$BGPID" off-switch
+	run -0 --separate-stderr pf-offcpu -d 1 --no-progress -p "$BGPID" -o "$d/s.txt"
+	head -n 1 "$d/s.txt" | grep -Eq " unit=ns callgraph=fp auto=switch-rate:[0-9]+ preempted=" ||
+		fail "header: $(head -n 1 "$d/s.txt")"
+	ns=$(head -n 1 "$d/s.txt" | sed 's/.* auto=switch-rate:\([0-9]*\) .*/\1/')
+	[ "$ns" -gt 50000 ] || fail "switch-rate $ns is not above 50000"
+}
+
+@test "with its defaults, on a service whose threads queue on a mutex held across fdatasync (no frame pointers), the blocked time sits under the function that took the lock" {
+	require_root
+	local dir=${PF_DISK_DIR:-/var/tmp} d="$BATS_TEST_TMPDIR" share
+	[ "$(stat -f -c %T "$dir")" != tmpfs ] || skip "$dir is tmpfs: set PF_DISK_DIR to a disk-backed directory"
+	# One of its four threads holds the lock in fdatasync, the others
+	# queue for it: some 75% of the blocked time is append_record's lock.
+	"$WORKLOADS/nofp-service" "$dir/pf-offcpu-nofp-svc.$$" 30 & BGPID=$!
+	wait_exec "$BGPID" nofp-service
+	run -0 --separate-stderr pf-offcpu -p "$BGPID" -d 2 --no-progress -o "$d/o.txt"
+	head -n 1 "$d/o.txt" | grep -q ' callgraph=dwarf stack=16384 auto=no-frame-pointers:' ||
+		fail "header: $(head -n 1 "$d/o.txt")"
+	pf-fold "$d/o.txt" > "$d/o.folded"
+	# Before (fp, the old default): the time stopped in the C library's lock
+	# with no caller.  Now under handle_requests;append_record, half of it or more.
+	share=$(awk '{ t += $NF } /;handle_requests;append_record;/ && /pthread_mutex_lock/ { s += $NF }
+		END { printf "%.0f\n", t ? 100 * s / t : 0 }' "$d/o.folded")
+	[ "$share" -ge 50 ] || fail "$share% of the blocked time under append_record's lock: $(sort -k2 -n "$d/o.folded" | tail -n 3)"
 }
 
 @test "threads started after attaching show the designed split and about window x threads (-p)" {
@@ -183,7 +223,7 @@ assert_split() {
 	pf-fold "$BATS_TEST_TMPDIR/b.txt" > "$BATS_TEST_TMPDIR/b.folded"
 	t=$(blocked "$BATS_TEST_TMPDIR/b.folded" "")
 	# Sharing one CPU with a rival, it waits about half the window.
-	[ "$t" -gt 200000000 ] || fail "preempted time ${t} ns"
+	[ "$t" -gt 500000000 ] || fail "preempted time ${t} ns"
 }
 
 @test "--min-block drops short blocks and --max-block long ones" {

@@ -185,9 +185,24 @@ level() {
 	run -0 pf-precheck --mode system -o /tmp --min-free 0
 	# -a judges the host's C library, as pf-record -a will (Debian's has no frame pointers).
 	assert_line "ok unwind -g auto: pf-record -a will record with -g dwarf at up to 99 Hz (the host's libc.so.6 has no frame pointers)"
-	# pf-offcpu's default is fp, -a or not: no choice to report.
+	# pf-offcpu's default is auto too, but a command's switch rate is unknown.
 	run -0 pf-precheck --mode offcpu -o /tmp --min-free 0
-	refute_line --partial "-g auto:"
+	assert_line "ok unwind -g auto: pf-offcpu will record a command with -g fp (its context switches cannot be counted before it runs; -g dwarf if it blocks at a modest rate)"
+}
+
+@test "--mode offcpu: a target switching above 50,000 times a second is said to be recorded with -g fp, as pf-offcpu decides" {
+	require_root
+	require_perf_events
+	"$WORKLOADS/off-switch" 30 > /dev/null &
+	KIDS=$!
+	wait_exec "$KIDS" off-switch
+	run -0 pf-precheck --mode offcpu -p "$KIDS" -o /tmp --min-free 0
+	assert_line --regexp '^ok unwind -g auto: pf-offcpu will record with -g fp \([0-9]+ context switches a second, above 50000: a stack copy at each would cost too much\)$'
+	# Without a switch rate to weigh, the files decide.
+	sleep 30 &
+	KIDS="$KIDS $!"
+	run -0 pf-precheck --mode offcpu -p "${KIDS##* }" -o /tmp --min-free 0
+	assert_line --partial "ok unwind -g auto: pf-offcpu will record with -g dwarf ("
 }
 
 @test "a target that exited fails with what to do" {
@@ -388,9 +403,12 @@ zombie() {
 	run -0 pf-precheck -g fp -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
 	assert_line --regexp "^warn unwind $WORKLOADS/nofp-split: no frame pointers \(.eh_frame CFA rules never use rbp: [0-9]+ of [0-9]+ probed addresses\): -g fp stacks lose callers$"
 	assert_line "  fix: use pf-record -g auto or -g dwarf (or rebuild with -fno-omit-frame-pointer)"
-	# pf-offcpu's default is -g fp.
-	run -0 pf-precheck --mode offcpu -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
+	# pf-offcpu -g fp gets the fix; its default, -g auto, will unwind it.
+	run -0 pf-precheck --mode offcpu -g fp -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
 	assert_line "  fix: use pf-offcpu -g auto or -g dwarf (or rebuild with -fno-omit-frame-pointer)"
+	run -0 pf-precheck --mode offcpu -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
+	assert_line "ok unwind -g auto: pf-offcpu will record with -g dwarf (nofp-split has no frame pointers)"
+	refute_line --regexp '^warn unwind '
 	# pf-record's default, -g auto, will unwind it: no warning.
 	run -0 pf-precheck -p "${KIDS##* }" -o /tmp --min-free 0 --no-probe
 	assert_line "ok unwind -g auto: pf-record will record with -g dwarf (nofp-split has no frame pointers)"
