@@ -1,7 +1,8 @@
 /*
  * fuzz-symelf: the symbolizer (lib/common/symbolize.c) reading a
- * target's ELF file: its program headers, .symtab or .dynsym, and with
- * inlines on its DWARF, through libdwfl, as the recorders do after the
+ * target's ELF file: its program headers, .symtab or .dynsym, its PLT
+ * sections and their relocations (seeds with .plt, .plt.sec and
+ * .plt.got), and with inlines on its DWARF, through libdwfl, as the recorders do after the
  * window for every file a sampled process mapped; and pf_sym_file_info,
  * pf-precheck's look at the same file (build-id, symbol table).  No live
  * process is needed: the input's file is put in a memfd and offered
