@@ -1375,43 +1375,100 @@ inline_name(struct pf_symbolizer *s, Dwarf_Die *die)
 	return clean_name(s, raw && *raw ? raw : "??");
 }
 
+/* Deeper than this, a chain of scopes is cut: a DIE tree is the target's to nest. */
+#define PF_SYM_MAX_SCOPES	64
+
+/* Whether a DIE of this tag is a scope that holds code of its own. */
+static bool
+code_scope(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	    tag == DW_TAG_lexical_block || tag == DW_TAG_entry_point ||
+	    tag == DW_TAG_try_block || tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt;
+}
+
+/* Whether a DIE of this tag may hold functions without holding code itself. */
+static bool
+holder(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_module || tag == DW_TAG_class_type ||
+	    tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
+}
+
+/*
+ * The scopes under parent that hold pc, outermost first, appended to
+ * out from n on (at most PF_SYM_MAX_SCOPES); the new count.  Below a
+ * function only the scopes holding pc are entered; above it, the
+ * namespaces and types that may hold one too, and the partial units a
+ * unit imports (dwz).  depth counts every level entered, so neither a
+ * deep nest nor imports that import each other can run on; siblings
+ * are taken only forward, so a crafted DW_AT_sibling cannot loop.
+ */
+static int
+scopes_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, bool in_function, int depth)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die c, u;
+	Dwarf_Off last = 0;
+	int tag, m;
+
+	if (n >= PF_SYM_MAX_SCOPES || depth >= 2 * PF_SYM_MAX_SCOPES || dwarf_child(parent, &c) != 0)
+		return n;
+	do {
+		if (last != 0 && dwarf_dieoffset(&c) <= last)
+			break;
+		last = dwarf_dieoffset(&c);
+		tag = dwarf_tag(&c);
+		if (code_scope(tag) && dwarf_haspc(&c, pc) == 1) {
+			out[n] = c;
+			return scopes_at(&out[n], pc, out, n + 1, true, depth + 1);
+		}
+		if (in_function)
+			continue;
+		if (holder(tag) && (m = scopes_at(&c, pc, out, n, false, depth + 1)) > n)
+			return m;
+		if (tag == DW_TAG_imported_unit && dwarf_attr(&c, DW_AT_import, &at) != NULL &&
+		    dwarf_formref_die(&at, &u) != NULL &&
+		    (m = scopes_at(&u, pc, out, n, false, depth + 1)) > n)
+			return m;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return n;
+}
+
 /*
  * The functions inlined at module address vaddr of f, appended to s->inl
  * innermost first, up to the concrete function (which the symbol table
- * names); how many, 0 without DWARF.  dwarf_getscopes finds the innermost
- * scope but continues into the abstract origin's, so the chain of real
- * callers comes from dwarf_getscopes_die on that scope.
+ * names); how many, 0 without DWARF.  The scopes are found by walking
+ * the unit's tree, not with dwarf_getscopes: libdw 0.188's gives up on
+ * an inlined instance whose abstract origin lies in another unit, as
+ * every one of an LTO build's does (python3.11: no chain at all where
+ * binutils' addr2line -i shows three levels).  The names come through
+ * the abstract origins, across units.
  */
 static uint32_t
 file_inlines(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr)
 {
-	Dwarf_Die *cu, *scopes = NULL, *chain = NULL;
+	Dwarf_Die *cu, scopes[PF_SYM_MAX_SCOPES];
 	Dwarf_Addr bias;
 	size_t at = s->inl_n;
 	int n, i;
 
 	if ((cu = dwfl_module_addrdie(f->mod, vaddr, &bias)) == NULL)
 		return 0;
-	if (dwarf_getscopes(cu, vaddr - bias, &scopes) <= 0) {
-		free(scopes);
-		return 0;
-	}
-	n = dwarf_getscopes_die(&scopes[0], &chain);
-	for (i = 0; i < n; i++) {
-		int tag = dwarf_tag(&chain[i]);
+	n = scopes_at(cu, vaddr - bias, scopes, 0, false, 0);
+	for (i = n - 1; i >= 0; i--) {
+		int tag = dwarf_tag(&scopes[i]);
 		const char *nm;
 
 		if (tag == DW_TAG_subprogram)
 			break;
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
-		if ((nm = inline_name(s, &chain[i])) == NULL || inl_push(s, nm) == -1) {
+		if ((nm = inline_name(s, &scopes[i])) == NULL || inl_push(s, nm) == -1) {
 			s->inl_n = at;	/* all or nothing */
 			break;
 		}
 	}
-	free(scopes);
-	free(chain);
 	s->st.inline_frames += s->inl_n - at;
 	return (uint32_t)(s->inl_n - at);
 }
