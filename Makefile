@@ -187,6 +187,11 @@ build/workloads/%: tests/workloads/%.c | build/workloads
 build/workloads/nofp-%: tests/workloads/nofp-%.c | build/workloads
 	$(CC) -O2 -g -fomit-frame-pointer -std=gnu11 -Wall -MMD -MP -o $@ $<
 
+# lto- workloads are built with link-time optimization, as Debian builds
+# python3.11: an inlined instance's abstract origin lies in another unit.
+build/workloads/lto-%: tests/workloads/lto-%.c | build/workloads
+	$(CC) -O2 -g -flto -fomit-frame-pointer -std=gnu11 -Wall -MMD -MP -o $@ $<
+
 # dbg- workloads are stripped as distributions ship programs: no symbol
 # table in the file, its symbols and DWARF kept in FILE.debug (objcopy
 # --only-keep-debug), which nothing links to.  Not PIE: the code is at

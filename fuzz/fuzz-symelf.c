@@ -1,7 +1,8 @@
 /*
  * fuzz-symelf: the symbolizer (lib/common/symbolize.c) reading a
- * target's ELF file: its program headers, .symtab or .dynsym, and with
- * inlines on its DWARF, through libdwfl, as the recorders do after the
+ * target's ELF file: its program headers, .symtab or .dynsym, its PLT
+ * sections and their relocations (seeds with .plt, .plt.sec and
+ * .plt.got), and with inlines on its DWARF, through libdwfl, as the recorders do after the
  * window for every file a sampled process mapped; and pf_sym_file_info,
  * pf-precheck's look at the same file (build-id, symbol table).  No live
  * process is needed: the input's file is put in a memfd and offered
@@ -72,26 +73,15 @@ static int fd = -1;
 static struct stat fd_st;
 
 /*
- * Known, and reported: libdw 0.188's dwarf_getscopes leaks the scope
- * array it began (32 bytes a time) when its second pass fails, on DWARF
- * this makes; symbolize.c frees what it is given.  So leaks allocated
- * under dwarf_getscopes are not findings here; a full unwind of each
- * allocation (libdw keeps no frame pointers) lets the suppression see
- * that frame, and name no other.
+ * A full unwind of each allocation (libdw keeps no frame pointers), so
+ * that a leak's report names libdw's frames.
  */
 const char *__asan_default_options(void);
-const char *__lsan_default_suppressions(void);
 
 const char *
 __asan_default_options(void)
 {
 	return "fast_unwind_on_malloc=0";
-}
-
-const char *
-__lsan_default_suppressions(void)
-{
-	return "leak:^dwarf_getscopes$\n";
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -121,14 +121,17 @@ struct seg {
 	uint64_t offset, vaddr, filesz;
 };
 
-/* A symbol with a size, as the index of a file's symbols holds it. */
+/*
+ * A symbol as the index of a file's symbols holds it: perf's view of the
+ * table (see index_symbols), or a PLT entry made from the relocations.
+ */
 struct fsym {
-	uint64_t lo, hi;	/* [lo, hi) in the Dwfl's addresses */
+	uint64_t lo, hi;	/* [lo, hi) in the Dwfl's addresses; lo == hi: lo alone */
 	uint64_t reach;		/* the highest hi of this entry and all before it */
 	const char *name;	/* in the ELF's string table, live with the Dwfl */
-	uint32_t ndx;		/* its index in the symbol table */
-	uint8_t bind;		/* 3 global, 2 weak, 1 local, 0 other */
-	bool global;		/* at or past the first global of the table */
+	uint32_t ndx;		/* its index in the symbol table, or the PLT slot's */
+	uint8_t bind;		/* STB_* */
+	bool plt;		/* a PLT entry: printed name@plt */
 };
 
 struct symfile {
@@ -144,17 +147,15 @@ struct symfile {
 	struct seg *segs;
 	size_t nsegs;
 	/*
-	 * The sized symbols, sorted by address, made at the first lookup:
+	 * The symbols perf would name addresses with, one per address,
+	 * and the PLT entries, sorted by address, made at the first lookup:
 	 * libdwfl's own lookup reads the whole table every time (libLLVM
-	 * has 100,000 symbols).  indexed: tried; syms NULL: not made.
+	 * has 100,000 symbols) and chooses among aliases otherwise.
+	 * indexed: tried; syms NULL: not made (libdwfl's lookup then).
 	 */
 	bool indexed;
 	struct fsym *syms;
 	size_t nsyms;
-	uint64_t *labels;	/* the addresses of global symbols without a size, sorted */
-	size_t nlabels;
-	uint64_t *alllabels;	/* of every symbol without a size, sorted */
-	size_t nalllabels;
 	uint64_t bias;		/* a debug file's (pf_sym_debug_add): module - ELF address */
 };
 
@@ -765,6 +766,20 @@ clean_name(struct pf_symbolizer *s, const char *raw)
 	return intern(s, buf);
 }
 
+/* A PLT entry's name: its function's, cleaned as a symbol's, then @plt. */
+static const char *
+plt_name(struct pf_symbolizer *s, const char *raw)
+{
+	const char *c = raw[0] ? clean_name(s, raw) : "", *r;
+	char *t;
+
+	if (c == NULL || asprintf(&t, "%s@plt", c) == -1)
+		return NULL;
+	r = intern(s, t);
+	free(t);
+	return r;
+}
+
 /*
  * dwfl_report_elf, which keeps fd when it makes the module, and closes it
  * on some failures but not on others (a file that is no ELF file: the
@@ -782,14 +797,13 @@ report_file(Dwfl *dwfl, const char *base, const char *path, int fd)
 	return mod;
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
+/*
+ * Where two symbols start at one address, perf keeps one for it, and
+ * its rule is copied here, not libdwfl's: it decides which of glibc's
+ * aliases a frame is named by (free, not __libc_free; __getpid, not
+ * getpid).  The rule only needs the index order, the sizes and the names
+ * perf compares: demangled when they demangle, versions kept.
+ */
 static int
 cmp_fsym(const void *a, const void *b)
 {
@@ -797,175 +811,489 @@ cmp_fsym(const void *a, const void *b)
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
+	/* A PLT entry after a symbol at its address: the symbol names it. */
+	if (x->plt != y->plt)
+		return x->plt ? 1 : -1;
 	return (x->ndx > y->ndx) - (x->ndx < y->ndx);
 }
 
-static uint8_t
-binding(const GElf_Sym *sym)
+/* The leading underscores and the length of a name in the form perf compares. */
+static void
+perf_name_shape(const char *raw, size_t *unders, size_t *len)
 {
-	switch (GELF_ST_BIND(sym->st_info)) {
-	case STB_GLOBAL: return 3;
-	case STB_WEAK: return 2;
-	case STB_LOCAL: return 1;
-	default: return 0;
-	}
+	char *d = NULL;
+	const char *n = raw;
+
+	if ((raw[0] == '_' && (raw[1] == 'Z' || raw[1] == 'R')) &&
+	    strlen(raw) < PF_DEMANGLE_MAX_IN && (d = pf_demangle(raw)) != NULL)
+		n = d;
+	*unders = strspn(n, "_");
+	*len = strlen(n);
+	free(d);
 }
 
 /*
- * f's sized symbols, those libdwfl's lookup weighs (a name, a section,
- * not a section, file or TLS symbol), sorted by address.  On any failure
- * the index is not made, and every lookup is libdwfl's.
+ * Of two symbols at one address, in table order, whether perf keeps the
+ * second: the one with a size, then the one not weak, then the global,
+ * then the one with fewer leading underscores, then the longer name;
+ * else the first.
+ */
+static bool
+second_better(const struct fsym *a, const struct fsym *b)
+{
+	size_t ua, la, ub, lb;
+	bool sa = a->hi > a->lo, sb = b->hi > b->lo;
+
+	if (sa != sb)
+		return sb;
+	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
+		return a->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return b->bind == STB_GLOBAL;
+	perf_name_shape(a->name, &ua, &la);
+	perf_name_shape(b->name, &ub, &lb);
+	if (ua != ub)
+		return ub < ua;
+	return lb > la;
+}
+
+/*
+ * Whether perf takes symbol i of the table (sym, in section shndx of
+ * elf): a defined function or object with a name, or a label (no type,
+ * visible, not absolute) in a section named like text or data; and in a
+ * section the program loads.
+ */
+static bool
+perf_takes(Elf *elf, const GElf_Sym *sym, const char *name, GElf_Word shndx)
+{
+	int type = GELF_ST_TYPE(sym->st_info), vis = GELF_ST_VISIBILITY(sym->st_other);
+	bool label = type == STT_NOTYPE && shndx != SHN_ABS && vis != STV_HIDDEN &&
+	    vis != STV_INTERNAL;
+	size_t shstr;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	const char *sn;
+
+	if (name == NULL || name[0] == '\0' || shndx == SHN_UNDEF || elf == NULL)
+		return false;
+	if (!label && type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT)
+		return false;
+	if ((scn = elf_getscn(elf, shndx)) == NULL || gelf_getshdr(scn, &sh) == NULL ||
+	    !(sh.sh_flags & SHF_ALLOC))
+		return false;
+	if (!label)
+		return true;
+	if (elf_getshdrstrndx(elf, &shstr) != 0 || (sn = elf_strptr(elf, shstr, sh.sh_name)) == NULL)
+		return false;
+	return strstr(sn, "text") != NULL || strstr(sn, "data") != NULL;
+}
+
+/*
+ * perf's symbols of the table libdwfl chose (.symtab, the debug file's,
+ * or .dynsym), appended to v from *k on, sorted, each symbol without a
+ * size reaching the next one's start (the last one the page after its
+ * own).  v has room for n - 1 more.
+ */
+static void
+perf_symbols(struct symfile *f, struct fsym *v, size_t *k, int n)
+{
+	size_t i, at = *k;
+	int t;
+
+	for (t = 1; t < n; t++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf = NULL;
+		Dwarf_Addr bias;
+		const char *name = dwfl_module_getsym_info(f->mod, t, &sym, &addr, &shndx, &elf, &bias);
+
+		if (!perf_takes(elf, &sym, name, shndx) || addr + sym.st_size < addr)
+			continue;
+		v[*k].lo = addr;
+		v[*k].hi = addr + sym.st_size;
+		v[*k].name = name;
+		v[*k].ndx = (uint32_t)t;
+		v[*k].bind = (uint8_t)GELF_ST_BIND(sym.st_info);
+		v[*k].plt = false;
+		(*k)++;
+	}
+	qsort(v + at, *k - at, sizeof(*v), cmp_fsym);
+	for (i = at; i < *k; i++) {
+		uint64_t up = (v[i].lo + 0xfff) & ~(uint64_t)0xfff;
+
+		if (v[i].hi != v[i].lo)
+			continue;
+		if (i + 1 < *k)
+			v[i].hi = v[i + 1].lo;
+		else
+			v[i].hi = up < v[i].lo || up + 0x1000 < up ? UINT64_MAX : up + 0x1000;
+	}
+}
+
+/* The one symbol perf keeps of the run of those at v[i]'s address; *end: past the run. */
+static size_t
+perf_keeps(const struct fsym *v, size_t k, size_t i, size_t *end)
+{
+	size_t best = i, j;
+
+	for (j = i + 1; j < k && v[j].lo == v[i].lo; j++)
+		if (second_better(&v[best], &v[j]))
+			best = j;
+	*end = j;
+	return best;
+}
+
+/* One symbol per address of v[at..*k), as perf keeps them. */
+static void
+perf_dedup(struct fsym *v, size_t at, size_t *k)
+{
+	size_t i, j, out = at;
+
+	for (i = at; i < *k; i = j)
+		v[out++] = v[perf_keeps(v, *k, i, &j)];
+	*k = out;
+}
+
+/*
+ * The file's PLT entries, named as perf names them: name@plt.  The
+ * relocations are the target's: every index is checked by libelf, the
+ * slots must lie in their section, and at most PF_SYM_MAX_PLT are made
+ * per section.
+ */
+#define PF_SYM_MAX_PLT	65536
+
+struct pltsecs {
+	Elf *elf;
+	GElf_Addr bias;
+	GElf_Shdr plt, pltsec, pltgot, relplt, reldyn;
+	bool has_plt, has_pltsec, has_pltgot, has_relplt, has_reldyn;
+	Elf_Data *relplt_d, *reldyn_d, *pltgot_d;
+	size_t relplt_n, reldyn_n;
+};
+
+/* The name of dynamic symbol idx of the table a relocation section links to. */
+static const char *
+plt_symname(Elf *elf, const GElf_Shdr *rel, size_t idx)
+{
+	Elf_Scn *scn = elf_getscn(elf, rel->sh_link);
+	Elf_Data *d;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+
+	if (scn == NULL || gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_DYNSYM ||
+	    (d = elf_getdata(scn, NULL)) == NULL || idx > INT_MAX ||
+	    gelf_getsym(d, (int)idx, &sym) == NULL)
+		return NULL;
+	return elf_strptr(elf, sh.sh_link, sym.st_name);
+}
+
+/* Relocation i of a .rel or .rela section: its symbol index and place. */
+static bool
+plt_rel(Elf_Data *d, const GElf_Shdr *sh, size_t i, size_t *sym, uint64_t *where)
+{
+	GElf_Rela ra;
+	GElf_Rel r;
+
+	if (i > INT_MAX)
+		return false;
+	if (sh->sh_type == SHT_RELA) {
+		if (gelf_getrela(d, (int)i, &ra) == NULL)
+			return false;
+		*sym = GELF_R_SYM(ra.r_info);
+		*where = ra.r_offset;
+		return true;
+	}
+	if (gelf_getrel(d, (int)i, &r) == NULL)
+		return false;
+	*sym = GELF_R_SYM(r.r_info);
+	*where = r.r_offset;
+	return true;
+}
+
+/*
+ * How many relocations a section holds: by the bytes it has in the file
+ * and libelf's size of one, never by its header's own claims.
+ */
+static size_t
+rel_count(Elf *elf, const GElf_Shdr *sh, const Elf_Data *d)
+{
+	size_t one = gelf_fsize(elf, sh->sh_type == SHT_RELA ? ELF_T_RELA : ELF_T_REL, 1,
+	    EV_CURRENT);
+
+	return one == 0 ? 0 : d->d_size / one;
+}
+
+static void
+plt_find(Elf *elf, struct pltsecs *p)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	GElf_Shdr sh;
+	const char *sn;
+
+	if (elf_getshdrstrndx(elf, &shstr) != 0)
+		return;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL || (sn = elf_strptr(elf, shstr, sh.sh_name)) == NULL)
+			continue;
+		if (strcmp(sn, ".plt") == 0 && sh.sh_type == SHT_PROGBITS && !p->has_plt) {
+			p->plt = sh;
+			p->has_plt = true;
+		} else if (strcmp(sn, ".plt.sec") == 0 && sh.sh_type == SHT_PROGBITS && !p->has_pltsec) {
+			p->pltsec = sh;
+			p->has_pltsec = true;
+		} else if (strcmp(sn, ".plt.got") == 0 && sh.sh_type == SHT_PROGBITS &&
+		    !p->has_pltgot && (p->pltgot_d = elf_getdata(scn, NULL)) != NULL) {
+			p->pltgot = sh;
+			p->has_pltgot = true;
+		} else if ((strcmp(sn, ".rela.plt") == 0 || strcmp(sn, ".rel.plt") == 0) &&
+		    (sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL) && !p->has_relplt &&
+		    sh.sh_entsize != 0 && (p->relplt_d = elf_getdata(scn, NULL)) != NULL) {
+			p->relplt = sh;
+			p->relplt_n = rel_count(elf, &sh, p->relplt_d);
+			p->has_relplt = true;
+		} else if ((strcmp(sn, ".rela.dyn") == 0 || strcmp(sn, ".rel.dyn") == 0) &&
+		    (sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL) && !p->has_reldyn &&
+		    sh.sh_entsize != 0 && (p->reldyn_d = elf_getdata(scn, NULL)) != NULL) {
+			p->reldyn = sh;
+			p->reldyn_n = rel_count(elf, &sh, p->reldyn_d);
+			p->has_reldyn = true;
+		}
+	}
+}
+
+/* The entry size of a PLT section of an x86 file: its own, else by its alignment. */
+static uint64_t
+plt_x86_entry(const GElf_Shdr *sh)
+{
+	if (sh->sh_entsize == 8 || sh->sh_entsize == 16)
+		return sh->sh_entsize;
+	return sh->sh_addralign == 8 ? 8 : 16;
+}
+
+/* Entry i of a section of entries of size ent after a header of hdr bytes. */
+static bool
+plt_slot(const GElf_Shdr *sh, uint64_t hdr, uint64_t ent, size_t i, uint64_t *at)
+{
+	if (ent == 0 || hdr > sh->sh_size || i >= (sh->sh_size - hdr) / ent)
+		return false;
+	*at = sh->sh_addr + hdr + (uint64_t)i * ent;
+	return true;
+}
+
+static void
+plt_add(struct fsym *v, size_t *k, size_t cap, uint64_t at, uint64_t ent, const char *name,
+    size_t slot, GElf_Addr bias)
+{
+	if (*k >= cap || name == NULL || at + bias < at || at + bias + ent < at + bias)
+		return;
+	v[*k].lo = at + bias;
+	v[*k].hi = at + bias + ent;
+	v[*k].name = name;
+	v[*k].ndx = (uint32_t)slot;
+	v[*k].bind = STB_GLOBAL;
+	v[*k].plt = true;
+	(*k)++;
+}
+
+struct gotref {
+	uint64_t got, at;	/* the GOT slot a .plt.got entry jumps through; the entry */
+	const char *name;
+};
+
+static int
+cmp_gotref(const void *a, const void *b)
+{
+	const struct gotref *x = a, *y = b;
+
+	return (x->got > y->got) - (x->got < y->got);
+}
+
+/*
+ * The .plt.got entries (x86-64): each is a jump through a GOT slot,
+ * after an endbr64 and a bnd prefix if any, and the dynamic relocation
+ * that fills that slot names it.  One pass over the relocations.
+ */
+static void
+plt_got(struct pltsecs *p, struct fsym *v, size_t *k, size_t cap)
+{
+	const unsigned char *b = p->pltgot_d->d_buf;
+	uint64_t ent = p->pltgot.sh_entsize, at;
+	size_t n = 0, i, max, sym;
+	struct gotref *g, key, *hit;
+	uint64_t where;
+
+	if (ent == 0 || b == NULL || !p->has_reldyn)
+		return;
+	max = p->pltgot_d->d_size / ent;
+	if (max > PF_SYM_MAX_PLT)
+		max = PF_SYM_MAX_PLT;
+	if (max == 0 || (g = calloc(max, sizeof(*g))) == NULL)
+		return;
+	for (i = 0; i < max; i++) {
+		const unsigned char *e = b + i * ent;
+		size_t room = p->pltgot_d->d_size - i * ent, o = 0;
+		int32_t disp;
+
+		if (room >= 4 && memcmp(e, "\xf3\x0f\x1e\xfa", 4) == 0)
+			o = 4;
+		if (room > o && e[o] == 0xf2)
+			o++;
+		if (room < o + 6 || e[o] != 0xff || e[o + 1] != 0x25 ||
+		    !plt_slot(&p->pltgot, 0, ent, i, &at))
+			continue;
+		memcpy(&disp, e + o + 2, sizeof(disp));
+		g[n].at = at;
+		g[n].got = at + o + 6 + (uint64_t)(int64_t)disp;
+		g[n].name = NULL;
+		n++;
+	}
+	qsort(g, n, sizeof(*g), cmp_gotref);
+	for (i = 0; n > 0 && i < p->reldyn_n; i++) {
+		if (!plt_rel(p->reldyn_d, &p->reldyn, i, &sym, &where) || sym == 0)
+			continue;
+		key.got = where;
+		if ((hit = bsearch(&key, g, n, sizeof(*g), cmp_gotref)) != NULL && hit->name == NULL)
+			hit->name = plt_symname(p->elf, &p->reldyn, sym);
+	}
+	for (i = 0; i < n; i++)
+		if (g[i].name != NULL && g[i].name[0] != '\0')
+			plt_add(v, k, cap, g[i].at, ent, g[i].name, i, p->bias);
+	free(g);
+}
+
+/* How many PLT entries plt_entries may make, at most. */
+static size_t
+plt_count(const struct pltsecs *p)
+{
+	size_t n = 0, r = p->relplt_n < PF_SYM_MAX_PLT ? p->relplt_n : PF_SYM_MAX_PLT;
+
+	if (p->has_relplt)
+		n += (p->has_plt ? r : 0) + (p->has_pltsec ? r : 0);
+	if (p->has_pltgot && p->pltgot.sh_entsize != 0)
+		n += p->pltgot.sh_size / p->pltgot.sh_entsize < PF_SYM_MAX_PLT ?
+		    p->pltgot.sh_size / p->pltgot.sh_entsize : PF_SYM_MAX_PLT;
+	return n;
+}
+
+/*
+ * .plt as perf 6.1 names it: slot i after the header is the function of
+ * relocation i of .rela.plt, by its .dynsym name ("" for an IRELATIVE
+ * one: "@plt", as perf prints it).  .plt.sec (IBT builds) holds the
+ * entries the calls go through, in the same order, and .plt.got those
+ * of functions that also have a GOT slot: perf 6.1 names neither (its
+ * later versions do, as here).
+ */
+static void
+plt_entries(struct pltsecs *p, struct fsym *v, size_t *k, size_t cap)
+{
+	GElf_Ehdr eh;
+	uint64_t hdr, ent, sent = 0, at;
+	size_t i, sym, n;
+	uint64_t where;
+	bool x86;
+
+	if (p->elf == NULL || gelf_getehdr(p->elf, &eh) == NULL)
+		return;
+	x86 = eh.e_machine == EM_X86_64 || eh.e_machine == EM_386;
+	if (x86) {
+		ent = hdr = p->plt.sh_entsize;
+		if (p->has_pltsec)
+			sent = plt_x86_entry(&p->pltsec);
+	} else if (eh.e_machine == EM_AARCH64) {
+		hdr = 32;
+		ent = 16;
+	} else
+		return;
+	n = p->relplt_n < PF_SYM_MAX_PLT ? p->relplt_n : PF_SYM_MAX_PLT;
+	for (i = 0; p->has_relplt && i < n; i++) {
+		const char *name;
+
+		if (!plt_rel(p->relplt_d, &p->relplt, i, &sym, &where) ||
+		    (name = plt_symname(p->elf, &p->relplt, sym)) == NULL)
+			continue;
+		if (p->has_plt && plt_slot(&p->plt, hdr, ent, i, &at))
+			plt_add(v, k, cap, at, ent, name, i, p->bias);
+		if (p->has_pltsec && sent != 0 && plt_slot(&p->pltsec, 0, sent, i, &at))
+			plt_add(v, k, cap, at, sent, name, i, p->bias);
+	}
+	if (x86 && eh.e_machine == EM_X86_64 && p->has_pltgot)
+		plt_got(p, v, k, cap);
+}
+
+/*
+ * f's index: perf's symbols (perf_symbols) and the PLT entries, sorted
+ * by address.  On ENOMEM it is not made, and every lookup is libdwfl's.
  */
 static void
 index_symbols(struct symfile *f)
 {
-	int n = dwfl_module_getsymtab(f->mod), first = dwfl_module_getsymtab_first_global(f->mod), i;
+	int n = dwfl_module_getsymtab(f->mod);
+	struct pltsecs p;
 	struct fsym *v;
-	uint64_t *lab, *all;
-	size_t k = 0, nl = 0, na = 0;
+	size_t k = 0, cap, i;
 	uint64_t reach = 0;
+	Dwarf_Addr bias;
 
 	f->indexed = true;
-	if (n <= 1 || first < 0 || (v = calloc((size_t)n, sizeof(*v))) == NULL)
-		return;
-	lab = calloc((size_t)n, sizeof(*lab));
-	all = calloc((size_t)n, sizeof(*all));
-	if (lab == NULL || all == NULL) {
-		free(v);
-		free(lab);
-		free(all);
-		return;
+	memset(&p, 0, sizeof(p));
+	if ((p.elf = dwfl_module_getelf(f->mod, &bias)) != NULL) {
+		p.bias = bias;
+		plt_find(p.elf, &p);
 	}
-	for (i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		GElf_Word shndx;
-		const char *name = dwfl_module_getsym_info(f->mod, i, &sym, &addr, &shndx, NULL, NULL);
-		int type = GELF_ST_TYPE(sym.st_info);
-
-		if (name == NULL || name[0] == '\0' || sym.st_shndx == SHN_UNDEF ||
-		    type == STT_SECTION || type == STT_FILE || type == STT_TLS ||
-		    addr + sym.st_size < addr)
-			continue;
-		if (sym.st_size == 0) {
-			if (first == 0 || i >= first)
-				lab[nl++] = addr;
-			all[na++] = addr;
-			continue;
-		}
-		v[k].lo = addr;
-		v[k].hi = addr + sym.st_size;
-		v[k].name = name;
-		v[k].ndx = (uint32_t)i;
-		v[k].bind = binding(&sym);
-		/* first 0: a dynsym table alone, all of it searched as globals. */
-		v[k].global = first == 0 || i >= first;
-		k++;
-	}
+	if (n < 1)
+		n = 1;
+	cap = (size_t)(n - 1) + plt_count(&p);
+	if ((v = calloc(cap ? cap : 1, sizeof(*v))) == NULL)
+		return;
+	perf_symbols(f, v, &k, n);
+	perf_dedup(v, 0, &k);
+	plt_entries(&p, v, &k, cap);
 	qsort(v, k, sizeof(*v), cmp_fsym);
-	qsort(lab, nl, sizeof(*lab), cmp_u64);
-	qsort(all, na, sizeof(*all), cmp_u64);
-	f->labels = lab;
-	f->nlabels = nl;
-	f->alllabels = all;
-	f->nalllabels = na;
-	for (i = 0; i < (int)k; i++) {
-		if (v[i].hi > reach)
-			reach = v[i].hi;
+	for (i = 0; i < k; i++) {
+		uint64_t end = v[i].hi > v[i].lo ? v[i].hi : v[i].lo + 1;
+
+		if (end > reach)
+			reach = end;
 		v[i].reach = reach;
 	}
 	f->syms = v;
 	f->nsyms = k;
 }
 
+/* Whether e holds vaddr, as perf's lookup decides: a symbol of no size its start alone. */
+static bool
+fsym_holds(const struct fsym *e, uint64_t vaddr)
+{
+	return vaddr >= e->lo && (vaddr < e->hi || (e->hi == e->lo && vaddr == e->lo));
+}
+
 /*
- * The name libdwfl's dwfl_module_addrinfo would give vaddr, when a sized
- * symbol holds it, in log time: its rule is kept, the sized symbols that
- * hold the address weighed in table order (the globals alone when one of
- * them holds it): a candidate is better when it starts closer or binds
- * more strongly, and at the same start when it is smaller and binds no
- * less, or no larger and binds more.  1 with *name and *off; 0 when
- * libdwfl would name it nothing (no sized symbol holds it, and no label
- * without a size lies between the end of the sized ones below it and
- * it); -1 when libdwfl's own look must decide (a label may name it).
+ * The entry naming vaddr: the one starting last at or below it that
+ * holds it, through nested ones (a label inside a function) for a
+ * bounded number of steps.  1 with *hit (NULL: none), or -1 when the
+ * index could not be made.
  */
 static int
-index_lookup(struct symfile *f, uint64_t vaddr, const char **name, GElf_Off *off)
+index_lookup(struct symfile *f, uint64_t vaddr, const struct fsym **hit)
 {
-	const struct fsym *hold[16], *best = NULL, *c;
-	size_t lo = 0, hi, n = 0, i, j;
-	bool any_global = false;
-	uint64_t floor;
+	size_t i, steps;
 
 	if (!f->indexed)
 		index_symbols(f);
 	if (f->syms == NULL)
 		return -1;
-	/* The last symbol starting at or below vaddr. */
-	hi = f->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->syms[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* Back over every one that may still reach vaddr. */
-	for (i = lo; i-- > 0 && f->syms[i].reach > vaddr;) {
-		if (f->syms[i].hi <= vaddr)
-			continue;
-		if (n == sizeof(hold) / sizeof(hold[0]))
-			return -1;	/* a pile of aliases: libdwfl decides */
-		hold[n++] = &f->syms[i];
-		any_global |= f->syms[i].global;
-	}
-	if (n == 0) {
-		/*
-		 * A label libdwfl would take starts at or above the end of
-		 * every sized symbol below vaddr: is there one in between?
-		 */
-		floor = lo > 0 ? f->syms[lo - 1].reach : 0;
-		for (lo = 0, hi = f->nalllabels; lo < hi;) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (f->alllabels[mid] < floor)
-				lo = mid + 1;
-			else
-				hi = mid;
+	*hit = NULL;
+	i = PF_ADDR_FLOOR(f->syms, f->nsyms, lo, vaddr);
+	for (steps = 0; i != SIZE_MAX && steps < 64 && f->syms[i].reach > vaddr; i--, steps++) {
+		if (fsym_holds(&f->syms[i], vaddr)) {
+			*hit = &f->syms[i];
+			break;
 		}
-		if (lo < f->nalllabels && f->alllabels[lo] <= vaddr)
-			return -1;
-		*name = NULL;
-		*off = 0;
-		return 0;
+		if (i == 0)
+			break;
 	}
-	/* In table order, as libdwfl meets them. */
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && hold[j - 1]->ndx > hold[j]->ndx; j--) {
-			c = hold[j];
-			hold[j] = hold[j - 1];
-			hold[j - 1] = c;
-		}
-	/*
-	 * No global holds it and a global label sits exactly at vaddr:
-	 * libdwfl then never looks at the locals.  Its call.
-	 */
-	if (!any_global && bsearch(&vaddr, f->labels, f->nlabels, sizeof(*f->labels),
-	    cmp_u64) != NULL)
-		return -1;
-	for (i = 0; i < n; i++) {
-		c = hold[i];
-		if (any_global && !c->global)
-			continue;
-		if (best == NULL || best->lo < c->lo || best->bind < c->bind ||
-		    (best->lo == c->lo && ((best->hi - best->lo > c->hi - c->lo &&
-		    best->bind <= c->bind) || (best->hi - best->lo >= c->hi - c->lo &&
-		    best->bind < c->bind))))
-			best = c;
-	}
-	*off = vaddr - best->lo;
-	*name = best->name;
 	return 1;
 }
 
@@ -1047,43 +1375,100 @@ inline_name(struct pf_symbolizer *s, Dwarf_Die *die)
 	return clean_name(s, raw && *raw ? raw : "??");
 }
 
+/* Deeper than this, a chain of scopes is cut: a DIE tree is the target's to nest. */
+#define PF_SYM_MAX_SCOPES	64
+
+/* Whether a DIE of this tag is a scope that holds code of its own. */
+static bool
+code_scope(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	    tag == DW_TAG_lexical_block || tag == DW_TAG_entry_point ||
+	    tag == DW_TAG_try_block || tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt;
+}
+
+/* Whether a DIE of this tag may hold functions without holding code itself. */
+static bool
+holder(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_module || tag == DW_TAG_class_type ||
+	    tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
+}
+
+/*
+ * The scopes under parent that hold pc, outermost first, appended to
+ * out from n on (at most PF_SYM_MAX_SCOPES); the new count.  Below a
+ * function only the scopes holding pc are entered; above it, the
+ * namespaces and types that may hold one too, and the partial units a
+ * unit imports (dwz).  depth counts every level entered, so neither a
+ * deep nest nor imports that import each other can run on; siblings
+ * are taken only forward, so a crafted DW_AT_sibling cannot loop.
+ */
+static int
+scopes_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, bool in_function, int depth)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die c, u;
+	Dwarf_Off last = 0;
+	int tag, m;
+
+	if (n >= PF_SYM_MAX_SCOPES || depth >= 2 * PF_SYM_MAX_SCOPES || dwarf_child(parent, &c) != 0)
+		return n;
+	do {
+		if (last != 0 && dwarf_dieoffset(&c) <= last)
+			break;
+		last = dwarf_dieoffset(&c);
+		tag = dwarf_tag(&c);
+		if (code_scope(tag) && dwarf_haspc(&c, pc) == 1) {
+			out[n] = c;
+			return scopes_at(&out[n], pc, out, n + 1, true, depth + 1);
+		}
+		if (in_function)
+			continue;
+		if (holder(tag) && (m = scopes_at(&c, pc, out, n, false, depth + 1)) > n)
+			return m;
+		if (tag == DW_TAG_imported_unit && dwarf_attr(&c, DW_AT_import, &at) != NULL &&
+		    dwarf_formref_die(&at, &u) != NULL &&
+		    (m = scopes_at(&u, pc, out, n, false, depth + 1)) > n)
+			return m;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return n;
+}
+
 /*
  * The functions inlined at module address vaddr of f, appended to s->inl
  * innermost first, up to the concrete function (which the symbol table
- * names); how many, 0 without DWARF.  dwarf_getscopes finds the innermost
- * scope but continues into the abstract origin's, so the chain of real
- * callers comes from dwarf_getscopes_die on that scope.
+ * names); how many, 0 without DWARF.  The scopes are found by walking
+ * the unit's tree, not with dwarf_getscopes: libdw 0.188's gives up on
+ * an inlined instance whose abstract origin lies in another unit, as
+ * every one of an LTO build's does (python3.11: no chain at all where
+ * binutils' addr2line -i shows three levels).  The names come through
+ * the abstract origins, across units.
  */
 static uint32_t
 file_inlines(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr)
 {
-	Dwarf_Die *cu, *scopes = NULL, *chain = NULL;
+	Dwarf_Die *cu, scopes[PF_SYM_MAX_SCOPES];
 	Dwarf_Addr bias;
 	size_t at = s->inl_n;
 	int n, i;
 
 	if ((cu = dwfl_module_addrdie(f->mod, vaddr, &bias)) == NULL)
 		return 0;
-	if (dwarf_getscopes(cu, vaddr - bias, &scopes) <= 0) {
-		free(scopes);
-		return 0;
-	}
-	n = dwarf_getscopes_die(&scopes[0], &chain);
-	for (i = 0; i < n; i++) {
-		int tag = dwarf_tag(&chain[i]);
+	n = scopes_at(cu, vaddr - bias, scopes, 0, false, 0);
+	for (i = n - 1; i >= 0; i--) {
+		int tag = dwarf_tag(&scopes[i]);
 		const char *nm;
 
 		if (tag == DW_TAG_subprogram)
 			break;
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
-		if ((nm = inline_name(s, &chain[i])) == NULL || inl_push(s, nm) == -1) {
+		if ((nm = inline_name(s, &scopes[i])) == NULL || inl_push(s, nm) == -1) {
 			s->inl_n = at;	/* all or nothing */
 			break;
 		}
 	}
-	free(scopes);
-	free(chain);
 	s->st.inline_frames += s->inl_n - at;
 	return (uint32_t)(s->inl_n - at);
 }
@@ -1100,6 +1485,7 @@ file_lookup(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr,
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	const char *raw;
+	const struct fsym *y;
 
 	if (sl->idx) {
 		s->st.cache_hits++;
@@ -1110,9 +1496,15 @@ file_lookup(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr,
 		*ninl = e->inl_n;
 		return;
 	}
-	if (index_lookup(f, vaddr, &raw, &off) == -1)
+	if (index_lookup(f, vaddr, &y) == -1) {
 		raw = dwfl_module_addrinfo(f->mod, vaddr, &off, &sym, NULL, NULL, NULL);
-	*name = raw && *raw ? clean_name(s, raw) : NULL;
+		*name = raw && *raw ? clean_name(s, raw) : NULL;
+	} else if (y == NULL)
+		*name = NULL;
+	else {
+		off = vaddr - y->lo;
+		*name = y->plt ? plt_name(s, y->name) : y->name[0] ? clean_name(s, y->name) : NULL;
+	}
 	*offp = off;
 	at = (uint32_t)s->inl_n;
 	/* Inlined functions only hang under a function the symbols name. */
@@ -1303,8 +1695,6 @@ symfile_free(struct symfile *f)
 	if (f->fd != -1)
 		close(f->fd);
 	free(f->syms);
-	free(f->labels);
-	free(f->alllabels);
 	free(f->segs);
 	free(f->path);
 	free(f);
@@ -1433,14 +1823,45 @@ pf_sym_file_info(int fd, const char *path, struct pf_sym_fileinfo *fi)
 	return 0;
 }
 
+/*
+ * The reference pf_sym_index_check holds the index to: perf's rule
+ * applied by a plain pass over every symbol (v, sorted, not made one per
+ * address) and PLT entry (plt): of those that hold vaddr, the one perf
+ * keeps at the highest start, a symbol before a PLT entry there.
+ */
+static const struct fsym *
+reference_lookup(const struct fsym *v, size_t n, const struct fsym *plt, size_t nplt,
+    uint64_t vaddr)
+{
+	const struct fsym *best = NULL;
+	size_t i, j, any, keep;
+
+	for (i = 0; i < n && v[i].lo <= vaddr; i = j) {
+		for (j = i, any = 0; j < n && v[j].lo == v[i].lo; j++)
+			any |= fsym_holds(&v[j], vaddr);
+		if (!any)
+			continue;
+		keep = perf_keeps(v, n, i, &j);
+		if (fsym_holds(&v[keep], vaddr))
+			best = &v[keep];
+	}
+	for (i = 0; i < nplt; i++)
+		if (fsym_holds(&plt[i], vaddr) && (best == NULL || plt[i].lo > best->lo))
+			best = &plt[i];
+	return best;
+}
+
 int
 pf_sym_index_check(const char *path, uint64_t probes, uint64_t *checked, uint64_t *differ,
     char *first, size_t firstlen)
 {
 	struct symfile f = { .fd = -1 };
+	struct fsym *all = NULL, *plt = NULL;
+	struct pltsecs p;
+	size_t nall = 0, nplt = 0, cap, i;
 	uint64_t lo, hi, a, k;
-	size_t i;
-	int fd;
+	Dwarf_Addr bias;
+	int fd, n, e = 0;
 
 	*checked = *differ = 0;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
@@ -1458,6 +1879,22 @@ pf_sym_index_check(const char *path, uint64_t probes, uint64_t *checked, uint64_
 		return -1;
 	}
 	index_symbols(&f);
+	memset(&p, 0, sizeof(p));
+	if ((p.elf = dwfl_module_getelf(f.mod, &bias)) != NULL) {
+		p.bias = bias;
+		plt_find(p.elf, &p);
+	}
+	n = dwfl_module_getsymtab(f.mod);
+	if (n < 1)
+		n = 1;
+	cap = plt_count(&p);
+	if (f.syms == NULL || (all = calloc((size_t)n, sizeof(*all))) == NULL ||
+	    (plt = calloc(cap ? cap : 1, sizeof(*plt))) == NULL) {
+		e = ENOMEM;
+		goto out;
+	}
+	perf_symbols(&f, all, &nall, n);
+	plt_entries(&p, plt, &nplt, cap);
 	if (f.nsyms == 0)
 		goto out;
 	lo = f.syms[0].lo;
@@ -1468,29 +1905,33 @@ pf_sym_index_check(const char *path, uint64_t probes, uint64_t *checked, uint64_
 		uint64_t at[4] = { lo + (hi - lo) / probes * k, y->lo, y->hi - 1, y->hi };
 
 		for (i = 0; i < 4; i++) {
-			GElf_Off o1 = 0, o2 = 0;
-			GElf_Sym sym;
-			const char *n1, *n2;
+			const struct fsym *h1, *h2;
 
 			a = at[i];
-			if (index_lookup(&f, a, &n1, &o1) == -1)
+			if (index_lookup(&f, a, &h1) == -1)
 				continue;
 			(*checked)++;
-			n2 = dwfl_module_addrinfo(f.mod, a, &o2, &sym, NULL, NULL, NULL);
-			if ((n1 == NULL) != (n2 == NULL) ||
-			    (n1 != NULL && (strcmp(n1, n2) != 0 || o1 != o2))) {
+			h2 = reference_lookup(all, nall, plt, nplt, a);
+			if ((h1 == NULL) != (h2 == NULL) || (h1 != NULL &&
+			    (h1->lo != h2->lo || strcmp(h1->name, h2->name) != 0 || h1->plt != h2->plt))) {
 				if ((*differ)++ == 0)
-					snprintf(first, firstlen, "%#llx: index %s+%#llx, libdwfl %s+%#llx",
-					    (unsigned long long)a, n1 ? n1 : "(none)", (unsigned long long)o1,
-					    n2 ? n2 : "(none)", (unsigned long long)o2);
+					snprintf(first, firstlen, "%#llx: index %s%s at %#llx, reference %s%s at %#llx",
+					    (unsigned long long)a, h1 ? h1->name : "(none)",
+					    h1 && h1->plt ? "@plt" : "", h1 ? (unsigned long long)h1->lo : 0,
+					    h2 ? h2->name : "(none)", h2 && h2->plt ? "@plt" : "",
+					    h2 ? (unsigned long long)h2->lo : 0);
 			}
 		}
 	}
 out:
+	free(all);
+	free(plt);
 	free(f.syms);
-	free(f.labels);
-	free(f.alllabels);
 	dwfl_end(f.dwfl);
+	if (e != 0) {
+		errno = e;
+		return -1;
+	}
 	return 0;
 }
 

@@ -8,8 +8,11 @@
  * distinct ELF file is opened once with libdwfl (.symtab/.dynsym, separate
  * debuginfo by build-id and .gnu_debuglink under /usr/lib/debug), at base 0,
  * and shared by every process that maps it; results are cached per file
- * address.  Names are cleaned of symbol versions (foo@@GLIBC_2.34) and
- * demangled (demangle.h).  Kernel addresses go to a pf_kallsyms; addresses
+ * address.  An address is named as perf 6.1 names it: of the symbols
+ * libdwfl's table holds, perf's choice among those at one address (the
+ * aliases), and the PLT entries from the relocations, as name@plt.
+ * Names are cleaned of symbol versions (foo@@GLIBC_2.34) and demangled
+ * (demangle.h).  Kernel addresses go to a pf_kallsyms; addresses
  * outside any file mapping to the target's /tmp/perf-PID.map.
  *
  * The caller must unsetenv("DEBUGINFOD_URLS") before the first lookup, so
@@ -236,10 +239,11 @@ struct pf_sym_fileinfo {
 int pf_sym_file_info(int fd, const char *path, struct pf_sym_fileinfo *fi);
 
 /*
- * For the tests: the symbol index against libdwfl's own lookup on the
- * ELF file at path, at probes addresses spread over its symbols and at
- * the edges of as many symbols: how many were compared, how many
- * differed, the first difference in first.  0, or -1 with errno.
+ * For the tests: the symbol index against a plain pass over every symbol
+ * and PLT entry of the ELF file at path under the same rule, at probes
+ * addresses spread over its symbols and at the edges of as many symbols:
+ * how many were compared, how many differed, the first difference in
+ * first.  0, or -1 with errno.
  */
 int pf_sym_index_check(const char *path, uint64_t probes, uint64_t *checked, uint64_t *differ,
     char *first, size_t firstlen);

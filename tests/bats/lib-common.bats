@@ -52,7 +52,8 @@ offcpu() { unit "$1" test-offcpu; }
 @test "the DWARF unwinder walks a stack of the unit binary's own to its return addresses; refused files, cut copies and forks" { unit unwind test-stacks; }
 @test "the DWARF unwinder, the symbolizer and a target's paths and mappings: no FIFO opened, a pc in no mapping is unmapped, one in a mapping made after an exec is found" { unit unwind-hostile test-stacks; }
 @test "frames symbolize to the unit binary's own functions and offsets, inlined ones, kernel and JIT symbols, or nothing" { unit symbolize test-stacks; }
-@test "the symbol index names every address as libdwfl's own lookup does, on the C library, python3.11, libstdc++ and libLLVM" { unit symindex test-stacks; }
+@test "the symbol index names every address as a plain pass under perf's rule does, on the C library, python3.11, libstdc++ and libLLVM" { unit symindex test-stacks; }
+@test "names as perf 6.1 prints them: which of glibc's aliases names an address, and PLT slots as name@plt" { unit names test-stacks; }
 @test "the sample-stream writer writes byte for byte under its caps, and the parser reads back what it wrote" { unit script test-stacks; }
 @test "a written stack is complete at an entry frame or an outermost one, else incomplete for the first cause that holds: chain into data, copy or frame limit, budget, unreadable file, no unwind information" { unit stack-end test-stacks; }
 @test "every file a frame was marked in is listed once with its own build-id and executable segments, the mappings put back after a pass; a debug file names addresses only for its own build-id" { unit debugfile test-stacks; }
