@@ -172,6 +172,10 @@ pf_entry_frame(const char *name)
 
 	if (name == NULL)
 		return false;
+	/* A PLT stub (clone@plt) only jumps to the function: no stack starts there. */
+	n = strlen(name);
+	if (n >= 4 && strcmp(name + n - 4, "@plt") == 0)
+		return false;
 	if (strncmp(name, "__GI_", 5) == 0)
 		name += 5;
 	while (*name == '_')

@@ -1275,7 +1275,8 @@ test_stack_end(void)
 	    pf_entry_frame("runtime.main"), "entry frames");
 	CHECK(!pf_entry_frame("main_loop") && !pf_entry_frame("ns::main") &&
 	    !pf_entry_frame("domain") && !pf_entry_frame("") && !pf_entry_frame(NULL) &&
-	    !pf_entry_frame("runtime.mallocgc") && !pf_entry_frame("st_leaf"),
+	    !pf_entry_frame("runtime.mallocgc") && !pf_entry_frame("st_leaf") &&
+	    !pf_entry_frame("clone@plt") && !pf_entry_frame("__libc_start_main@plt"),
 	    "not entry frames");
 	CHECK(strcmp(pf_incomplete_name(PF_INCOMPLETE_STACK_COPY), "stack-copy") == 0 &&
 	    strcmp(pf_incomplete_name(PF_INCOMPLETE_FP_DATA), "fp-into-data") == 0 &&
