@@ -277,7 +277,9 @@ incomplete_count() {
 		name = $2
 		if (name == "[unknown-chain]" || name == "[truncated]" || name == "[budget]") next
 		user = 1
-		sub(/\+0x[0-9a-f]+$/, "", name); sub(/^__GI_/, "", name); sub(/^_+/, "", name); sub(/@.*/, "", name)
+		sub(/\+0x[0-9a-f]+$/, "", name)
+		if (name ~ /@plt$/) next
+		sub(/^__GI_/, "", name); sub(/^_+/, "", name); sub(/@.*/, "", name)
 		if (name ~ /^(start|libc_start_main|libc_start_main_impl|libc_start_call_main|main|start_thread|clone|clone3|dl_start|dl_start_user|runtime\.(goexit|main|mstart|rt0_go))$/) entry = 1
 	}
 	END { print n + 0 }' "$1"
