@@ -35,10 +35,11 @@
  *     is not the sampled instruction pointer;
  *   - a frame outside every file the process maps (this process's
  *     objects, the windows of the slots mapped) that is not the last
- *     frame of a walk that ended unmapped;
+ *     frame of a walk that ended at a mapping (unmapped, unreadable or
+ *     past the budget);
  *   - pf_unwind_refused or pf_unwind_cfi_refused going down, the latter
  *     going up by more than one a sample, or for a walk that did not
- *     end broken at a frame;
+ *     end at a frame by the budget (PF_UNWIND_BUDGET);
  *   - a file handed on by pf_unwind_foreach_file that is no regular
  *     file open, or not the one it names;
  *   - the same sample unwound twice in a row answering otherwise; with
@@ -846,8 +847,8 @@ counters(struct run *r, bool sampled, enum pf_unwind_end end, size_t n)
 	if (a < r->refused || c < r->cfi_refused)
 		broken("a refused count went down");
 	if (c != r->cfi_refused && (!sampled || c - r->cfi_refused > 1 ||
-	    end != PF_UNWIND_BROKEN || n == 0))
-		broken("cfi_refused grew, but not by one walk ended broken at a frame");
+	    end != PF_UNWIND_BUDGET || n == 0))
+		broken("cfi_refused grew, but not by one walk ended at a frame by the budget");
 	r->refused = a;
 	r->cfi_refused = c;
 }
@@ -899,7 +900,8 @@ feedback(enum pf_unwind_end end, size_t n)
 #define F(k)	case k: sink += k; break;
 	F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7) F(8) F(9) F(10) F(11) F(12) F(13) F(14) F(15)
 	F(16) F(17) F(18) F(19) F(20) F(21) F(22) F(23) F(24) F(25) F(26) F(27) F(28) F(29)
-	F(30) F(31)
+	F(30) F(31) F(32) F(33) F(34) F(35) F(36) F(37) F(38) F(39) F(40) F(41) F(42) F(43)
+	F(44) F(45) F(46) F(47)
 #undef F
 	default:
 		abort();
@@ -926,12 +928,14 @@ unwind(struct run *r, struct pf_unwinder *u, const struct sample *s, size_t max,
 	memset(&a->end, 0xa5, sizeof(a->end));
 	a->n = pf_unwind_sample(u, pid_of(s->pidx), s->tid, s->regs, s->stack, s->len, pcs, max,
 	    &a->end);
-	if (a->n > max || a->n > PF_UNWIND_MAX_FRAMES || (unsigned)a->end > PF_UNWIND_UNMAPPED)
+	if (a->n > max || a->n > PF_UNWIND_MAX_FRAMES || (unsigned)a->end > PF_UNWIND_BUDGET)
 		broken("more frames than max, or no end");
 	if ((a->end == PF_UNWIND_COMPLETE && a->n == 0) || (a->n > 0 && pcs[0] != s->regs[G_IP]))
 		broken("complete without a frame, or a first frame that is not the ip");
 	for (i = 0; i < a->n; i++)
-		if (!(i == a->n - 1 && a->end == PF_UNWIND_UNMAPPED) && !plausible(pm, pcs[i]))
+		if (!(i == a->n - 1 && (a->end == PF_UNWIND_UNMAPPED ||
+		    a->end == PF_UNWIND_UNREADABLE || a->end == PF_UNWIND_BUDGET)) &&
+		    !plausible(pm, pcs[i]))
 			broken("a frame in no mapped file, and not the last of an unmapped walk");
 	memcpy(a->pcs, pcs, a->n * sizeof(*pcs));
 	free(pcs);
