@@ -478,6 +478,16 @@ with_trailer() {
 	printf '%s bytes=%s\n' "$2" "$t" >> "$1"
 }
 
+# faked_runbook: a sleeping target (WPID), the test's directory as the
+# working one, and a runbook copy (RB) whose recording is fake_recording's.
+faked_runbook() {
+	sleep 60 &
+	WPID=$!
+	cd "$BATS_TEST_TMPDIR" || return
+	RB=$(runbook_copy)
+	fake_recording
+}
+
 # fake_recording: the runbook copy's precheck passes, its classifier
 # says ON_CPU_USER, and its pf-record writes the stream in the file
 # $PF_TEST_STREAM to its -o file: a run needs no perf events and its
@@ -517,13 +527,9 @@ echo 'class ON_CPU_USER'"
 @test "another user who may write the evidence directory's parent is refused unless it is sticky; a swap by them mid-run redirects no write" {
 	require_root
 	user_dir --data
-	local rb u p
+	local u p
 	u=$USER_DIR
-	sleep 60 &
-	WPID=$!
-	cd "$BATS_TEST_TMPDIR"
-	rb=$(runbook_copy)
-	fake_recording
+	faked_runbook
 	# Root's file that a swap would have root append to.
 	printf 'canary\n' > "$u/canary"
 	# Others may write, without the sticky bit; nobody's own directory:
@@ -535,7 +541,7 @@ echo 'class ON_CPU_USER'"
 	chown nobody "$u/theirs"
 	for p in open theirs; do
 		swap_as_nobody "cd '$u/$p' && mv ev ev.root && mkdir ev && ln -s '$u/canary' ev/commands.log && echo swapped"
-		run -3 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o "$u/$p/ev"
+		run -3 --separate-stderr "$RB" -p "$WPID" -d 1 -i 1 -n -o "$u/$p/ev"
 		[ -z "$(ls -A "$u/$p")" ] || fail "$p: made $(ls -A "$u/$p")"
 		[ ! -s "$u/swap.log" ] || fail "$p: ran to the swap: $(cat "$u/swap.log")"
 		[ "$(cat "$u/canary")" = canary ] || fail "$p: written through the link: $(cat "$u/canary")"
@@ -547,7 +553,7 @@ echo 'class ON_CPU_USER'"
 	# Sticky: accepted, and nobody may not move root's directory there.
 	mkdir -m 1777 "$u/sticky"
 	swap_as_nobody "cd '$u/sticky' && mv ev ev.root && mkdir ev && ln -s '$u/canary' ev/commands.log && echo swapped"
-	run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -o "$u/sticky/ev"
+	run -0 --separate-stderr "$RB" -p "$WPID" -d 1 -i 1 -o "$u/sticky/ev"
 	grep -q 'Operation not permitted' "$u/swap.log" || fail "swap: $(cat "$u/swap.log")"
 	[ "$(cat "$u/canary")" = canary ]
 	assert_line "bundle $u/sticky/ev.tar.gz"
@@ -560,7 +566,7 @@ echo 'class ON_CPU_USER'"
 	mkdir -m 0777 "$u/gp"
 	mkdir -m 0755 "$u/gp/p"
 	swap_as_nobody "cd '$u/gp' && mv p p.root && mkdir -p p/ev && ln -s '$u/canary' p/ev/commands.log && echo swapped"
-	run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -o "$u/gp/p/ev"
+	run -0 --separate-stderr "$RB" -p "$WPID" -d 1 -i 1 -o "$u/gp/p/ev"
 	grep -qx swapped "$u/swap.log" || fail "no swap: $(cat "$u/swap.log")"
 	[ "$(cat "$u/canary")" = canary ] || fail "written through the link: $(cat "$u/canary")"
 	# Nothing of the run in nobody's directory, all of it in root's.
@@ -616,18 +622,14 @@ forged_stream() {
 }
 
 @test "the summary reads the header only before the first sample and the trailer only as the last line: lines a target forged inside the stream are not read" {
-	local rb v
-	sleep 60 &
-	WPID=$!
-	cd "$BATS_TEST_TMPDIR"
-	rb=$(runbook_copy)
-	fake_recording
+	local v
+	faked_runbook
 	# Version 2 escapes names; the runbook must not rely on it either.
 	for v in 1 2; do
 		forged_stream "$v" > "$PF_TEST_STREAM"
 		with_trailer "$PF_TEST_STREAM" "# pf-record: samples=5 lost=2 throttled=0 unknown-chain=0 stop=duration"
 		rm -rf ev
-		run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+		run -0 --separate-stderr "$RB" -p "$WPID" -d 1 -i 1 -n -o ev
 		run -0 cat ev/summary.txt
 		# The real trailer's values, the real header's reason, nothing else.
 		assert_line "open cpu: 2 samples lost"
@@ -639,7 +641,7 @@ forged_stream() {
 		# Cut short: no trailer at all, only the forged ones inside.
 		forged_stream "$v" > "$PF_TEST_STREAM"
 		rm -rf ev
-		run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+		run -0 --separate-stderr "$RB" -p "$WPID" -d 1 -i 1 -n -o ev
 		run -0 grep '^open ' ev/summary.txt
 		assert_output "open cpu: kernel frames excluded (for the real reason)
 open cpu: the recording has no trailer (cut short)"
@@ -649,7 +651,7 @@ open cpu: the recording has no trailer (cut short)"
 		printf '%s\n\t            1300 mid\n%s' "$(event_line 6)" \
 		    "# pf-record: samples=6 lost=0 throttled=0 unknown-chain=0 stop=duration bytes=12" >> "$PF_TEST_STREAM"
 		rm -rf ev
-		run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+		run -0 --separate-stderr "$RB" -p "$WPID" -d 1 -i 1 -n -o ev
 		run -0 grep '^open ' ev/summary.txt
 		assert_output "open cpu: kernel frames excluded (for the real reason)
 open cpu: the last line is no trailer of this recording (its bytes= is not the size, $(wc -c < "$PF_TEST_STREAM") bytes): cut short or altered"
@@ -657,46 +659,32 @@ open cpu: the last line is no trailer of this recording (its bytes= is not the s
 }
 
 @test "a recording that ran out of memory is said as such in the summary, not as a safety cap" {
-	local rb
-	sleep 60 &
-	WPID=$!
-	cd "$BATS_TEST_TMPDIR"
-	rb=$(runbook_copy)
-	fake_recording
+	faked_runbook
 	head -n -1 "$PF_TEST_STREAM" > "$PF_TEST_STREAM.new"
 	mv "$PF_TEST_STREAM.new" "$PF_TEST_STREAM"
 	with_trailer "$PF_TEST_STREAM" "# pf-record: samples=2 lost=0 throttled=0 unknown-chain=0 stop=memory"
-	run --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+	run --separate-stderr "$RB" -p "$WPID" -d 1 -i 1 -n -o ev
 	run -0 grep '^open ' ev/summary.txt
 	assert_output "open cpu: stopped early: memory ran out"
 }
 
 @test "stacks that reach no entry frame are an open line past 5% of them, with the main cause; at 5% they are not" {
-	local rb
-	sleep 60 &
-	WPID=$!
-	cd "$BATS_TEST_TMPDIR"
-	rb=$(runbook_copy)
-	fake_recording
+	faked_runbook
 	head -n -1 "$PF_TEST_STREAM" > base.perf
 	cp base.perf "$PF_TEST_STREAM"
 	with_trailer "$PF_TEST_STREAM" "# pf-record: samples=100 lost=0 throttled=0 unknown-chain=0 incomplete=6 incomplete-causes=stack-copy:4,no-unwind-info:2 stop=duration"
-	run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+	run -0 --separate-stderr "$RB" -p "$WPID" -d 1 -i 1 -n -o ev
 	run -0 grep '^open ' ev/summary.txt
 	assert_output "open cpu: 6% of stacks incomplete (mostly: stack copy too short)"
 	cp base.perf "$PF_TEST_STREAM"
 	with_trailer "$PF_TEST_STREAM" "# pf-record: samples=100 lost=0 throttled=0 unknown-chain=0 incomplete=5 incomplete-causes=budget:5 stop=duration"
-	run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev2
+	run -0 --separate-stderr "$RB" -p "$WPID" -d 1 -i 1 -n -o ev2
 	run -1 grep '^open ' ev2/summary.txt
 }
 
 @test "a leaf where interrupts come back on is passed over by the hot lines, with a note" {
-	local rb i
-	sleep 60 &
-	WPID=$!
-	cd "$BATS_TEST_TMPDIR"
-	rb=$(runbook_copy)
-	fake_recording
+	local i
+	faked_runbook
 	{
 		echo "# pf-record 2 host=h kernel=k target=pid:1 freq=99 callgraph=fp kernel-stacks=yes start=2026-01-01T00:00:00Z"
 		for i in 1 2 3; do
@@ -710,7 +698,7 @@ open cpu: the last line is no trailer of this recording (its bytes= is not the s
 		printf '\t            13b3 main+0x89 (/usr/bin/victim)\n\n'
 	} > "$PF_TEST_STREAM"
 	with_trailer "$PF_TEST_STREAM" "# pf-record: samples=4 lost=0 throttled=0 unknown-chain=0 stop=duration"
-	run -0 --separate-stderr "$rb" -p "$WPID" -d 1 -i 1 -n -o ev
+	run -0 --separate-stderr "$RB" -p "$WPID" -d 1 -i 1 -n -o ev
 	run -0 grep -E '^(hot|note) ' ev/summary.txt
 	assert_output "hot 25.00% leaf
 note cpu: 75.00% of the samples in pvm_irq_enable, where interrupts come back on: time spent with them off before it, a sampling artefact (not a hot line)"

@@ -917,6 +917,29 @@ test_names(void)
 	pf_sym_free(s);
 }
 
+/*
+ * A symbolizer of this process's own mappings (inlines: with inlined
+ * functions), after its stack is captured (cap); NULL, said, when
+ * either cannot be had.
+ */
+static struct pf_symbolizer *
+self_symbolizer(bool inlines)
+{
+	struct pf_symbolizer *s;
+
+	if (!load_self() || !capture()) {
+		CHECK(0, "this process's executable mapping or stack not found");
+		return NULL;
+	}
+	if ((s = pf_sym_new(NULL)) == NULL) {
+		CHECK(0, "pf_sym_new: %s", strerror(errno));
+		return NULL;
+	}
+	pf_sym_set_inlines(s, inlines);
+	CHECK(pf_sym_load_proc(s, "/proc", getpid(), false) == 0, "load_proc self");
+	return s;
+}
+
 static void
 test_symbolize(void)
 {
@@ -937,16 +960,8 @@ test_symbolize(void)
 	int found, fd;
 
 	unsetenv("DEBUGINFOD_URLS");
-	if (!load_self() || !capture()) {
-		CHECK(0, "this process's executable mapping or stack not found");
+	if ((s = self_symbolizer(true)) == NULL)
 		return;
-	}
-	if ((s = pf_sym_new(NULL)) == NULL) {
-		CHECK(0, "pf_sym_new: %s", strerror(errno));
-		return;
-	}
-	pf_sym_set_inlines(s, true);
-	CHECK(pf_sym_load_proc(s, "/proc", getpid(), false) == 0, "load_proc self");
 
 	/* The interrupted pc, and return addresses (looked up a byte before). */
 	check_frame(s, getpid(), (uintptr_t)cap.regs[8], false, "st_leaf", (uintptr_t)st_leaf,
@@ -1285,15 +1300,8 @@ test_stack_end(void)
 	    strcmp(pf_incomplete_name(PF_INCOMPLETE_BUDGET), "budget") == 0,
 	    "the causes' names (man/pf-formats.5)");
 
-	if (!load_self() || !capture()) {
-		CHECK(0, "this process's executable mapping or stack not found");
+	if ((s = self_symbolizer(false)) == NULL)
 		return;
-	}
-	if ((s = pf_sym_new(NULL)) == NULL) {
-		CHECK(0, "pf_sym_new: %s", strerror(errno));
-		return;
-	}
-	CHECK(pf_sym_load_proc(s, "/proc", getpid(), false) == 0, "load_proc self");
 	leaf = (uint64_t)cap.regs[8];
 	mid = (uint64_t)cap.ra_leaf;
 	/* A return address into main: the call is the byte before. */
