@@ -786,16 +786,18 @@ note cpu: 75.00% of the samples in pvm_irq_enable, where interrupts come back on
 	assert_line "class STARVED_CPU"
 	assert_line "recorded cpu-system ev/cpu-system.perf"
 	# The neighbours, by name and PID, each with a share of the CPUs:
-	# three spinners on two CPUs hold some 30% of the samples each; with
-	# another live suite and two busy loops beside them, above 5% (a CI
-	# run with two more builds beside saw 7.8%).
+	# three spinners on two CPUs hold some 30% of the samples each when
+	# alone.  Listed among the five busiest is the claim; their shares
+	# depend on what else runs (beside the other CI pass's favoured live
+	# suite one held 4.73% of a system profile), so only that each is a
+	# share they really took, 1% or more.
 	assert_line --regexp "^process [0-9.]+% nbr-one $n1\$"
 	assert_line --regexp "^process [0-9.]+% nbr-two $n2\$"
 	assert_line --regexp "^process [0-9.]+% pf-svg $n3\$"
 	local l share
 	for l in nbr-one nbr-two pf-svg; do
 		share=$(awk -v c="$l" '$1 == "process" && $3 == c { sub(/%/, "", $2); print $2 }' <<<"$output")
-		awk -v s="$share" 'BEGIN { exit !(s >= 5) }' || fail "$l: $share%"
+		awk -v s="$share" 'BEGIN { exit !(s >= 1) }' || fail "$l: $share%"
 	done
 	grep '^process ' ev/summary.txt
 	# Five unmarked at most; marked, only the target and this run's own
