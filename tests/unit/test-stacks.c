@@ -1307,33 +1307,35 @@ test_stack_end(void)
 	/* A return address into main: the call is the byte before. */
 	top = (uint64_t)(uintptr_t)main + 1;
 	{
-		const uint64_t whole[] = { U, leaf, mid, top };
-		const uint64_t part[] = { U, leaf, mid };
-		const uint64_t trunc[] = { U, leaf, mid, PF_RAWREC_TRUNCATED };
-		const uint64_t budget[] = { U, leaf, mid, PF_RAWREC_BUDGET };
-		const uint64_t unread[] = { U, leaf, mid, PF_RAWREC_UNREADABLE };
-		const uint64_t outer[] = { U, leaf, mid, PF_RAWREC_OUTERMOST };
-		const uint64_t data[] = { U, leaf, mid, 0x10, top };
-		const uint64_t kern[] = { K, 0xffffffff81000100ULL };
-		const uint64_t budget_main[] = { U, leaf, top, PF_RAWREC_BUDGET };
+		const struct {
+			uint64_t chain[5];
+			uint32_t nr;
+			bool cut;
+			enum pf_incomplete why;
+			const char *marker, *what;
+		} cases[] = {
+			{ { U, leaf, mid, top }, 4, false, PF_INCOMPLETE_NONE, NULL, "up to main" },
+			{ { U, leaf, mid }, 3, false, PF_INCOMPLETE_NO_UNWIND, NULL,
+			    "ends in st_middle" },
+			{ { U, leaf, mid, PF_RAWREC_TRUNCATED }, 4, false, PF_INCOMPLETE_STACK_COPY,
+			    "[truncated]", "the copy ended it" },
+			{ { U, leaf, mid, PF_RAWREC_BUDGET }, 4, false, PF_INCOMPLETE_BUDGET,
+			    "[budget]", "a budget ended it" },
+			{ { U, leaf, mid, PF_RAWREC_UNREADABLE }, 4, false, PF_INCOMPLETE_UNREADABLE,
+			    NULL, "an unreadable file ended it" },
+			{ { U, leaf, mid, PF_RAWREC_OUTERMOST }, 4, false, PF_INCOMPLETE_NONE, NULL,
+			    "an outermost frame by its CFI, unnamed" },
+			{ { U, leaf, mid, 0x10, top }, 5, true, PF_INCOMPLETE_FP_DATA,
+			    "[unknown-chain]", "a chain into data, cut before main" },
+			{ { K, 0xffffffff81000100ULL }, 2, false, PF_INCOMPLETE_NONE, NULL,
+			    "no user stack" },
+			{ { U, leaf, top, PF_RAWREC_BUDGET }, 4, false, PF_INCOMPLETE_NONE, NULL,
+			    "main reached before the budget" },
+		};
 
-		stack_end_case(s, &comms, whole, 4, false, PF_INCOMPLETE_NONE, NULL, "up to main");
-		stack_end_case(s, &comms, part, 3, false, PF_INCOMPLETE_NO_UNWIND, NULL,
-		    "ends in st_middle");
-		stack_end_case(s, &comms, trunc, 4, false, PF_INCOMPLETE_STACK_COPY, "[truncated]",
-		    "the copy ended it");
-		stack_end_case(s, &comms, budget, 4, false, PF_INCOMPLETE_BUDGET, "[budget]",
-		    "a budget ended it");
-		stack_end_case(s, &comms, unread, 4, false, PF_INCOMPLETE_UNREADABLE, NULL,
-		    "an unreadable file ended it");
-		stack_end_case(s, &comms, outer, 4, false, PF_INCOMPLETE_NONE, NULL,
-		    "an outermost frame by its CFI, unnamed");
-		stack_end_case(s, &comms, data, 5, true, PF_INCOMPLETE_FP_DATA, "[unknown-chain]",
-		    "a chain into data, cut before main");
-		stack_end_case(s, &comms, kern, 2, false, PF_INCOMPLETE_NONE, NULL,
-		    "no user stack");
-		stack_end_case(s, &comms, budget_main, 4, false, PF_INCOMPLETE_NONE, NULL,
-		    "main reached before the budget");
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+			stack_end_case(s, &comms, cases[i].chain, cases[i].nr, cases[i].cut,
+			    cases[i].why, cases[i].marker, cases[i].what);
 	}
 	/* A chain of the kernel's full length (127 entries) was cut there. */
 	n127[0] = U;
