@@ -245,11 +245,13 @@ assert_split() {
 	grep -q ' min-block=29000us ' "$BATS_TEST_TMPDIR/m.txt"
 	run -0 block_lengths "$BATS_TEST_TMPDIR/m.txt"
 	[[ "$output" == *"off_alpha "* ]] || fail "30 ms blocks dropped: $output"
+	# shellcheck disable=SC2016 # an awk program
 	run -0 awk '$2 < 29000000' <<<"$output"
 	[ -z "$output" ] || fail "blocks under --min-block kept: $output"
 	run -0 --separate-stderr "${REALTIME[@]}" pf-offcpu --max-block 25000 -o "$BATS_TEST_TMPDIR/x.txt" -- "$OFF" 1
 	run -0 block_lengths "$BATS_TEST_TMPDIR/x.txt"
 	[[ "$output" == *"off_beta "* ]] || fail "20 ms blocks dropped: $output"
+	# shellcheck disable=SC2016 # an awk program
 	run -0 awk '$2 > 25000000' <<<"$output"
 	[ -z "$output" ] || fail "blocks over --max-block kept: $output"
 	run -2 --separate-stderr pf-offcpu --min-block 10 --max-block 5 -- true

@@ -792,33 +792,36 @@ note cpu: 75.00% of the samples in pvm_irq_enable, where interrupts come back on
 	# checked against the profile itself, counted here from the recorded
 	# stream: the five busiest processes are listed, each with its share,
 	# and every spinner among them by its name and PID.
+	# shellcheck disable=SC2016 # an awk program
 	run -0 awk '
 		/^[^#\t]/ { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) { split($i, id, "/"); n[id[1]]++; t++; break } }
 		END { for (p in n) printf "%d %.2f\n", p, 100 * n[p] / t }' ev/cpu-system.perf
-	local counted=$output p share listed=0 l
-	for p in "$n1" "$n2" "$n3"; do
-		grep -q "^$p " <<<"$counted" || fail "spinner $p not in the profile"
+	local counted=$output pid held share listed=0 name
+	for pid in "$n1" "$n2" "$n3"; do
+		grep -q "^$pid " <<<"$counted" || fail "spinner $pid not in the profile"
 	done
 	run -0 sort -k2,2nr <<<"$counted"
 	local fifth
 	fifth=$(sed -n 5p <<<"$output" | cut -d' ' -f2)
-	while read -r l; do
-		set -- $l
-		grep -qE "^process [0-9.]+% [^ ]+ $1( \(.*\))?\$" ev/summary.txt ||
-			fail "$1 held $2% (the fifth busiest $fifth%) and is not listed: $(grep '^process ' ev/summary.txt)"
-		share=$(awk -v p="$1" '$1 == "process" && $4 == p { sub(/%/, "", $2); print $2 }' ev/summary.txt)
-		awk -v a="$share" -v b="$2" 'BEGIN { d = a - b; exit !(d < 0.015 && d > -0.015) }' ||
-			fail "$1 listed at $share%, holds $2% of the profile"
+	while read -r pid held; do
+		grep -qE "^process [0-9.]+% [^ ]+ $pid( \(.*\))?\$" ev/summary.txt ||
+			fail "$pid held $held% (the fifth busiest $fifth%) and is not listed: $(grep '^process ' ev/summary.txt)"
+		share=$(awk -v p="$pid" '$1 == "process" && $4 == p { sub(/%/, "", $2); print $2 }' ev/summary.txt)
+		awk -v a="$share" -v b="$held" 'BEGIN { d = a - b; exit !(d < 0.015 && d > -0.015) }' ||
+			fail "$pid listed at $share%, holds $held% of the profile"
 	done < <(awk -v f="$fifth" '$2 > f' <<<"$output")
-	for l in "nbr-one $n1" "nbr-two $n2" "pf-svg $n3"; do
-		set -- $l
-		share=$(awk -v p="$2" '$2 > 0 && $1 == p { print $2 }' <<<"$counted")
+	while read -r name pid; do
+		share=$(awk -v p="$pid" '$1 == p { print $2 }' <<<"$counted")
 		if awk -v s="$share" -v f="$fifth" 'BEGIN { exit !(s > f) }'; then
-			grep -qx "process $share% $1 $2" ev/summary.txt ||
-				fail "$1 $2 ($share%) not listed as itself: $(grep '^process ' ev/summary.txt)"
+			grep -qx "process $share% $name $pid" ev/summary.txt ||
+				fail "$name $pid ($share%) not listed as itself: $(grep '^process ' ev/summary.txt)"
 			listed=$((listed + 1))
 		fi
-	done
+	done <<-EOF
+	nbr-one $n1
+	nbr-two $n2
+	pf-svg $n3
+	EOF
 	[ "$listed" -gt 0 ] || fail "no spinner among the five busiest: $(grep '^process ' ev/summary.txt)"
 	grep '^process ' ev/summary.txt
 	# Five unmarked at most; marked, only the target and this run's own
