@@ -154,7 +154,8 @@ lane() {
 				# shellcheck disable=SC2016 # the inner sh expands them
 				run_file "$f" flock -n -E 75 "$locks/slot.$i" flock -n -E 75 "$locks/$n" \
 				    sh -c 'mkdir "$0" 2>/dev/null || exit 77
-					echo "run-suites: ${0##*/} started" >&2
+					date +%s >"$0/start"
+					echo "run-suites: ${0##*/} started at $(date -u +%H:%M:%S)" >&2
 					exec "$@" >"$0/out" 2>"$0/err"' "$c"
 				r=$?
 				i=$((i + 1))
@@ -166,7 +167,10 @@ lane() {
 				ran=$f
 				[ "$r" -eq 0 ] || lr=1
 				# shellcheck disable=SC2016 # the inner sh expands it
-				flock "$sel/print" sh -c 'cat "$0/out"; cat "$0/err" >&2' "$c"
+				# shellcheck disable=SC2016 # the inner sh expands them
+				flock "$sel/print" sh -c 'cat "$0/out"; cat "$0/err" >&2
+					echo "run-suites: ${0##*/} $1 in $(($(date +%s) - $(cat "$0/start"))) s, at $(date -u +%H:%M:%S)" >&2' \
+				    "$c" "$([ "$r" -eq 0 ] && echo ok || echo failed)"
 				;;
 			esac
 		done
