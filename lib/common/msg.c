@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,13 +215,43 @@ run_exit_hook(void)
 		_exit(exit_code);
 }
 
+/*
+ * abort() from inside a library that ran out of memory: libdw 0.188's
+ * hash tables assert that a resize's allocation succeeded
+ * (dynamicsizehash_concurrent.c: `htab->table'), so an address-space
+ * limit met there ends in SIGABRT, not in its exit(1).  The abort is
+ * synchronous (the code that called malloc, not a signal from outside),
+ * and errno still says why: ENOMEM runs the hook as exit() would.  Any
+ * other abort (a bug, a sanitizer's report) keeps its default action.
+ */
+static void
+abort_hook(int sig)
+{
+	bool (*fn)(void) = exit_fn;
+
+	if (errno == ENOMEM && fn != NULL) {
+		exit_fn = NULL;
+		if (fn())
+			_exit(exit_code);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 void
 pf_exit_hook(bool (*fn)(void), int code)
 {
 	static bool registered;
+	struct sigaction sa;
 
 	exit_fn = fn;
 	exit_code = code;
-	if (!registered)
+	if (!registered) {
 		registered = atexit(run_exit_hook) == 0;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = abort_hook;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESETHAND;
+		(void)sigaction(SIGABRT, &sa, NULL);
+	}
 }

@@ -61,8 +61,10 @@ void pf_exit_checked(int code) __attribute__((noreturn));
 /*
  * An exit() made anywhere, a library's that gives up included (libdw's
  * out-of-memory handler exits 1 with its own message), runs fn first;
- * when fn returns true the status becomes code instead.  One hook; a
- * later call replaces it.
+ * when fn returns true the status becomes code instead.  So does an
+ * abort() with errno ENOMEM (an assertion on a failed allocation, in
+ * libdw's hash tables); any other abort keeps its default action.  One
+ * hook; a later call replaces it.
  */
 void pf_exit_hook(bool (*fn)(void), int code);
 

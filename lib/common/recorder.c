@@ -659,6 +659,24 @@ confine(struct pf_recorder *r)
 #endif
 }
 
+#ifdef PF_TEST_HOOKS
+/*
+ * Test builds only (pf-record-hook): PF_TEST_ABORT=N[,ENOMEM] aborts
+ * where sample N+1 is formatted, as libdw's assertion on a failed
+ * allocation does there (with errno ENOMEM when asked).
+ */
+static void
+test_abort(uint64_t written)
+{
+	const char *t = getenv("PF_TEST_ABORT");
+
+	if (t == NULL || strtoull(t, NULL, 10) != written)
+		return;
+	errno = strstr(t, ",ENOMEM") != NULL ? ENOMEM : EINVAL;
+	abort();
+}
+#endif
+
 /* The header's confinement line. */
 static void
 confine_line(const struct pf_recorder *r, struct pf_buf *h)
@@ -1017,6 +1035,9 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 		struct pf_stack_end end;
 
 		pf_replay_to(&r->rec, r->sym, &r->comms, s->time);
+#ifdef PF_TEST_HOOKS
+		test_abort(r->written);
+#endif
 		pf_buf_reset(&b);
 		if (pf_replay_format(r->sym, &r->comms, s, refs[i].period, r->evname,
 		    &b, &end) == -1) {

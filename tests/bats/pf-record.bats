@@ -1317,6 +1317,25 @@ bomb_check() {
 	[ "$n3" -gt 0 ] || fail "no limit made memory run out: the test tried nothing"
 }
 
+@test "an abort for a failed allocation inside a library (libdw's hash tables) ends the stream with a trailer and exit 3; any other abort stays a crash" {
+	# libdw 0.188 asserts that its hash tables' resize got memory: a CI
+	# rehearsal's RLIMIT_AS test met it at 30 MB ("resize_coordinator:
+	# Assertion \`htab->table' failed", exit 134, no trailer).  The test
+	# build aborts where a sample is formatted, as that assertion does.
+	local hook=${PF_UNIT_DIR:-$PF_ROOT/build/unit}/pf-record-hook
+	[ -x "$hook" ] || fail "no $hook: make units"
+	start_split 10
+	run -3 --separate-stderr env PF_TEST_ABORT=5,ENOMEM "$hook" -d 2 --no-progress -o "$BATS_TEST_TMPDIR/a.perf" -p "$BGPID"
+	[[ "$stderr" == *"out of memory: the stream ends here (stop=memory), 5 samples written"* ]] || fail "stderr: $stderr"
+	run -0 tail -n 1 "$BATS_TEST_TMPDIR/a.perf"
+	assert_output "# pf-record: samples=5 lost=0 throttled=0 stop=memory bytes=$(stat -c %s "$BATS_TEST_TMPDIR/a.perf")"
+	[ "$(grep -c '^rec-split ' "$BATS_TEST_TMPDIR/a.perf")" -eq 5 ] || fail "not the 5 whole samples"
+	# A bug's abort (errno anything else) is not called out of memory.
+	run --separate-stderr env PF_TEST_ABORT=5 "$hook" -d 2 --no-progress -o "$BATS_TEST_TMPDIR/b.perf" -p "$BGPID"
+	[ "$status" -eq 134 ] || fail "exit $status: $stderr"
+	[[ "$stderr" != *"out of memory"* ]] || fail "stderr: $stderr"
+}
+
 @test "when the locked-memory limit refuses the rings, they shrink and recording goes on" {
 	require_root
 	require_cmd setpriv prlimit
