@@ -166,7 +166,6 @@ lane() {
 			*)
 				ran=$f
 				[ "$r" -eq 0 ] || lr=1
-				# shellcheck disable=SC2016 # the inner sh expands it
 				# shellcheck disable=SC2016 # the inner sh expands them
 				flock "$sel/print" sh -c 'cat "$0/out"; cat "$0/err" >&2
 					echo "run-suites: ${0##*/} $1 in $(($(date +%s) - $(cat "$0/start"))) s, at $(date -u +%H:%M:%S)" >&2' \

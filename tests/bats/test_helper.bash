@@ -19,7 +19,7 @@ SHARED_DIR="${PF_SHARED_DIR:-$PF_ROOT/../shared}"
 
 # Every test loads this file again.  The libraries' own load.bash files
 # find their parts with $(dirname ...), fifteen forks a test, some 0.16 s
-# of CPU each time (three minutes over one CI run's tests): their parts,
+# of CPU each time (some 100 s over one CI run's tests): their parts,
 # which only define functions, are sourced here by a glob instead.
 load_bats_libs() {
 	local d f
