@@ -12,15 +12,6 @@ setup() {
 	require_perf_events
 	require_cmd ansible-playbook
 	cd "$BATS_TEST_TMPDIR" || return
-	# The target: a process whose name no other test uses.  It outlives
-	# any test (teardown kills it): a fresh clone builds the static kit
-	# inside the test, which on a busy machine took over a minute, and a
-	# target that had ended by then failed the run (exit 2, "no process
-	# named pffleet" on each host).
-	cp "$WORKLOADS/rec-split" pffleet
-	./pffleet 900 &
-	WPID=$!
-	wait_exec "$WPID" pffleet
 	mkdir -m 0700 remote
 	{
 		echo '[fleet]'
@@ -31,6 +22,20 @@ setup() {
 		echo '[fleet:vars]'
 		echo "pf_prefix=$PF_SCRIPTS"
 	} > inventory
+}
+
+# target: start the target, a spinner whose name no other test uses, as
+# WPID.  It outlives the test (teardown kills it): a target that had
+# ended before the hosts looked failed the run (exit 2, "no process named
+# pffleet" on each host).  A test starts it only once nothing but the
+# playbook is left to do: it spins for as long as it runs, and the CPU it
+# takes while a test prepares (the static kit's build, a minute on a busy
+# machine) is taken from the other suites.
+target() {
+	cp "$WORKLOADS/rec-split" pffleet
+	./pffleet 900 &
+	WPID=$!
+	wait_exec "$WPID" pffleet
 }
 
 teardown() {
@@ -48,6 +53,7 @@ fleet() {
 }
 
 @test "two hosts: two verified bundles, one graph naming the hot function, nothing left behind" {
+	target
 	run -0 fleet
 	assert_output --partial "no host failed"
 	for h in h1 h2; do
@@ -70,6 +76,7 @@ fleet() {
 @test "a host that fails is listed at the end and the others still make the graph" {
 	# A host variable beats the group's: h3 has no tools where it looks.
 	sed -i '/^\[fleet:vars\]/i h3 ansible_connection=local ansible_python_interpreter=/usr/bin/python3 pf_prefix=/nonexistent/pf' inventory
+	target
 	run fleet
 	[ "$status" -ne 0 ]
 	assert_output --partial "failed hosts: h3 "
@@ -94,6 +101,7 @@ fleet() {
 	make_static >/dev/null 2>&1 || fail "make static failed"
 	[ -x "$PF_ROOT/build/static/pf-triage" ] || fail "make static put no runbook beside the binaries"
 	sed -i '/^\[fleet:vars\]/,$d' inventory
+	target
 	run -0 fleet
 	assert_output --partial "no host failed"
 	# The copy was made for both hosts (not skipped as with pf_prefix).
@@ -150,6 +158,7 @@ outside() {
 	    fleet.svg:
 	    h1.tar.gz:
 	EOF_INV
+	target
 	before=$(outside)
 	run fleet
 	[ "$status" -ne 0 ]
