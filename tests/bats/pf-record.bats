@@ -529,7 +529,9 @@ names_agree() {
 	# text keys, so memcmp and memcpy are called through its PLT and
 	# libc's malloc, free and mutexes sampled (their aliases named from
 	# libc6-dbg's table); perf and pf-record attach to it together, so
-	# the same addresses are sampled.  Some 2 s of CPU.  Known
+	# the same addresses are sampled.  Some 4 s of CPU: fourteen joins,
+	# since its PLT holds a sample in some 150 (7 joins gave 1 to 18
+	# PLT frames in six runs: too few, once, to judge).  Known
 	# disagreements, under 1%: a return address at the start of the next
 	# function (perf names that one, pf-record the caller).
 	require_cmd perf
@@ -539,7 +541,7 @@ names_agree() {
 	{
 		echo "CREATE TABLE t(a TEXT);"
 		echo "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<200000) INSERT INTO t SELECT printf('%08d-%s', (x*7919)%200000, hex(randomblob(8))) FROM c;"
-		for i in 1 2 3 4 5 6 7; do
+		for i in $(seq 14); do
 			echo "CREATE INDEX i$i ON t(a); SELECT count(*) FROM t a JOIN t b ON a.a=b.a; DROP INDEX i$i;"
 		done
 		echo ".quit"
@@ -551,7 +553,7 @@ names_agree() {
 	wait_exec "$BGPID" sqlite3
 	# -N: no build-id cache, as in pf-record-dwarf.bats (perf 6.1 can abort filling it).
 	perf record -N -q -F 999 -g -p "$BGPID" -o "$d/perf.data" > /dev/null 2>&1 & perfpid=$!
-	pf-record -F 999 -g fp -p "$BGPID" -d 20 --no-progress -o "$d/pf.txt" 2> "$d/pf.err" & pfpid=$!
+	pf-record -F 999 -g fp -p "$BGPID" -d 60 --no-progress -o "$d/pf.txt" 2> "$d/pf.err" & pfpid=$!
 	wait_recording "$pfpid"
 	sleep 0.5	# perf has no such sign: its events are open well within this
 	cat "$d/q.sql" >&7
@@ -1646,7 +1648,11 @@ start_jit() {
 	local a b
 	# shellcheck disable=SC2016 # the inner sh expands $1, $2, $a and $b
 	run -0 --separate-stderr favoured_sh '"$1" 4 >/dev/null 2>&1 & a=$!; "$1" 4 >/dev/null 2>&1 & b=$!
-		echo "$a $b" >"$2.pid"; sleep 0.2; exec pf-record -p "$a,$b" -F 199 -d 2 -o "$2"' \
+		echo "$a $b" >"$2.pid"; i=0
+		while [ "$(cat /proc/$a/comm /proc/$b/comm 2>/dev/null)" != "$(printf "rec-split\nrec-split")" ] && [ $i -lt 500 ]; do
+			sleep 0.01; i=$((i + 1))
+		done
+		exec pf-record -p "$a,$b" -F 199 -d 2 -o "$2"' \
 		sh "$SPLIT" "$BATS_TEST_TMPDIR/pp.txt"
 	read -r a b <"$BATS_TEST_TMPDIR/pp.txt.pid"
 	BGPID="$a $b"
