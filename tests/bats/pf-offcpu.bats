@@ -21,64 +21,10 @@ teardown() {
 	user_dir_cleanup
 }
 
-# valid_stream FILE: header first (its build-id lines before the first
-# sample), whole offcpu-time samples, the trailer
-# last with bytes= equal to the file size; prints the trailer's stop= word.
-valid_stream() {
-	local size
-	size=$(stat -c %s "$1")
-	awk -v size="$size" '
-	NR == 1 { if ($0 !~ /^# pf-offcpu 2 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ event=offcpu-time unit=ns callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|maps-unreadable|switch-rate-unknown|switch-rate:[0-9]+|(no-frame-pointers|go):[^ ]+))? preempted=(included|excluded) min-block=[0-9]+us max-block=[0-9a-z]+ kernel-symbols=(yes|no) above-rate-cap=sum start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
-	/^# pf-offcpu: samples=/ { trailer = $0; tline = NR; next }
-	/^# pf-offcpu/ { if (insample || nsamples) bad("comment inside the stream: " $0); next }
-	/^# build-id / { if (insample || nsamples) bad("build-id line inside the stream: " $0); if ($0 !~ /^# build-id ([0-9a-f][0-9a-f])+ [^ ]+( [0-9a-f]+:[0-9a-f]+:[0-9a-f]+)*$/) bad("build-id line: " $0); next }
-	/^$/ { if (!insample) bad("blank line outside a sample"); insample = 0; next }
-	/^\t/ { if (!insample) bad("frame outside a sample"); if ($0 !~ /^\t *[0-9a-f]+ .+ \(.+\)$/) bad("frame: " $0); next }
-	{ if (insample) bad("sample not ended"); if ($0 !~ /^.+ +[0-9]+\/[0-9]+ +\[[0-9][0-9][0-9]\] +[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]: +[0-9]+ offcpu-time: $/) bad("sample header: " $0); insample = 1; nsamples++ }
-	function bad(m) { print "line " NR ": " m; err = 1; exit 1 }
-	END {
-		if (err) exit 1
-		if (insample) { print "last sample not ended"; exit 1 }
-		if (tline != NR) { print "trailer not last"; exit 1 }
-		if (trailer !~ / samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ (truncated=[0-9]+ )?(aggregated=[0-9]+ )?unknown-chain=[0-9]+ incomplete=[0-9]+ (incomplete-causes=[a-z-]+:[0-9]+(,[a-z-]+:[0-9]+)* )?stop=[a-z-]+ bytes=[0-9]+$/) { print "trailer: " trailer; exit 1 }
-		if ((header ~ / callgraph=dwarf /) != (trailer ~ / truncated=/)) { print "truncated= without -g dwarf, or missing with it: " trailer; exit 1 }
-		split(trailer, t, "bytes="); if (t[2] + 0 != size) { print "bytes=" t[2] " but size " size; exit 1 }
-		split(trailer, s, "samples="); if (s[2] + 0 != nsamples) { print "samples " nsamples " but trailer " trailer; exit 1 }
-		split(trailer, r, "stop="); sub(/ .*/, "", r[2]); print r[2]
-	}' "$1"
-}
-
-# blocked FOLDED FUNC: nanoseconds of the stacks through FUNC ("" = all).
-blocked() {
-	awk -v f="$2" '{ n = $NF; if (f == "" || index($0, ";" f ";")) s += n } END { printf "%.0f\n", s }' "$1"
-}
-
 # block_lengths STREAM: "FUNCTION NS" for each record of off-split's
 # off_alpha or off_beta, its blocked time from the record's header.
 block_lengths() {
 	awk '/^[^#\t]/ { ns = $(NF - 1) } /^\t/ && / off_(alpha|beta)\+/ { split($2, f, "+"); print f[1], ns }' "$1"
-}
-
-# within A B TOL: |A - B| <= TOL
-within() {
-	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
-}
-
-# assert_split STREAM THREADS LO HI: off_alpha/off_beta 60/40 within 7
-# points, and their total blocked time between LO and HI seconds.
-assert_split() {
-	pf-fold "$1" > "$BATS_TEST_TMPDIR/folded" || fail "pf-fold failed"
-	local a b tot
-	a=$(blocked "$BATS_TEST_TMPDIR/folded" off_alpha)
-	b=$(blocked "$BATS_TEST_TMPDIR/folded" off_beta)
-	tot=$((a + b))
-	[ "$tot" -gt 0 ] || fail "no off_alpha/off_beta time: $(cat "$BATS_TEST_TMPDIR/folded")"
-	within "$(awk -v a="$a" -v t="$tot" 'BEGIN { print 100 * a / t }')" 60 7 ||
-		fail "off_alpha $a ns of $tot: designed 60%"
-	within "$(awk -v b="$b" -v t="$tot" 'BEGIN { print 100 * b / t }')" 40 7 ||
-		fail "off_beta $b ns of $tot: designed 40%"
-	awk -v t="$tot" -v lo="$3" -v hi="$4" 'BEGIN { exit !(t >= lo * 1e9 && t <= hi * 1e9) }' ||
-		fail "total blocked ${tot} ns, want between $3 s and $4 s"
 }
 
 @test "a command's blocked time splits 60/40 across named functions and sums to its run time (-- CMD)" {
@@ -89,7 +35,7 @@ assert_split() {
 	assert_output target-exit
 	# One thread, 2 s of wall time almost all asleep: 2 s less at most one
 	# 30 ms block cut at either end, and the little CPU time in between.
-	assert_split "$BATS_TEST_TMPDIR/s.txt" 1 1.85 2.05
+	assert_split "$BATS_TEST_TMPDIR/s.txt" 1.85 2.05
 	grep -q "target=cmd:off-split event=offcpu-time " "$BATS_TEST_TMPDIR/s.txt"
 	# Stacks start in the scheduler, named from kallsyms.
 	grep -q 'schedule+0x[0-9a-f]* (\[kernel.kallsyms\])' "$BATS_TEST_TMPDIR/s.txt"
@@ -202,7 +148,7 @@ assert_split() {
 	# start, less one block cut at each end: 2 x (2 - 0.1 - 0.06) s, with
 	# 10% for scheduling around the window's edges; at most the two
 	# threads' whole window.
-	assert_split "$BATS_TEST_TMPDIR/p.txt" 2 3.3 "$(awk -v w="$win" 'BEGIN { print 2 * (w + 0.05) }')"
+	assert_split "$BATS_TEST_TMPDIR/p.txt" 3.3 "$(awk -v w="$win" 'BEGIN { print 2 * (w + 0.05) }')"
 	run -0 sh -c "awk '/ offcpu-time: \$/{split(\$2, id, \"/\"); print id[2]}' '$BATS_TEST_TMPDIR/p.txt' | sort -u | grep -vx $BGPID | wc -l"
 	[ "$output" -eq 2 ] || fail "worker threads seen: $output, want 2"
 }
@@ -294,7 +240,7 @@ assert_split() {
 	# Some 80 intervals in a handful of samples, the same total as unsummed.
 	[ "$(grep -c ' offcpu-time: $' "$BATS_TEST_TMPDIR/s.txt")" -le 4 ] ||
 		fail "$(grep -c ' offcpu-time: $' "$BATS_TEST_TMPDIR/s.txt") samples"
-	assert_split "$BATS_TEST_TMPDIR/s.txt" 1 1.85 2.05
+	assert_split "$BATS_TEST_TMPDIR/s.txt" 1.85 2.05
 }
 
 # switch_rate: the context switches a second off-switch makes alone here,
