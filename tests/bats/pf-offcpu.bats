@@ -1,7 +1,10 @@
 #!/usr/bin/env bats
 # pf-offcpu: really records bundled workloads through context-switch events
 # and checks blocked-time shares and totals, preemption, every safety cap,
-# privileges and the stream's format.
+# privileges and the stream's format.  What it does as pf-record does
+# (misuse, the output file, the size cap, privileges and confinement while
+# recording, stopping on a signal) is checked for both in
+# recorder-lifecycle.bats.
 
 load test_helper
 
@@ -325,46 +328,9 @@ alpha_share() {
 	assert_output duration
 }
 
-@test "the size cap stops before the output would exceed it, at a sample boundary, exit 1" {
-	run -1 --separate-stderr "${REALTIME[@]}" pf-offcpu -d 5 --max-size 8K -o "$BATS_TEST_TMPDIR/z.txt" -- "$OFF" 2
-	[[ "$stderr" == *"size cap"* ]] || fail "stderr: $stderr"
-	run -0 valid_stream "$BATS_TEST_TMPDIR/z.txt"
-	assert_output size-cap
-	local size
-	size=$(stat -c %s "$BATS_TEST_TMPDIR/z.txt")
-	[ "$size" -le 8192 ] || fail "size $size > 8192"
-	[ "$size" -gt 5000 ] || fail "size $size: stopped far too early"
-}
-
-@test "while recording, pf-offcpu holds no capability and no_new_privs is set" {
-	require_root
-	# A window long enough that the check falls inside it whatever the
-	# load (with -d 3, in CI rehearsal 2's sanitizer pass the recorder had
-	# ended before this shell read its status); ended early by SIGINT.
-	"${REALTIME[@]}" pf-offcpu -d 30 -o "$BATS_TEST_TMPDIR/c.txt" -- "$OFF" 40 2>/dev/null & BGPID=$!
-	wait_recording "$BGPID"
-	sleep 1
-	run -0 grep -E '^(CapEff|CapPrm|NoNewPrivs):' /proc/$BGPID/status
-	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
-	assert_line --regexp '^CapPrm:[[:space:]]+0000000000000000$'
-	assert_line --regexp '^NoNewPrivs:[[:space:]]+1$'
-	kill -INT "$BGPID"
-	wait "$BGPID"
-	BGPID=
-}
-
 @test "while recording, pf-offcpu runs under its seccomp filter, without capabilities or core dumps" {
 	require_root
 	assert_confined_while_recording pf-offcpu "$OFF" 5
-}
-
-@test "the header says how pf-offcpu is confined" {
-	assert_confined_header pf-offcpu "$OFF" 1
-}
-
-@test "confined, pf-offcpu can no longer open /etc/shadow but still reads /proc (test hook build)" {
-	require_root
-	assert_hook_confined pf-offcpu "$OFF" 1
 }
 
 @test "as nobody: exit 3 naming CAP_PERFMON and perf_event_paranoid" {
@@ -377,39 +343,6 @@ alpha_share() {
 		"$USER_DIR/workloads/off-split" 1
 	[[ "$stderr" == *"CAP_PERFMON"*"kernel.perf_event_paranoid <= 1"* ]] || fail "stderr: $stderr"
 	[ -z "$output" ]
-}
-
-@test "SIGINT stops the recording and writes what was collected (stop=signal, exit 0)" {
-	"${REALTIME[@]}" pf-offcpu -d 20 -o "$BATS_TEST_TMPDIR/i.txt" -- "$OFF" 25 2>/dev/null & BGPID=$!
-	wait_recording "$BGPID"
-	sleep 1
-	kill -INT "$BGPID"
-	local rc=0
-	wait "$BGPID" || rc=$?
-	[ "$rc" -eq 0 ] || fail "exit $rc after SIGINT"
-	BGPID=
-	run -0 valid_stream "$BATS_TEST_TMPDIR/i.txt"
-	assert_output signal
-	[ "$(grep -c ' offcpu-time: $' "$BATS_TEST_TMPDIR/i.txt")" -gt 5 ]
-}
-
-@test "SIGHUP (an ssh drop) stops the recording like SIGINT: stream kept, child ended, exit 0" {
-	"${REALTIME[@]}" pf-offcpu -d 20 -o "$BATS_TEST_TMPDIR/h.txt" -- "$OFF" 25 2>/dev/null & BGPID=$!
-	wait_recording "$BGPID"
-	sleep 1
-	local child rc=0
-	child=$(pgrep -P "$BGPID" | head -n 1)
-	[ -n "$child" ] || fail "no child of pf-offcpu"
-	kill -HUP "$BGPID"
-	wait "$BGPID" || rc=$?
-	# An orphaned child is killed by the teardown.
-	BGPID=$child
-	[ "$rc" -eq 0 ] || fail "exit $rc after SIGHUP"
-	run -0 valid_stream "$BATS_TEST_TMPDIR/h.txt"
-	assert_output signal
-	[ "$(grep -c ' offcpu-time: $' "$BATS_TEST_TMPDIR/h.txt")" -gt 5 ]
-	! kill -0 "$child" 2>/dev/null || fail "the child $child was left running"
-	BGPID=
 }
 
 @test "a process's exit ends the recording early (stop=target-exit)" {
@@ -425,47 +358,6 @@ alpha_share() {
 	run -2 --separate-stderr pf-offcpu --proc -p 1
 	[[ "${stderr_lines[0]}" == "pf-offcpu: --proc: the /proc sampling fallback is not in this release" ]] ||
 		fail "stderr: $stderr"
-}
-
-@test "bad command lines exit 2 with the reason and the synopsis" {
-	local args want
-	while IFS='|' read -r args want; do
-		# shellcheck disable=SC2086
-		run -2 --separate-stderr pf-offcpu $args
-		[[ "${stderr_lines[0]}" == "pf-offcpu: $want"* ]] || fail "$args: '${stderr_lines[0]}', want '$want'"
-		[[ "$stderr" == *"usage: pf-offcpu"* ]] || fail "$args: no synopsis"
-		[ -z "$output" ] || fail "$args: wrote to stdout"
-	done <<-'EOF'
-	-d 0 -- true|-d: invalid duration '0'
-	-g lbr -- true|-g: unknown call graph 'lbr' (fp, dwarf, auto)
-	-g -- true|-g: unknown call graph '--'
-	--min-block x -- true|--min-block: invalid microseconds 'x'
-	--max-block 0 -- true|--max-block: invalid microseconds '0'
-	--rate-cap 0 -- true|--rate-cap: invalid rate '0'
-	--max-size 1K -- true|--max-size 1024: below the minimum of 4K
-	--max-size 2G -- true|--max-size 2147483648: above the ceiling of 1G
-	-p 12,x|-p: invalid pid 'x'
-	-p 1,,2|-p: empty field in '1,,2'
-	-p 1,|-p: empty field in '1,'
-	-p ,|-p: empty field in ','
-	-d 1|give exactly one target
-	-a -p 1|give exactly one target
-	EOF
-}
-
-@test "a pid that does not exist and a command that cannot run exit 3" {
-	run -3 --separate-stderr pf-offcpu -d 1 -p 999999999
-	[[ "$stderr" == *"999999999"* ]] || fail "stderr: $stderr"
-	run -3 --separate-stderr pf-offcpu -d 1 -- /nonexistent/cmd
-	[[ "$stderr" == *"/nonexistent/cmd: No such file or directory"* ]] || fail "stderr: $stderr"
-}
-
-@test "the output file is created 0600 and never replaced without --force" {
-	run -0 --separate-stderr pf-offcpu -d 1 -o "$BATS_TEST_TMPDIR/o.txt" -- true
-	[ "$(stat -c %a "$BATS_TEST_TMPDIR/o.txt")" = 600 ]
-	run -3 --separate-stderr pf-offcpu -d 1 -o "$BATS_TEST_TMPDIR/o.txt" -- true
-	[[ "$stderr" == *"o.txt: File exists (--force replaces it)"* ]] || fail "stderr: $stderr"
-	run -0 --separate-stderr pf-offcpu -d 1 --force -o "$BATS_TEST_TMPDIR/o.txt" -- true
 }
 
 @test "system-wide as root sees blocked time of more than one process, never the idle task" {
