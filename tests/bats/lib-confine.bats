@@ -2,7 +2,8 @@
 # lib/common/confine applied to a small driver (tests/unit/test-confine.c):
 # the seccomp filter refuses what a recorder never needs after setup, and
 # Landlock leaves it reading only beneath the allow-list.  The recorders'
-# own confinement is checked in pf-record.bats and pf-offcpu.bats.
+# own confinement is checked in recorder-lifecycle.bats, pf-record.bats and
+# pf-offcpu.bats.
 
 load test_helper
 

@@ -1,6 +1,9 @@
 #!/usr/bin/env bats
 # pf-record: really samples bundled workloads through perf events and checks
 # shares, symbols, every safety cap, privileges and the stream's format.
+# What it does as pf-offcpu does (misuse, the output file, the size cap,
+# privileges and confinement while recording, stopping on a signal) is
+# checked for both in recorder-lifecycle.bats.
 
 load test_helper
 
@@ -22,80 +25,6 @@ teardown() {
 	if [ -n "${SAVED_RATE:-}" ]; then
 		echo "$SAVED_RATE" > /proc/sys/kernel/perf_event_max_sample_rate
 	fi
-}
-
-# leaf_shares FILE: "function percent" for the first user frame of each
-# sample, weighted by period (kernel frames above it are skipped).
-leaf_shares() {
-	awk '
-	/^#/ || /^$/ { next }
-	/^[^\t]/ { per = $(NF - 1) + 0; want = 1; next }
-	want && !/kernel\.kallsyms|\(\[[a-z0-9_]+\]\)$/ {
-		f = $2; sub(/\+0x[0-9a-f]+$/, "", f); w[f] += per; tot += per; want = 0
-	}
-	END { for (f in w) printf "%s %.1f\n", f, 100 * w[f] / tot }' "$1"
-}
-
-# share FILE FUNC: the leaf share of FUNC in FILE (0 if absent).
-share() {
-	leaf_shares "$1" | awk -v f="$2" '$1 == f { s = $2 } END { print s + 0 }'
-}
-
-# fold_share FOLDED FUNC: FUNC's share of the leaves of folded stacks.
-fold_share() {
-	awk -v f="$2" '{ n = $NF; leaf = $0; sub(/ [0-9]+$/, "", leaf); sub(/.*;/, "", leaf);
-		sub(/_\[[kji]\]$/, "", leaf); tot += n; if (leaf == f) s += n }
-		END { printf "%.1f\n", tot ? 100 * s / tot : 0 }' "$1"
-}
-
-# within A B TOL: |A - B| <= TOL
-within() {
-	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
-}
-
-# assert_split FILE: rec-split's designed 50/30/20 within 7 points.
-assert_split() {
-	local f want got
-	for f in rec_alpha:50 rec_beta:30 rec_gamma:20; do
-		want=${f#*:}
-		got=$(share "$1" "${f%:*}")
-		within "$got" "$want" 7 || fail "${f%:*}: $got%, designed $want% ($(leaf_shares "$1" | tr '\n' ' '))"
-	done
-	if [ -x "$PF_BIN_DIR/pf-fold" ]; then
-		"$PF_BIN_DIR/pf-fold" "$1" > "$BATS_TEST_TMPDIR/folded" || fail "pf-fold failed"
-		for f in rec_alpha:50 rec_beta:30 rec_gamma:20; do
-			got=$(fold_share "$BATS_TEST_TMPDIR/folded" "${f%:*}")
-			within "$got" "${f#*:}" 7 || fail "pf-fold: ${f%:*}: $got%, designed ${f#*:}%"
-		done
-	fi
-}
-
-# valid_stream FILE: header first (its build-id lines before the first
-# sample), whole samples, the trailer last with
-# bytes= equal to the file size; prints the trailer's stop= word.
-valid_stream() {
-	local size
-	size=$(stat -c %s "$1")
-	awk -v size="$size" '
-	NR == 1 { if ($0 !~ /^# pf-record 2 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ freq=[0-9]+ callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|freq-above-dwarf-ceiling|maps-unreadable|(no-frame-pointers|go):[^ ]+))? kernel-stacks=(yes|no) start=[0-9T:-]+Z$/) bad("header: " $0); header = $0; next }
-	/^# pf-record: samples=/ { if (tline) bad("a second trailer"); trailer = $0; tline = NR; next }
-	/^# pf-record/ { if (insample || nsamples) bad("comment inside the stream: " $0); next }
-	/^# build-id / { if (insample || nsamples) bad("build-id line inside the stream: " $0); if ($0 !~ /^# build-id ([0-9a-f][0-9a-f])+ [^ ]+( [0-9a-f]+:[0-9a-f]+:[0-9a-f]+)*$/) bad("build-id line: " $0); next }
-	/^$/ { if (!insample) bad("blank line outside a sample"); insample = 0; next }
-	/^\t/ { if (!insample) bad("frame outside a sample"); if ($0 !~ /^\t *[0-9a-f]+ .+ \(.+\)$/) bad("frame: " $0); nframes++; next }
-	{ if (insample) bad("sample not ended"); if ($0 !~ /^.+ +[0-9]+\/[0-9]+ +\[[0-9][0-9][0-9]\] +[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]: +[0-9]+ cpu-clock(:u)?: $/) bad("sample header: " $0); insample = 1; nsamples++ }
-	function bad(m) { print "line " NR ": " m; err = 1; exit 1 }
-	END {
-		if (err) exit 1
-		if (insample) { print "last sample not ended"; exit 1 }
-		if (tline != NR) { print "trailer not last"; exit 1 }
-		if (trailer !~ / samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ (truncated=[0-9]+ )?unknown-chain=[0-9]+ incomplete=[0-9]+ (incomplete-causes=[a-z-]+:[0-9]+(,[a-z-]+:[0-9]+)* )?stop=[a-z-]+ bytes=[0-9]+$/) { print "trailer: " trailer; exit 1 }
-		split(trailer, ic, " incomplete="); if ((ic[2] + 0 > 0) != (trailer ~ / incomplete-causes=/)) { print "incomplete-causes= without incomplete stacks, or missing with them: " trailer; exit 1 }
-		if ((header ~ / callgraph=dwarf /) != (trailer ~ / truncated=/)) { print "truncated= without -g dwarf, or missing with it: " trailer; exit 1 }
-		split(trailer, t, "bytes="); if (t[2] + 0 != size) { print "bytes=" t[2] " but size " size; exit 1 }
-		split(trailer, s, "samples="); if (s[2] + 0 != nsamples) { print "samples " nsamples " but trailer " trailer; exit 1 }
-		split(trailer, r, "stop="); sub(/ .*/, "", r[2]); print r[2]
-	}' "$1"
 }
 
 # start_split SECONDS: rec-split in the background, once it runs; BGPID is
@@ -809,24 +738,6 @@ names_agree() {
 	grep -q '^# pf-record: caps duration=15s ' "$BATS_TEST_TMPDIR/d2.txt"
 }
 
-@test "the size cap stops before the output would exceed it, at a sample boundary, exit 1" {
-	local t0 t1
-	t0=$(date +%s%N)
-	run -1 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 8 --max-size 20K -o "$BATS_TEST_TMPDIR/z.txt" -- "$SPLIT" 9
-	t1=$(date +%s%N)
-	# Raw data in memory is bounded by the cap too: the window stopped early.
-	[ $(( (t1 - t0) / 1000000 )) -lt 6000 ] || fail "ran $(( (t1 - t0) / 1000000 )) ms: the window did not stop at the cap"
-	[[ "$stderr" == *"size cap"* ]] || fail "stderr: $stderr"
-	run -0 valid_stream "$BATS_TEST_TMPDIR/z.txt"
-	assert_output size-cap
-	local size
-	size=$(stat -c %s "$BATS_TEST_TMPDIR/z.txt")
-	[ "$size" -le 20480 ] || fail "size $size > 20480"
-	[ "$size" -gt 15000 ] || fail "size $size: stopped far too early"
-	run -2 --separate-stderr pf-record --max-size 2G -- true
-	assert_equal "${stderr_lines[0]}" "pf-record: --max-size 2147483648: above the ceiling of 1G"
-}
-
 @test "the disk floor refuses to start and stops the output on a small tmpfs, exit 1" {
 	mount_tmpfs 2M
 	run -1 --separate-stderr pf-record -d 1 --min-free 3M -o "$MNT/a.txt" -- true
@@ -859,35 +770,9 @@ names_agree() {
 		fail "the trailer says $n samples, the closing line: $(grep ' samples (' <<< "$closing")"
 }
 
-@test "while recording, pf-record holds no capability and no_new_privs is set" {
-	require_root
-	# A window long enough that the check falls inside it whatever the
-	# load (with -d 3, in CI rehearsal 2's sanitizer pass the recorder had
-	# ended before this shell read its status); ended early by SIGINT.
-	"${FAVOURED[@]}" pf-record -d 30 -o "$BATS_TEST_TMPDIR/c.txt" -- "$SPLIT" 40 2>/dev/null & BGPID=$!
-	wait_recording "$BGPID"
-	sleep 1
-	run -0 grep -E '^(CapEff|CapPrm|NoNewPrivs):' /proc/$BGPID/status
-	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
-	assert_line --regexp '^CapPrm:[[:space:]]+0000000000000000$'
-	assert_line --regexp '^NoNewPrivs:[[:space:]]+1$'
-	kill -INT "$BGPID"
-	wait "$BGPID"
-	BGPID=
-}
-
 @test "while sampling, pf-record runs under its seccomp filter, without capabilities or core dumps" {
 	require_root
 	assert_confined_while_recording pf-record "$SPLIT" 5
-}
-
-@test "the header says how pf-record is confined" {
-	assert_confined_header pf-record "$SPLIT" 1
-}
-
-@test "confined, pf-record can no longer open /etc/shadow but still reads /proc (test hook build)" {
-	require_root
-	assert_hook_confined pf-record "$SPLIT" 1
 }
 
 @test "every tool is linked with full RELRO (read-only GOT, bound at start)" {
@@ -952,20 +837,6 @@ names_agree() {
 	[[ "$stderr" == *"CAP_PERFMON"*"kernel.perf_event_paranoid"* ]] || fail "stderr: $stderr"
 }
 
-@test "SIGINT stops the recording and writes what was collected (stop=signal, exit 0)" {
-	"${FAVOURED[@]}" pf-record -d 20 -o "$BATS_TEST_TMPDIR/i.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
-	wait_recording "$BGPID"
-	sleep 1.5
-	kill -INT "$BGPID"
-	local rc=0
-	wait "$BGPID" || rc=$?
-	[ "$rc" -eq 0 ] || fail "exit $rc after SIGINT"
-	BGPID=
-	run -0 valid_stream "$BATS_TEST_TMPDIR/i.txt"
-	assert_output signal
-	[ "$(grep -c ' cpu-clock' "$BATS_TEST_TMPDIR/i.txt")" -gt 20 ]
-}
-
 @test "the target's exit ends the recording early (stop=target-exit, exit 0)" {
 	local t0 t1
 	t0=$(date +%s)
@@ -987,53 +858,6 @@ names_agree() {
 	run -0 --separate-stderr bash -c "'$PF_BIN_DIR/pf-record' -F 999 -d 2 -- '$SPLIT' 3 | head -n 1 >/dev/null; echo \${PIPESTATUS[0]}"
 	assert_output 0
 	[ -z "$stderr" ] || fail "stderr: $stderr"
-}
-
-@test "the output file is created 0600 and never replaced without --force" {
-	run -0 --separate-stderr pf-record -d 1 -o "$BATS_TEST_TMPDIR/o.txt" -- true
-	[ "$(stat -c %a "$BATS_TEST_TMPDIR/o.txt")" = 600 ]
-	run -3 --separate-stderr pf-record -d 1 -o "$BATS_TEST_TMPDIR/o.txt" -- true
-	[[ "$stderr" == *"o.txt: File exists (--force replaces it)"* ]] || fail "stderr: $stderr"
-	run -0 --separate-stderr pf-record -d 1 --force -o "$BATS_TEST_TMPDIR/o.txt" -- true
-	ln -s "$BATS_TEST_TMPDIR/o.txt" "$BATS_TEST_TMPDIR/link.txt"
-	run -3 --separate-stderr pf-record -d 1 --force -o "$BATS_TEST_TMPDIR/link.txt" -- true
-}
-
-@test "bad command lines exit 2 with the reason and the synopsis" {
-	local args want
-	while IFS='|' read -r args want; do
-		# shellcheck disable=SC2086
-		run -2 --separate-stderr pf-record $args
-		[[ "${stderr_lines[0]}" == "pf-record: $want"* ]] || fail "$args: '${stderr_lines[0]}', want '$want'"
-		[[ "$stderr" == *"usage: pf-record"* ]] || fail "$args: no synopsis"
-		[ -z "$output" ] || fail "$args: wrote to stdout"
-	done <<-'EOF'
-	-F 0 -- true|-F: invalid rate '0'
-	-F abc -- true|-F: invalid rate 'abc'
-	-F 10x -- true|-F: invalid rate '10x'
-	-d 0 -- true|-d: invalid duration '0'
-	-d 5q -- true|-d: invalid duration '5q'
-	--max-size 1K -- true|--max-size 1024: below the minimum of 4K
-	--max-size 12Q -- true|--max-size: invalid size '12Q'
-	--min-free 101% -- true|--min-free: invalid size or percentage '101%'
-	-g dwarf -a -F 100|-F 100: above the ceiling of 99 Hz for -g dwarf -a
-	-g lbr -- true|-g: unknown call graph 'lbr'
-	-p 0|-p: invalid pid '0'
-	-p 12,x|-p: invalid pid 'x'
-	-p 1,,2|-p: empty field in '1,,2'
-	-p 1,|-p: empty field in '1,'
-	-p ,|-p: empty field in ','
-	-d 1|give exactly one target
-	-a -p 1|give exactly one target
-	-p 1 -- true|give exactly one target
-	EOF
-}
-
-@test "a pid that does not exist and a command that cannot run exit 3" {
-	run -3 --separate-stderr pf-record -d 1 -p 999999999
-	[[ "$stderr" == *"999999999"* ]] || fail "stderr: $stderr"
-	run -3 --separate-stderr pf-record -d 1 -- /nonexistent/cmd
-	[[ "$stderr" == *"/nonexistent/cmd: No such file or directory"* ]] || fail "stderr: $stderr"
 }
 
 @test "system-wide recording as root samples more than one process" {
@@ -1696,25 +1520,6 @@ no_tmp_left() {
 	local left
 	left=$(find "$1" -maxdepth 1 -name '.pf-out.*' | head -n 3)
 	[ -z "$left" ] || fail "temporary files left: $left"
-}
-
-@test "SIGHUP (an ssh drop) stops the recording like SIGINT: stream kept, child ended, exit 0" {
-	"${FAVOURED[@]}" pf-record -d 20 -o "$BATS_TEST_TMPDIR/h.txt" -- "$SPLIT" 25 2>/dev/null & BGPID=$!
-	wait_recording "$BGPID"
-	sleep 1.5
-	local child rc=0
-	child=$(pgrep -P "$BGPID" | head -n 1)
-	[ -n "$child" ] || fail "no child of pf-record"
-	kill -HUP "$BGPID"
-	wait "$BGPID" || rc=$?
-	# An orphaned child is killed by the teardown.
-	BGPID=$child
-	[ "$rc" -eq 0 ] || fail "exit $rc after SIGHUP"
-	run -0 valid_stream "$BATS_TEST_TMPDIR/h.txt"
-	assert_output signal
-	[ "$(grep -c ' cpu-clock' "$BATS_TEST_TMPDIR/h.txt")" -gt 20 ]
-	! kill -0 "$child" 2>/dev/null || fail "the child $child was left running"
-	BGPID=
 }
 
 @test "--force onto a FIFO, a device or a directory is refused at once with exit 3, and it is left alone" {

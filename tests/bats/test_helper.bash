@@ -257,6 +257,142 @@ assert_hook_confined() {
 	assert_output 0
 }
 
+# --- the recorders' streams, read alike for pf-record and pf-offcpu ---
+
+# within A B TOL: |A - B| <= TOL
+within() {
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
+}
+
+# valid_stream FILE: FILE is one whole stream of the recorder its header
+# names, pf-record or pf-offcpu: the header first (its build-id lines
+# before the first sample), whole samples of that recorder's event, one
+# trailer, last, with bytes= equal to the file size, samples= the samples
+# counted and incomplete-causes= exactly when incomplete= is not 0; prints
+# the trailer's stop= word.  The header's and the trailer's words are each
+# recorder's own (pf-offcpu's aggregated= above its rate cap).
+valid_stream() {
+	local size tool hdr event agg
+	size=$(stat -c %s "$1") || return 1
+	read -r _ tool _ < "$1" || true
+	case $tool in
+	pf-record)
+		hdr='freq=[0-9]+ callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|freq-above-dwarf-ceiling|maps-unreadable|(no-frame-pointers|go):[^ ]+))? kernel-stacks=(yes|no)'
+		event='cpu-clock(:u)?' agg=''
+		;;
+	pf-offcpu)
+		hdr='event=offcpu-time unit=ns callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|maps-unreadable|switch-rate-unknown|switch-rate:[0-9]+|(no-frame-pointers|go):[^ ]+))? preempted=(included|excluded) min-block=[0-9]+us max-block=[0-9a-z]+ kernel-symbols=(yes|no) above-rate-cap=sum'
+		event='offcpu-time' agg='(aggregated=[0-9]+ )?'
+		;;
+	*)
+		echo "line 1: not a pf-record or pf-offcpu header: $(head -n 1 "$1")"
+		return 1
+		;;
+	esac
+	# The regular expressions built from strings hold no backslash: awk -v
+	# would read it as an escape.
+	awk -v size="$size" -v tool="$tool" -v hdr="$hdr" -v event="$event" -v agg="$agg" '
+	BEGIN {
+		hre = "^# " tool " 2 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ " hdr " start=[0-9T:-]+Z$"
+		sre = "^.+ +[0-9]+/[0-9]+ +[[][0-9][0-9][0-9][]] +[0-9]+[.][0-9][0-9][0-9][0-9][0-9][0-9]: +[0-9]+ " event ": $"
+		tre = " samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ (truncated=[0-9]+ )?" agg "unknown-chain=[0-9]+ incomplete=[0-9]+ (incomplete-causes=[a-z-]+:[0-9]+(,[a-z-]+:[0-9]+)* )?stop=[a-z-]+ bytes=[0-9]+$"
+	}
+	NR == 1 { if ($0 !~ hre) bad("header: " $0); header = $0; next }
+	index($0, "# " tool ": samples=") == 1 { if (tline) bad("a second trailer"); trailer = $0; tline = NR; next }
+	index($0, "# " tool) == 1 { if (insample || nsamples) bad("comment inside the stream: " $0); next }
+	/^# build-id / { if (insample || nsamples) bad("build-id line inside the stream: " $0); if ($0 !~ /^# build-id ([0-9a-f][0-9a-f])+ [^ ]+( [0-9a-f]+:[0-9a-f]+:[0-9a-f]+)*$/) bad("build-id line: " $0); next }
+	/^$/ { if (!insample) bad("blank line outside a sample"); insample = 0; next }
+	/^\t/ { if (!insample) bad("frame outside a sample"); if ($0 !~ /^\t *[0-9a-f]+ .+ \(.+\)$/) bad("frame: " $0); next }
+	{ if (insample) bad("sample not ended"); if ($0 !~ sre) bad("sample header: " $0); insample = 1; nsamples++ }
+	function bad(m) { print "line " NR ": " m; err = 1; exit 1 }
+	END {
+		if (err) exit 1
+		if (insample) { print "last sample not ended"; exit 1 }
+		if (tline != NR) { print "trailer not last"; exit 1 }
+		if (trailer !~ tre) { print "trailer: " trailer; exit 1 }
+		split(trailer, ic, " incomplete="); if ((ic[2] + 0 > 0) != (trailer ~ / incomplete-causes=/)) { print "incomplete-causes= without incomplete stacks, or missing with them: " trailer; exit 1 }
+		if ((header ~ / callgraph=dwarf /) != (trailer ~ / truncated=/)) { print "truncated= without -g dwarf, or missing with it: " trailer; exit 1 }
+		split(trailer, t, "bytes="); if (t[2] + 0 != size) { print "bytes=" t[2] " but size " size; exit 1 }
+		split(trailer, s, "samples="); if (s[2] + 0 != nsamples) { print "samples " nsamples " but trailer " trailer; exit 1 }
+		split(trailer, r, "stop="); sub(/ .*/, "", r[2]); print r[2]
+	}' "$1"
+}
+
+# leaf_shares FILE: "function percent" for the first user frame of each
+# sample of a pf-record stream, weighted by period (kernel frames above it
+# are skipped).
+leaf_shares() {
+	awk '
+	/^#/ || /^$/ { next }
+	/^[^\t]/ { per = $(NF - 1) + 0; want = 1; next }
+	want && !/kernel\.kallsyms|\(\[[a-z0-9_]+\]\)$/ {
+		f = $2; sub(/\+0x[0-9a-f]+$/, "", f); w[f] += per; tot += per; want = 0
+	}
+	END { for (f in w) printf "%s %.1f\n", f, 100 * w[f] / tot }' "$1"
+}
+
+# share FILE FUNC: the leaf share of FUNC in FILE (0 if absent).
+share() {
+	leaf_shares "$1" | awk -v f="$2" '$1 == f { s = $2 } END { print s + 0 }'
+}
+
+# fold_share FOLDED FUNC: FUNC's share of the leaves of folded stacks.
+fold_share() {
+	awk -v f="$2" '{ n = $NF; leaf = $0; sub(/ [0-9]+$/, "", leaf); sub(/.*;/, "", leaf);
+		sub(/_\[[kji]\]$/, "", leaf); tot += n; if (leaf == f) s += n }
+		END { printf "%.1f\n", tot ? 100 * s / tot : 0 }' "$1"
+}
+
+# blocked FOLDED FUNC: nanoseconds of the stacks through FUNC ("" = all),
+# in a pf-offcpu stream's folded stacks.
+blocked() {
+	awk -v f="$2" '{ n = $NF; if (f == "" || index($0, ";" f ";")) s += n } END { printf "%.0f\n", s }' "$1"
+}
+
+# assert_split STREAM [LO HI]: STREAM shows its workload's designed split,
+# each share within 7 points.  A pf-record stream of rec-split: 50/30/20
+# of the CPU in rec_alpha, rec_beta and rec_gamma, by leaf, and again in
+# pf-fold's leaves when pf-fold is built.  A pf-offcpu stream of
+# off-split: 60/40 of the blocked time in off_alpha and off_beta, whose
+# total is between LO and HI seconds.
+assert_split() {
+	local tool f want got a b tot
+	read -r _ tool _ < "$1" || true
+	case $tool in
+	pf-record)
+		for f in rec_alpha:50 rec_beta:30 rec_gamma:20; do
+			want=${f#*:}
+			got=$(share "$1" "${f%:*}")
+			within "$got" "$want" 7 || fail "${f%:*}: $got%, designed $want% ($(leaf_shares "$1" | tr '\n' ' '))"
+		done
+		if [ -x "$PF_BIN_DIR/pf-fold" ]; then
+			"$PF_BIN_DIR/pf-fold" "$1" > "$BATS_TEST_TMPDIR/folded" || fail "pf-fold failed"
+			for f in rec_alpha:50 rec_beta:30 rec_gamma:20; do
+				got=$(fold_share "$BATS_TEST_TMPDIR/folded" "${f%:*}")
+				within "$got" "${f#*:}" 7 || fail "pf-fold: ${f%:*}: $got%, designed ${f#*:}%"
+			done
+		fi
+		;;
+	pf-offcpu)
+		[ $# -eq 3 ] || fail "assert_split $*: a pf-offcpu stream takes LO and HI seconds"
+		pf-fold "$1" > "$BATS_TEST_TMPDIR/folded" || fail "pf-fold failed"
+		a=$(blocked "$BATS_TEST_TMPDIR/folded" off_alpha)
+		b=$(blocked "$BATS_TEST_TMPDIR/folded" off_beta)
+		tot=$((a + b))
+		[ "$tot" -gt 0 ] || fail "no off_alpha/off_beta time: $(cat "$BATS_TEST_TMPDIR/folded")"
+		within "$(awk -v a="$a" -v t="$tot" 'BEGIN { print 100 * a / t }')" 60 7 ||
+			fail "off_alpha $a ns of $tot: designed 60%"
+		within "$(awk -v b="$b" -v t="$tot" 'BEGIN { print 100 * b / t }')" 40 7 ||
+			fail "off_beta $b ns of $tot: designed 40%"
+		awk -v t="$tot" -v lo="$2" -v hi="$3" 'BEGIN { exit !(t >= lo * 1e9 && t <= hi * 1e9) }' ||
+			fail "total blocked ${tot} ns, want between $2 s and $3 s"
+		;;
+	*)
+		fail "assert_split: $1 is not a pf-record or pf-offcpu stream"
+		;;
+	esac
+}
+
 # forge_symbol FILE: FILE becomes a copy of the rec-forge workload whose
 # spinning function's symbol (a 122-byte placeholder) is rewritten, at the
 # same length, to hold newlines and lines of a sample stream: a forged
