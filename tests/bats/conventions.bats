@@ -208,6 +208,61 @@ needs_arg_option() {
 	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
 }
 
+# SAFETY.md's last column names the tests that enforce each rule, as
+# `SUITE.bats`: "NAME", "NAME"...  A name cut short ends (or is cut in
+# the middle) with "…", which stands for the rest.  A test renamed or
+# moved without its citation leaves a rule that names no test.
+@test "every test SAFETY.md cites exists, under that name, in that suite" {
+	local f names
+	names=$BATS_TEST_TMPDIR/names
+	for f in "$PF_ROOT"/tests/bats/*.bats; do
+		# One-line tests too ({ body; } on the @test line).
+		sed -n 's/^@test "\(.*\)" {\( .*\)\{0,1\}$/\1/p' "$f" | sed 's/\\"/"/g' |
+		    sed "s|^|${f##*/}\t|"
+	done > "$names"
+	# shellcheck disable=SC2016 # an awk program
+	run -0 awk -F '\t' '
+		FNR == NR { n[$1] = n[$1] "\n" $2; next }
+		# cited SUITE NAME: whether a test of SUITE matches NAME, whose
+		# "…" stand for any text.
+		function cited(suite, name,    list, k, i, p, parts, at, first, last) {
+			list = n[suite]
+			k = split(list, t, "\n")
+			np = split(name, parts, "…")
+			for (i = 2; i <= k; i++) {
+				at = 1; ok = 1
+				for (p = 1; p <= np && ok; p++) {
+					if (parts[p] == "") continue
+					j = index(substr(t[i], at), parts[p])
+					if (j == 0 || (p == 1 && j != 1)) ok = 0
+					else at += j - 1 + length(parts[p])
+				}
+				if (ok && (parts[np] == "" || at == length(t[i]) + 1)) return 1
+			}
+			return 0
+		}
+		/^\|/ {
+			nc = split($0, cell, "|")
+			for (c = 1; c <= nc; c++) {
+				rest = cell[c]; suite = ""
+				while (match(rest, /[a-z0-9-]+\.bats|"[^"]+"/)) {
+					tok = substr(rest, RSTART, RLENGTH)
+					rest = substr(rest, RSTART + RLENGTH)
+					if (tok ~ /\.bats$/) { suite = tok; continue }
+					if (suite == "") continue
+					tok = substr(tok, 2, length(tok) - 2)
+					cites++
+					if (!(suite in n)) print "SAFETY.md:" FNR ": no suite " suite
+					else if (!cited(suite, tok)) print "SAFETY.md:" FNR ": " suite " has no test \"" tok "\""
+				}
+			}
+		}
+		END { print cites " citations" }' "$names" "$PF_ROOT/SAFETY.md"
+	# The check can fail: it read citations, and every one matched.
+	[ "${lines[-1]% citations}" -gt 100 ] || fail "only $output"
+	[ "${#lines[@]}" -eq 1 ] || fail "$output"
+}
+
 @test "every tool and lib/common module has its line in doc/modules.md, and no other" {
 	local m f name bad=()
 	m="$PF_ROOT/doc/modules.md"
