@@ -32,9 +32,9 @@
 #include "perfscript.h"
 #include "procmaps.h"
 #include "replay.h"
-#include "script.h"
 #include "symbolize.h"
 #include "unwind.h"
+#include "writer.h"
 #include "capregs.h"
 
 #include "unit.h"
@@ -1178,7 +1178,7 @@ test_symbolize(void)
 	rm_fake_proc(root);
 }
 
-/* ---- script: the sample-stream writer ---------------------------------- */
+/* ---- writer: the sample-stream writer ---------------------------------- */
 
 /* The whole content of fd. */
 static size_t
@@ -1206,7 +1206,7 @@ same_bytes(const struct pf_buf *b, const char *want, size_t len)
 static int
 memfd(void)
 {
-	return memfd_create("pf-unit-script", MFD_CLOEXEC);
+	return memfd_create("pf-unit-writer", MFD_CLOEXEC);
 }
 
 /* Folded stacks the parser makes of a stream, one "stack weight\n" each. */
@@ -1381,7 +1381,7 @@ sample_text(struct pf_buf *b, const char *comm, unsigned pid, unsigned tid, uint
 }
 
 static void
-test_script(void)
+test_writer(void)
 {
 	static const char hdr[] = "# pf-record: version 1\n# pf-record: target pid=7\n";
 	static const char s1[] = "a 7/7 [000] 1.000000: 1 cpu-clock: \n\t1 f+0x1 (m)\n\n";
@@ -1390,7 +1390,7 @@ test_script(void)
 	static const char hostile[] =
 	    "x\x1b]0;t\x07 9/9 [000] 3.000000: 3 cpu-clock: \n"
 	    "\t3 \x01\x7f\xff\xc0\x80;\"<>+0x3 (m)\n\n";
-	struct pf_script *w;
+	struct pf_writer *w;
 	struct pf_buf got = { 0 }, want = { 0 }, smp = { 0 }, folded = { 0 };
 	char *big;
 	size_t bigname = 20000;
@@ -1398,27 +1398,27 @@ test_script(void)
 	int fd, p[2];
 
 	/* Header, samples, trailer: the stream is exactly what was given, then the trailer. */
-	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+	if ((fd = memfd()) == -1 || (w = pf_writer_new(fd, 1 << 20, 0)) == NULL) {
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		return;
 	}
-	CHECK(pf_script_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_NONE, "header");
+	CHECK(pf_writer_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_NONE, "header");
 	CHECK(slurp(fd, &got) == sizeof(hdr) - 1, "the header reaches the file at once (%zu)",
 	    got.len);
-	CHECK(pf_script_bytes(w) == sizeof(hdr) - 1 && pf_script_samples(w) == 0,
+	CHECK(pf_writer_bytes(w) == sizeof(hdr) - 1 && pf_writer_samples(w) == 0,
 	    "after the header: %llu bytes, %llu samples",
-	    (unsigned long long)pf_script_bytes(w), (unsigned long long)pf_script_samples(w));
-	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "sample 1");
-	CHECK(pf_script_sample(w, s2, sizeof(s2) - 1) == PF_STOP_NONE, "sample 2");
-	CHECK(pf_script_bytes(w) == sizeof(hdr) - 1 + sizeof(s1) - 1 + sizeof(s2) - 1,
-	    "bytes count the buffered samples (%llu)", (unsigned long long)pf_script_bytes(w));
-	CHECK(pf_script_samples(w) == 0, "buffered samples are not counted before they are written");
-	CHECK(pf_script_sample(w, hostile, sizeof(hostile) - 1) == PF_STOP_NONE, "hostile");
-	CHECK(pf_script_finish(w, "pf-record", 3, 4, PF_STOP_DURATION) == PF_STOP_DURATION,
+	    (unsigned long long)pf_writer_bytes(w), (unsigned long long)pf_writer_samples(w));
+	CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "sample 1");
+	CHECK(pf_writer_sample(w, s2, sizeof(s2) - 1) == PF_STOP_NONE, "sample 2");
+	CHECK(pf_writer_bytes(w) == sizeof(hdr) - 1 + sizeof(s1) - 1 + sizeof(s2) - 1,
+	    "bytes count the buffered samples (%llu)", (unsigned long long)pf_writer_bytes(w));
+	CHECK(pf_writer_samples(w) == 0, "buffered samples are not counted before they are written");
+	CHECK(pf_writer_sample(w, hostile, sizeof(hostile) - 1) == PF_STOP_NONE, "hostile");
+	CHECK(pf_writer_finish(w, "pf-record", 3, 4, PF_STOP_DURATION) == PF_STOP_DURATION,
 	    "finish: duration");
-	CHECK(pf_script_samples(w) == 3, "3 samples written (%llu)",
-	    (unsigned long long)pf_script_samples(w));
-	CHECK(pf_script_errno(w) == 0, "no error");
+	CHECK(pf_writer_samples(w) == 3, "3 samples written (%llu)",
+	    (unsigned long long)pf_writer_samples(w));
+	CHECK(pf_writer_errno(w) == 0, "no error");
 	pf_buf_append(&want, hdr, sizeof(hdr) - 1);
 	pf_buf_append(&want, s1, sizeof(s1) - 1);
 	pf_buf_append(&want, s2, sizeof(s2) - 1);
@@ -1428,22 +1428,22 @@ test_script(void)
 	slurp(fd, &got);
 	CHECK(same_bytes(&got, want.data, want.len), "stream: %zu bytes, want %zu:\n%.*s",
 	    got.len, want.len, (int)got.len, got.data);
-	CHECK(pf_script_bytes(w) == 279, "bytes= is the stream's size (%llu)",
-	    (unsigned long long)pf_script_bytes(w));
-	pf_script_free(w);
+	CHECK(pf_writer_bytes(w) == 279, "bytes= is the stream's size (%llu)",
+	    (unsigned long long)pf_writer_bytes(w));
+	pf_writer_free(w);
 	close(fd);
 
 	/* The trailer's extras, in their order. */
-	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+	if ((fd = memfd()) == -1 || (w = pf_writer_new(fd, 1 << 20, 0)) == NULL) {
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		return;
 	}
-	pf_script_trailer_incomplete(w, 4, "stack-copy:3,budget:1");
-	pf_script_trailer_chains(w, 7);
-	pf_script_trailer_aggregated(w, 6);
-	pf_script_trailer_truncated(w, 5);
-	CHECK(pf_script_sample(w, "s\n\n", 3) == PF_STOP_NONE, "sample");
-	CHECK(pf_script_finish(w, "pf-offcpu", 0, 0, PF_STOP_SIGNAL) == PF_STOP_SIGNAL,
+	pf_writer_trailer_incomplete(w, 4, "stack-copy:3,budget:1");
+	pf_writer_trailer_chains(w, 7);
+	pf_writer_trailer_aggregated(w, 6);
+	pf_writer_trailer_truncated(w, 5);
+	CHECK(pf_writer_sample(w, "s\n\n", 3) == PF_STOP_NONE, "sample");
+	CHECK(pf_writer_finish(w, "pf-offcpu", 0, 0, PF_STOP_SIGNAL) == PF_STOP_SIGNAL,
 	    "finish: signal");
 	slurp(fd, &got);
 	pf_buf_reset(&want);
@@ -1451,17 +1451,17 @@ test_script(void)
 	    "aggregated=6 unknown-chain=7 incomplete=4 incomplete-causes=stack-copy:3,budget:1 "
 	    "stop=signal bytes=161\n");
 	CHECK(same_bytes(&got, want.data, want.len), "extras: %.*s", (int)got.len, got.data);
-	pf_script_free(w);
+	pf_writer_free(w);
 	close(fd);
 
-	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+	if ((fd = memfd()) == -1 || (w = pf_writer_new(fd, 1 << 20, 0)) == NULL) {
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		return;
 	}
 	/* bytes= counts its own digits: 35 + 62 + 3 digits + newline = 101, not 100. */
-	CHECK(pf_script_sample(w, "012345678901234567890123456789012\n\n", 35) == PF_STOP_NONE,
+	CHECK(pf_writer_sample(w, "012345678901234567890123456789012\n\n", 35) == PF_STOP_NONE,
 	    "sample");
-	CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
+	CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
 	    "finish");
 	slurp(fd, &got);
 	pf_buf_reset(&want);
@@ -1469,7 +1469,7 @@ test_script(void)
 	    "# pf-record: samples=1 lost=0 throttled=0 stop=duration bytes=101\n");
 	CHECK(same_bytes(&got, want.data, want.len), "101 bytes, trailer included: %.*s",
 	    (int)got.len, got.data);
-	pf_script_free(w);
+	pf_writer_free(w);
 	close(fd);
 
 	/* A sample longer than a write piece, with a 20,000-byte name: whole, in pieces. */
@@ -1485,20 +1485,20 @@ test_script(void)
 
 		sample_text(&smp, "long", 11, 12, 5, frames, 3);
 	}
-	CHECK(smp.len > PF_SCRIPT_PIECE, "the long sample is longer than a piece");
-	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+	CHECK(smp.len > PF_WRITER_PIECE, "the long sample is longer than a piece");
+	if ((fd = memfd()) == -1 || (w = pf_writer_new(fd, 1 << 20, 0)) == NULL) {
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		free(big);
 		return;
 	}
-	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "short sample");
-	CHECK(pf_script_sample(w, smp.data, smp.len) == PF_STOP_NONE, "long sample");
-	CHECK(pf_script_samples(w) == 2, "both written once past a piece (%llu)",
-	    (unsigned long long)pf_script_samples(w));
+	CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "short sample");
+	CHECK(pf_writer_sample(w, smp.data, smp.len) == PF_STOP_NONE, "long sample");
+	CHECK(pf_writer_samples(w) == 2, "both written once past a piece (%llu)",
+	    (unsigned long long)pf_writer_samples(w));
 	CHECK(slurp(fd, &got) == sizeof(s1) - 1 + smp.len &&
 	    memcmp(got.data + sizeof(s1) - 1, smp.data, smp.len) == 0,
 	    "the long sample reaches the file whole (%zu bytes)", got.len);
-	pf_script_free(w);
+	pf_writer_free(w);
 	close(fd);
 
 	/*
@@ -1506,22 +1506,22 @@ test_script(void)
 	 * the stacks that went in (a comm with spaces and escape bytes, an
 	 * escape sequence and a 20,000-byte name among the frames).
 	 */
-	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+	if ((fd = memfd()) == -1 || (w = pf_writer_new(fd, 1 << 20, 0)) == NULL) {
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		free(big);
 		return;
 	}
-	CHECK(pf_script_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_NONE, "header");
+	CHECK(pf_writer_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_NONE, "header");
 	{
 		const char *f1[] = { "leaf\x1b[2J", "mid", "main" };
 		const char *f2[] = { "other", big, "main" };
 
 		sample_text(&smp, "my prog\x1b", 21, 22, 1000, f1, 3);
-		CHECK(pf_script_sample(w, smp.data, smp.len) == PF_STOP_NONE, "rt sample 1");
+		CHECK(pf_writer_sample(w, smp.data, smp.len) == PF_STOP_NONE, "rt sample 1");
 		sample_text(&smp, "thr", 21, 23, 250, f2, 3);
-		CHECK(pf_script_sample(w, smp.data, smp.len) == PF_STOP_NONE, "rt sample 2");
+		CHECK(pf_writer_sample(w, smp.data, smp.len) == PF_STOP_NONE, "rt sample 2");
 	}
-	CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
+	CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
 	    "finish");
 	slurp(fd, &got);
 	CHECK(read_back(&got, &folded) == 0, "the parser reads the stream: %s", strerror(errno));
@@ -1531,49 +1531,49 @@ test_script(void)
 	pf_buf_puts(&want, ";other 250\n");
 	CHECK(same_bytes(&folded, want.data, want.len), "read back: %.*s", (int)folded.len > 200 ?
 	    200 : (int)folded.len, folded.data);
-	pf_script_free(w);
+	pf_writer_free(w);
 	close(fd);
 	free(big);
 
 	/* The size cap: the sample that would pass it is refused, and every one after. */
 	if ((fd = memfd()) == -1 ||
-	    (w = pf_script_new(fd, (sizeof(s1) - 1) * 2 + PF_SCRIPT_TRAILER_MAX, 0)) == NULL) {
+	    (w = pf_writer_new(fd, (sizeof(s1) - 1) * 2 + PF_WRITER_TRAILER_MAX, 0)) == NULL) {
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		return;
 	}
-	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "first fits");
-	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "second fits exactly");
-	CHECK(pf_script_sample(w, "\n", 1) == PF_STOP_SIZE_CAP, "one byte more: size-cap");
-	CHECK(pf_script_sample(w, "", 0) == PF_STOP_SIZE_CAP, "and it stays");
-	CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_SIZE_CAP,
+	CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "first fits");
+	CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "second fits exactly");
+	CHECK(pf_writer_sample(w, "\n", 1) == PF_STOP_SIZE_CAP, "one byte more: size-cap");
+	CHECK(pf_writer_sample(w, "", 0) == PF_STOP_SIZE_CAP, "and it stays");
+	CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_SIZE_CAP,
 	    "the cap overrides the caller's reason");
 	slurp(fd, &got);
-	CHECK(got.len <= (sizeof(s1) - 1) * 2 + PF_SCRIPT_TRAILER_MAX &&
+	CHECK(got.len <= (sizeof(s1) - 1) * 2 + PF_WRITER_TRAILER_MAX &&
 	    got.len > (sizeof(s1) - 1) * 2 &&
 	    memcmp(got.data + (sizeof(s1) - 1) * 2, "# pf-record: samples=2 lost=0 throttled=0 "
 	    "stop=size-cap bytes=", 62) == 0, "capped stream: %.*s", (int)got.len, got.data);
-	pf_script_free(w);
+	pf_writer_free(w);
 	close(fd);
 
 	/* The disk floor: nothing is written when the filesystem cannot keep it. */
-	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, UINT64_MAX / 2)) == NULL) {
+	if ((fd = memfd()) == -1 || (w = pf_writer_new(fd, 1 << 20, UINT64_MAX / 2)) == NULL) {
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		return;
 	}
-	CHECK(pf_script_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_DISK_FLOOR, "header: floor");
-	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_DISK_FLOOR, "sample: floor");
+	CHECK(pf_writer_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_DISK_FLOOR, "header: floor");
+	CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_DISK_FLOOR, "sample: floor");
 	CHECK(slurp(fd, &got) == 0, "nothing below the floor (%zu bytes)", got.len);
-	pf_script_free(w);
+	pf_writer_free(w);
 	close(fd);
 
 	/* Write errors: a full device, a descriptor not open for writing, a closed pipe. */
 	if ((fd = open("/dev/full", O_WRONLY | O_CLOEXEC)) != -1 &&
-	    (w = pf_script_new(fd, 1 << 20, 0)) != NULL) {
-		CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "buffered");
-		CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DISK_FULL,
+	    (w = pf_writer_new(fd, 1 << 20, 0)) != NULL) {
+		CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "buffered");
+		CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DISK_FULL,
 		    "/dev/full: disk-full");
-		CHECK(pf_script_errno(w) == ENOSPC, "/dev/full: ENOSPC (%d)", pf_script_errno(w));
-		pf_script_free(w);
+		CHECK(pf_writer_errno(w) == ENOSPC, "/dev/full: ENOSPC (%d)", pf_writer_errno(w));
+		pf_writer_free(w);
 		close(fd);
 	} else
 		CHECK(0, "/dev/full: %s", strerror(errno));
@@ -1583,14 +1583,14 @@ test_script(void)
 
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		if ((ro = open(path, O_RDONLY | O_CLOEXEC)) != -1 &&
-		    (w = pf_script_new(ro, 1 << 20, 0)) != NULL) {
-			CHECK(pf_script_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_IO,
+		    (w = pf_writer_new(ro, 1 << 20, 0)) != NULL) {
+			CHECK(pf_writer_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_IO,
 			    "read-only descriptor: io-error");
-			CHECK(pf_script_errno(w) == EBADF, "EBADF (%d)", pf_script_errno(w));
-			CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_IO,
+			CHECK(pf_writer_errno(w) == EBADF, "EBADF (%d)", pf_writer_errno(w));
+			CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_IO,
 			    "finish: io-error, no trailer");
 			CHECK(slurp(fd, &got) == 0, "nothing written (%zu)", got.len);
-			pf_script_free(w);
+			pf_writer_free(w);
 		} else
 			CHECK(0, "read-only reopen: %s", strerror(errno));
 		if (ro != -1)
@@ -1598,50 +1598,50 @@ test_script(void)
 		close(fd);
 	}
 	/* Comments after the header: under the caps, buffered, no sample. */
-	if ((fd = memfd()) != -1 && (w = pf_script_new(fd, 4096, 0)) != NULL) {
-		CHECK(pf_script_header(w, "# h\n", 4) == PF_STOP_NONE, "comments: header");
-		CHECK(pf_script_comment(w, "# c\n", 4) == PF_STOP_NONE, "comments: one");
-		CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "comments: sample");
-		CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
+	if ((fd = memfd()) != -1 && (w = pf_writer_new(fd, 4096, 0)) != NULL) {
+		CHECK(pf_writer_header(w, "# h\n", 4) == PF_STOP_NONE, "comments: header");
+		CHECK(pf_writer_comment(w, "# c\n", 4) == PF_STOP_NONE, "comments: one");
+		CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "comments: sample");
+		CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
 		    "comments: finish");
-		CHECK(pf_script_samples(w) == 1, "comments: 1 sample (%llu)",
-		    (unsigned long long)pf_script_samples(w));
+		CHECK(pf_writer_samples(w) == 1, "comments: 1 sample (%llu)",
+		    (unsigned long long)pf_writer_samples(w));
 		slurp(fd, &got);
 		CHECK(got.len > 8 + sizeof(s1) - 1 && memcmp(got.data, "# h\n# c\n", 8) == 0 &&
 		    memcmp(got.data + 8, s1, sizeof(s1) - 1) == 0, "comments: in their place");
-		pf_script_free(w);
+		pf_writer_free(w);
 		close(fd);
 	} else
 		CHECK(0, "memfd writer: %s", strerror(errno));
-	if ((fd = memfd()) != -1 && (w = pf_script_new(fd, 4096, 0)) != NULL) {
+	if ((fd = memfd()) != -1 && (w = pf_writer_new(fd, 4096, 0)) != NULL) {
 		char line[4096];
 
 		memset(line, 'x', sizeof(line));
 		line[0] = '#';
 		line[sizeof(line) - 1] = '\n';
-		CHECK(pf_script_comment(w, line, sizeof(line)) == PF_STOP_SIZE_CAP,
+		CHECK(pf_writer_comment(w, line, sizeof(line)) == PF_STOP_SIZE_CAP,
 		    "a comment past the size cap stops the stream");
-		CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_SIZE_CAP,
+		CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_SIZE_CAP,
 		    "and no sample follows");
-		pf_script_free(w);
+		pf_writer_free(w);
 		close(fd);
 	} else
 		CHECK(0, "memfd writer: %s", strerror(errno));
 	signal(SIGPIPE, SIG_IGN);
-	if (pipe2(p, O_CLOEXEC) == 0 && (w = pf_script_new(p[1], 1 << 20, 0)) != NULL) {
-		CHECK(pf_script_header(w, "# h\n", 4) == PF_STOP_NONE, "pipe: header");
+	if (pipe2(p, O_CLOEXEC) == 0 && (w = pf_writer_new(p[1], 1 << 20, 0)) != NULL) {
+		CHECK(pf_writer_header(w, "# h\n", 4) == PF_STOP_NONE, "pipe: header");
 		CHECK(read(p[0], pbuf, 4) == 4 && memcmp(pbuf, "# h\n", 4) == 0,
 		    "pipe: the header is there at once");
 		close(p[0]);
-		CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "pipe: buffered");
-		CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_PIPE,
+		CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "pipe: buffered");
+		CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_PIPE,
 		    "closed pipe: pipe");
-		CHECK(pf_script_errno(w) == EPIPE, "EPIPE (%d)", pf_script_errno(w));
-		pf_script_free(w);
+		CHECK(pf_writer_errno(w) == EPIPE, "EPIPE (%d)", pf_writer_errno(w));
+		pf_writer_free(w);
 		close(p[1]);
 	} else
 		CHECK(0, "pipe: %s", strerror(errno));
-	pf_script_free(NULL);
+	pf_writer_free(NULL);
 
 	pf_buf_free(&got);
 	pf_buf_free(&want);
@@ -1882,7 +1882,7 @@ main(int argc, char **argv)
 		{ "symbolize", test_symbolize },
 		{ "symindex", test_symindex }, { "debugfile", test_debugfile },
 		{ "names", test_names },
-		{ "script", test_script }, { "stack-end", test_stack_end },
+		{ "writer", test_writer }, { "stack-end", test_stack_end },
 	};
 
 	return unit_main(argc, argv, groups, sizeof(groups) / sizeof(groups[0]));
