@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -1380,6 +1382,485 @@ sample_text(struct pf_buf *b, const char *comm, unsigned pid, unsigned tid, uint
 	pf_buf_putc(b, '\n');
 }
 
+/* A writer on a new memfd, or false, said. */
+static bool
+memfd_writer(int *fd, struct pf_writer **w, uint64_t max_size, uint64_t min_free)
+{
+	*w = NULL;
+	if ((*fd = memfd()) == -1 || (*w = pf_writer_new(*fd, max_size, min_free)) == NULL) {
+		CHECK(0, "memfd writer: %s", strerror(errno));
+		if (*fd != -1)
+			close(*fd);
+		return false;
+	}
+	return true;
+}
+
+/* Whether fd holds exactly the len bytes of want; said when it does not. */
+static void
+check_file(int fd, const char *want, size_t len, const char *what)
+{
+	struct pf_buf got = { 0 };
+
+	slurp(fd, &got);
+	CHECK(got.len == len && (len == 0 || memcmp(got.data, want, len) == 0),
+	    "%s: %zu bytes, want %zu:\n%.*s", what, got.len, len,
+	    (int)(got.len > 400 ? 400 : got.len), got.data ? got.data : "");
+	pf_buf_free(&got);
+}
+
+#define WR_HDR	"# pf-record: version 1\n# pf-record: target pid=7\n"	/* 49 bytes */
+#define WR_S1	"a 7/7 [000] 1.000000: 1 cpu-clock: \n\t1 f+0x1 (m)\n\n"	/* 50 */
+
+/*
+ * Header lines reach the file at once; comments and samples wait in the
+ * buffer, counted by pf_writer_bytes but not by pf_writer_samples until
+ * they are written, and a comment is never a sample.
+ */
+static void
+writer_buffering(void)
+{
+	static const char com[] = "# build-id 0 /x\n";
+	struct pf_writer *w;
+	int fd;
+
+	if (!memfd_writer(&fd, &w, 1 << 20, 0))
+		return;
+	CHECK(pf_writer_header(w, "# pf-record: version 1\n", 23) == PF_STOP_NONE, "header 1");
+	check_file(fd, "# pf-record: version 1\n", 23, "the first header line at once");
+	CHECK(pf_writer_header(w, "# pf-record: target pid=7\n", 26) == PF_STOP_NONE, "header 2");
+	check_file(fd, WR_HDR, 49, "the second header line at once");
+	CHECK(pf_writer_comment(w, com, sizeof(com) - 1) == PF_STOP_NONE, "comment");
+	CHECK(pf_writer_sample(w, WR_S1, 50) == PF_STOP_NONE, "sample");
+	check_file(fd, WR_HDR, 49, "the comment and the sample wait in the buffer");
+	CHECK(pf_writer_bytes(w) == 49 + sizeof(com) - 1 + 50 && pf_writer_samples(w) == 0,
+	    "buffered: %llu bytes (want %zu), %llu samples (want 0)",
+	    (unsigned long long)pf_writer_bytes(w), 49 + sizeof(com) - 1 + 50,
+	    (unsigned long long)pf_writer_samples(w));
+	CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
+	    "finish");
+	CHECK(pf_writer_samples(w) == 1, "the comment is no sample: %llu samples, want 1",
+	    (unsigned long long)pf_writer_samples(w));
+	check_file(fd, WR_HDR "# build-id 0 /x\n" WR_S1
+	    "# pf-record: samples=1 lost=0 throttled=0 stop=duration bytes=181\n", 181,
+	    "header, comment, sample, trailer");
+	CHECK(pf_writer_bytes(w) == 181, "bytes after the trailer: %llu, want 181",
+	    (unsigned long long)pf_writer_bytes(w));
+	pf_writer_free(w);
+	close(fd);
+}
+
+/*
+ * Each trailer form alone, and finish with each stop reason a caller
+ * passes: one sample "s\n\n", then exactly the trailer.
+ */
+static void
+writer_trailers(void)
+{
+	enum extra { X_NONE, X_TRUNC, X_AGGR, X_CHAINS, X_INCOMPLETE };
+	static const struct {
+		const char *tool;
+		uint64_t lost, throttled;
+		enum pf_stop reason;
+		enum extra extra;
+		uint64_t n;
+		const char *causes;
+		const char *want;
+	} t[] = {
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=duration bytes=68\n" },
+		{ "pf-record", 0, 0, PF_STOP_SIGNAL, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=signal bytes=66\n" },
+		{ "pf-record", 0, 0, PF_STOP_TARGET_EXIT, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=target-exit bytes=71\n" },
+		{ "pf-record", 0, 0, PF_STOP_SIZE_CAP, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=size-cap bytes=68\n" },
+		{ "pf-record", 0, 0, PF_STOP_DISK_FLOOR, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=disk-floor bytes=70\n" },
+		{ "pf-record", 0, 0, PF_STOP_DISK_FULL, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=disk-full bytes=69\n" },
+		{ "pf-record", 0, 0, PF_STOP_RATE_CAP, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=rate-cap bytes=68\n" },
+		{ "pf-record", 0, 0, PF_STOP_MEMORY, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=memory bytes=66\n" },
+		{ "pf-record", UINT64_MAX, UINT64_MAX, PF_STOP_DURATION, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=18446744073709551615 "
+		  "throttled=18446744073709551615 stop=duration bytes=107\n" },
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_TRUNC, 5, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 truncated=5 stop=duration bytes=80\n" },
+		{ "pf-offcpu", 0, 0, PF_STOP_SIGNAL, X_AGGR, 6, NULL,
+		  "# pf-offcpu: samples=1 lost=0 throttled=0 aggregated=6 stop=signal bytes=79\n" },
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_CHAINS, 7, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 unknown-chain=7 stop=duration "
+		  "bytes=84\n" },
+		/* No incomplete stack: its causes are not said, whatever they were. */
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_INCOMPLETE, 0, "budget:1",
+		  "# pf-record: samples=1 lost=0 throttled=0 incomplete=0 stop=duration bytes=81\n" },
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_INCOMPLETE, 2, "",
+		  "# pf-record: samples=1 lost=0 throttled=0 incomplete=2 stop=duration bytes=81\n" },
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_INCOMPLETE, 2, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 incomplete=2 stop=duration bytes=81\n" },
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_INCOMPLETE, 3, "budget:3",
+		  "# pf-record: samples=1 lost=0 throttled=0 incomplete=3 "
+		  "incomplete-causes=budget:3 stop=duration bytes=109\n" },
+		/* Causes past PF_WRITER_CAUSES_MAX (192): cut to it; made below. */
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_INCOMPLETE, 2, NULL, NULL },
+	};
+	char causes[300], want[512], what[32];
+	struct pf_writer *w;
+	enum pf_stop r;
+	size_t i;
+	int fd, n;
+
+	memset(causes, 'a', sizeof(causes) - 1);
+	causes[sizeof(causes) - 1] = '\0';
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *c = t[i].causes;
+
+		if (t[i].want != NULL)
+			n = snprintf(want, sizeof(want), "s\n\n%s", t[i].want);
+		else {
+			c = causes;
+			n = snprintf(want, sizeof(want), "s\n\n# pf-record: samples=1 lost=0 "
+			    "throttled=0 incomplete=2 incomplete-causes=%.192s stop=duration "
+			    "bytes=293\n", causes);
+		}
+		if (!memfd_writer(&fd, &w, 1 << 20, 0))
+			return;
+		if (t[i].extra == X_TRUNC)
+			pf_writer_trailer_truncated(w, t[i].n);
+		else if (t[i].extra == X_AGGR)
+			pf_writer_trailer_aggregated(w, t[i].n);
+		else if (t[i].extra == X_CHAINS)
+			pf_writer_trailer_chains(w, t[i].n);
+		else if (t[i].extra == X_INCOMPLETE)
+			pf_writer_trailer_incomplete(w, t[i].n, c);
+		CHECK(pf_writer_sample(w, "s\n\n", 3) == PF_STOP_NONE, "trailer %zu: sample", i);
+		r = pf_writer_finish(w, t[i].tool, t[i].lost, t[i].throttled, t[i].reason);
+		CHECK(r == t[i].reason, "trailer %zu: finish returns %s, want %s", i,
+		    pf_stop_name(r), pf_stop_name(t[i].reason));
+		snprintf(what, sizeof(what), "trailer %zu", i);
+		check_file(fd, want, (size_t)n, what);
+		pf_writer_free(w);
+		close(fd);
+	}
+}
+
+/*
+ * Under a size cap of max bytes, a header of hlen bytes and then samples
+ * of slen bytes each until one is refused: exactly the samples that fit
+ * with the trailer's room (PF_WRITER_TRAILER_MAX, 512) kept are taken,
+ * the stream ends with the last of them, then the trailer, and is never
+ * longer than max.
+ */
+static void
+size_cap_case(uint64_t max, size_t hlen, size_t slen)
+{
+	uint64_t fit = (max - 512 - hlen) / slen, k;
+	struct pf_buf hdr = { 0 }, smp = { 0 }, got = { 0 };
+	struct pf_writer *w;
+	enum pf_stop r = PF_STOP_NONE;
+	char want[128];
+	int fd, n;
+
+	if (!memfd_writer(&fd, &w, max, 0))
+		return;
+	pf_buf_printf(&smp, "%*s\n\n", (int)slen - 2, "s");
+	if (hlen > 0) {
+		pf_buf_printf(&hdr, "# %*s\n", (int)hlen - 3, "h");
+		CHECK(pf_writer_header(w, hdr.data, hdr.len) == PF_STOP_NONE,
+		    "cap %llu: the header fits", (unsigned long long)max);
+	}
+	for (k = 0; k <= fit + 1; k++)
+		if ((r = pf_writer_sample(w, smp.data, smp.len)) != PF_STOP_NONE)
+			break;
+	CHECK(r == PF_STOP_SIZE_CAP && k == fit, "cap %llu: %llu samples of %zu taken (want "
+	    "%llu), then %s", (unsigned long long)max, (unsigned long long)k, slen,
+	    (unsigned long long)fit, pf_stop_name(r));
+	CHECK(pf_writer_sample(w, "\n", 1) == PF_STOP_SIZE_CAP, "cap %llu: it stays",
+	    (unsigned long long)max);
+	CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_SIGNAL) == PF_STOP_SIZE_CAP,
+	    "cap %llu: the writer's reason over the caller's", (unsigned long long)max);
+	slurp(fd, &got);
+	n = snprintf(want, sizeof(want), "# pf-record: samples=%llu lost=0 throttled=0 "
+	    "stop=size-cap bytes=%zu\n", (unsigned long long)k, got.len);
+	CHECK(got.len <= max, "cap %llu: %zu bytes written", (unsigned long long)max, got.len);
+	CHECK(got.len == hlen + k * slen + (size_t)n &&
+	    (hlen == 0 || memcmp(got.data, hdr.data, hlen) == 0) &&
+	    memcmp(got.data + hlen + k * slen, want, (size_t)n) == 0,
+	    "cap %llu: the header, %llu samples, then %.*s, got %zu bytes ending %.*s",
+	    (unsigned long long)max, (unsigned long long)k, n - 1, want, got.len,
+	    got.len > 100 ? 100 : (int)got.len, got.data + (got.len > 100 ? got.len - 100 : 0));
+	for (n = 0; (uint64_t)n < k && got.len >= hlen + k * slen; n++)
+		if (memcmp(got.data + hlen + (size_t)n * slen, smp.data, slen) != 0)
+			break;
+	CHECK((uint64_t)n == k, "cap %llu: sample %d is not whole", (unsigned long long)max, n);
+	pf_writer_free(w);
+	close(fd);
+	pf_buf_free(&hdr);
+	pf_buf_free(&smp);
+	pf_buf_free(&got);
+}
+
+static void
+writer_size_cap(void)
+{
+	uint64_t max;
+
+	/* Every cap from the header and the trailer's room to 3 samples past it. */
+	for (max = 49 + 512; max <= 49 + 512 + 3 * 37 + 1; max++)
+		size_cap_case(max, 49, 37);
+	/* Past a write piece (16 KiB): 39 samples of 1000 bytes, flushed on the way. */
+	size_cap_case(40000, 0, 1000);
+	size_cap_case(39512, 0, 1000);
+	size_cap_case(39511, 0, 1000);
+	/* A sample longer than a piece. */
+	size_cap_case(4 * 20000 + 512 + 100, 100, 20000);
+}
+
+/*
+ * Write errors: what the writer says (its stop reason and errno), that
+ * it keeps saying it, and what is in the output.
+ */
+static void
+writer_errors(void)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, oldpipe, oldxfsz;
+	const char *tmp = getenv("BATS_TEST_TMPDIR");
+	char path[PATH_MAX + 32];
+	struct rlimit lim, old;
+	struct pf_writer *w;
+	struct pf_buf want = { 0 }, smp = { 0 };
+	enum pf_stop r = PF_STOP_NONE;
+	int fd, p[2], k;
+
+	sigemptyset(&ign.sa_mask);
+	/* A full device: the header fails at once, ENOSPC. */
+	if ((fd = open("/dev/full", O_WRONLY | O_CLOEXEC)) != -1 &&
+	    (w = pf_writer_new(fd, 1 << 20, 0)) != NULL) {
+		CHECK(pf_writer_header(w, WR_HDR, 49) == PF_STOP_DISK_FULL,
+		    "/dev/full: the header, disk-full");
+		CHECK(pf_writer_errno(w) == ENOSPC, "/dev/full: ENOSPC (%d)", pf_writer_errno(w));
+		CHECK(pf_writer_sample(w, WR_S1, 50) == PF_STOP_DISK_FULL,
+		    "/dev/full: no sample after it");
+		CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DISK_FULL,
+		    "/dev/full: finish, disk-full");
+		CHECK(pf_writer_samples(w) == 0, "/dev/full: no sample written (%llu)",
+		    (unsigned long long)pf_writer_samples(w));
+		pf_writer_free(w);
+		close(fd);
+	} else
+		CHECK(0, "/dev/full: %s", strerror(errno));
+
+	/* A pipe whose reader is gone before anything: EPIPE at the header, no trailer. */
+	sigaction(SIGPIPE, &ign, &oldpipe);
+	if (pipe2(p, O_CLOEXEC) == 0) {
+		close(p[0]);
+		if ((w = pf_writer_new(p[1], 1 << 20, 0)) != NULL) {
+			CHECK(pf_writer_header(w, WR_HDR, 49) == PF_STOP_PIPE,
+			    "closed pipe: the header, pipe");
+			CHECK(pf_writer_errno(w) == EPIPE, "closed pipe: EPIPE (%d)",
+			    pf_writer_errno(w));
+			CHECK(pf_writer_sample(w, WR_S1, 50) == PF_STOP_PIPE,
+			    "closed pipe: no sample after it");
+			CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_SIGNAL) ==
+			    PF_STOP_PIPE, "closed pipe: finish, pipe");
+			pf_writer_free(w);
+		} else
+			CHECK(0, "pipe writer: %s", strerror(errno));
+		close(p[1]);
+	} else
+		CHECK(0, "pipe: %s", strerror(errno));
+	sigaction(SIGPIPE, &oldpipe, NULL);
+
+	/*
+	 * A regular file that cannot grow past 20,000 bytes (RLIMIT_FSIZE, as
+	 * a full filesystem, without one: EFBIG): the header and sixteen
+	 * samples of 1000 bytes reach it in the first 16 KiB piece; the next
+	 * piece is cut short by the limit, taken back to the last whole
+	 * sample, and the trailer still goes after it.  A file of the test's
+	 * filesystem, not a memfd: ext4's fallocate(KEEP_SIZE) lets the
+	 * trailer's room past the limit, so the write itself stops part way
+	 * (tmpfs refuses the room first, and nothing of the piece is written).
+	 */
+	snprintf(path, sizeof(path), "%s/pf-unit-efbig.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (getrlimit(RLIMIT_FSIZE, &old) == -1 || (fd = mkstemp(path)) == -1) {
+		CHECK(0, "RLIMIT_FSIZE, %s: %s", path, strerror(errno));
+		return;
+	}
+	unlink(path);
+	if ((w = pf_writer_new(fd, 1 << 20, 0)) == NULL) {
+		CHECK(0, "writer: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	lim = old;
+	lim.rlim_cur = 20000;
+	sigaction(SIGXFSZ, &ign, &oldxfsz);
+	if (old.rlim_cur != RLIM_INFINITY && old.rlim_cur < 40000)
+		CHECK(0, "RLIMIT_FSIZE is already %llu", (unsigned long long)old.rlim_cur);
+	else if (setrlimit(RLIMIT_FSIZE, &lim) == -1)
+		CHECK(0, "setrlimit RLIMIT_FSIZE: %s", strerror(errno));
+	else {
+		pf_buf_printf(&smp, "%998s\n\n", "s");
+		CHECK(pf_writer_header(w, WR_HDR, 49) == PF_STOP_NONE, "EFBIG: header");
+		for (k = 0; k < 40; k++)
+			if ((r = pf_writer_sample(w, smp.data, smp.len)) != PF_STOP_NONE)
+				break;
+		CHECK(k == 32 && r == PF_STOP_DISK_FULL, "EFBIG: %d samples taken (want 32), then "
+		    "%s (want disk-full)", k, pf_stop_name(r));
+		CHECK(pf_writer_errno(w) == EFBIG, "EFBIG: errno %d", pf_writer_errno(w));
+		CHECK(pf_writer_samples(w) == 16, "EFBIG: %llu samples written, want 16",
+		    (unsigned long long)pf_writer_samples(w));
+		pf_buf_puts(&want, WR_HDR);
+		for (k = 0; k < 16; k++)
+			pf_buf_append(&want, smp.data, smp.len);
+		check_file(fd, want.data, want.len, "EFBIG: cut back to the last whole sample");
+		CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DISK_FULL,
+		    "EFBIG: finish, disk-full");
+		pf_buf_puts(&want, "# pf-record: samples=16 lost=0 throttled=0 stop=disk-full "
+		    "bytes=16119\n");
+		check_file(fd, want.data, want.len, "EFBIG: the trailer after the last whole sample");
+		if (setrlimit(RLIMIT_FSIZE, &old) == -1)
+			CHECK(0, "setrlimit back: %s", strerror(errno));
+	}
+	sigaction(SIGXFSZ, &oldxfsz, NULL);
+	pf_writer_free(w);
+	close(fd);
+	pf_buf_free(&want);
+	pf_buf_free(&smp);
+}
+
+/* Free bytes for us on fd's filesystem, as the writer measures them; 0 unknown. */
+static uint64_t
+free_bytes(int fd)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(fd, &sv) == -1)
+		return 0;
+	return (uint64_t)sv.f_bavail * sv.f_frsize;
+}
+
+/*
+ * A file of n bytes' blocks in dir (another writer filling the disk),
+ * its descriptor, or -1.
+ */
+static int
+fill(const char *dir, uint64_t n)
+{
+	char path[PATH_MAX + 16];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/filler.XXXXXX", dir);
+	if ((fd = mkstemp(path)) == -1)
+		return -1;
+	unlink(path);
+	if (fallocate(fd, 0, 0, (off_t)n) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The free-disk floor on a regular file of the test's filesystem, its
+ * free space read as the writer reads it (fstatvfs).  A memfd has none
+ * to read (its filesystem reports no blocks), so these need a real one.
+ * The floor is put M below the free space, so that what other writers
+ * do meanwhile (far less than M in the instants between) changes no
+ * answer.
+ */
+static void
+writer_floor(void)
+{
+	const uint64_t M = 16 << 20;
+	const char *tmp = getenv("BATS_TEST_TMPDIR");
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	struct pf_writer *w;
+	uint64_t avail;
+	void *huge;
+	int fd = -1, filler;
+
+	snprintf(dir, sizeof(dir), "%s/pf-unit-floor.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/out", dir);
+	huge = mmap(NULL, 2 * M, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	/* A floor above the free space: nothing written, but the trailer. */
+	if ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) == -1 ||
+	    (avail = free_bytes(fd)) < 4 * M || huge == MAP_FAILED) {
+		CHECK(0, "%s: %llu bytes free (want %llu): %s", path,
+		    (unsigned long long)(fd == -1 ? 0 : free_bytes(fd)),
+		    (unsigned long long)(4 * M), strerror(errno));
+		goto out;
+	}
+	if ((w = pf_writer_new(fd, 1 << 20, avail + M)) != NULL) {
+		CHECK(pf_writer_header(w, WR_HDR, 49) == PF_STOP_DISK_FLOOR,
+		    "floor above the free space: the header, disk-floor");
+		CHECK(pf_writer_sample(w, WR_S1, 50) == PF_STOP_DISK_FLOOR,
+		    "floor above the free space: no sample");
+		check_file(fd, "", 0, "floor above the free space: nothing");
+		CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) ==
+		    PF_STOP_DISK_FLOOR, "floor above the free space: finish, disk-floor");
+		check_file(fd, "# pf-record: samples=0 lost=0 throttled=0 stop=disk-floor "
+		    "bytes=67\n", 67, "floor above the free space: the trailer alone");
+		pf_writer_free(w);
+	} else
+		CHECK(0, "writer: %s", strerror(errno));
+	close(fd);
+
+	/* A sample that would take the free space below the floor is refused, and every later one. */
+	if ((fd = open(path, O_RDWR | O_TRUNC | O_CLOEXEC)) == -1 ||
+	    (w = pf_writer_new(fd, UINT64_MAX, free_bytes(fd) - M)) == NULL) {
+		CHECK(0, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	CHECK(pf_writer_header(w, WR_HDR, 49) == PF_STOP_NONE, "floor: the header fits");
+	CHECK(pf_writer_sample(w, WR_S1, 50) == PF_STOP_NONE, "floor: a sample fits");
+	CHECK(pf_writer_sample(w, huge, 2 * M) == PF_STOP_DISK_FLOOR,
+	    "floor: a sample of twice the room left, disk-floor");
+	CHECK(pf_writer_sample(w, WR_S1, 50) == PF_STOP_DISK_FLOOR, "floor: and no sample after");
+	CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_SIGNAL) == PF_STOP_DISK_FLOOR,
+	    "floor: finish, disk-floor over the caller's signal");
+	check_file(fd, WR_HDR WR_S1 "# pf-record: samples=1 lost=0 throttled=0 stop=disk-floor "
+	    "bytes=167\n", 167, "floor: the sample taken, then the trailer");
+	pf_writer_free(w);
+	close(fd);
+
+	/*
+	 * Another writer takes twice the room left while a sample waits in
+	 * the buffer: measured again before the write, the floor stops it.
+	 */
+	if ((fd = open(path, O_RDWR | O_TRUNC | O_CLOEXEC)) == -1 ||
+	    (w = pf_writer_new(fd, UINT64_MAX, free_bytes(fd) - M)) == NULL) {
+		CHECK(0, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	CHECK(pf_writer_header(w, WR_HDR, 49) == PF_STOP_NONE, "filled: the header fits");
+	CHECK(pf_writer_sample(w, WR_S1, 50) == PF_STOP_NONE, "filled: a sample waits");
+	if ((filler = fill(dir, 2 * M)) == -1)
+		CHECK(0, "filling %s: %s", dir, strerror(errno));
+	else {
+		CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) ==
+		    PF_STOP_DISK_FLOOR, "filled: finish, disk-floor");
+		check_file(fd, WR_HDR "# pf-record: samples=0 lost=0 throttled=0 "
+		    "stop=disk-floor bytes=117\n", 117, "filled: the waiting sample not written");
+		close(filler);
+	}
+	pf_writer_free(w);
+out:
+	if (fd != -1)
+		close(fd);
+	if (huge != MAP_FAILED)
+		munmap(huge, 2 * M);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void
 test_writer(void)
 {
@@ -1628,7 +2109,9 @@ test_writer(void)
 	} else
 		CHECK(0, "memfd writer: %s", strerror(errno));
 	signal(SIGPIPE, SIG_IGN);
-	if (pipe2(p, O_CLOEXEC) == 0 && (w = pf_writer_new(p[1], 1 << 20, 0)) != NULL) {
+	/* The reader does not wait: a header that did not arrive fails, never hangs. */
+	if (pipe2(p, O_CLOEXEC) == 0 && fcntl(p[0], F_SETFL, O_NONBLOCK) == 0 &&
+	    (w = pf_writer_new(p[1], 1 << 20, 0)) != NULL) {
 		CHECK(pf_writer_header(w, "# h\n", 4) == PF_STOP_NONE, "pipe: header");
 		CHECK(read(p[0], pbuf, 4) == 4 && memcmp(pbuf, "# h\n", 4) == 0,
 		    "pipe: the header is there at once");
@@ -1647,6 +2130,12 @@ test_writer(void)
 	pf_buf_free(&want);
 	pf_buf_free(&smp);
 	pf_buf_free(&folded);
+
+	writer_buffering();
+	writer_trailers();
+	writer_size_cap();
+	writer_errors();
+	writer_floor();
 }
 
 /* ---- build-ids and debug files ----------------------------------------- */
