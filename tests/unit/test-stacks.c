@@ -920,6 +920,30 @@ test_names(void)
 }
 
 /*
+ * A function the driver exports (a global symbol, not a static one),
+ * and one written in assembly whose symbol ends before 64 bytes that no
+ * symbol covers: an address there lies in the driver's executable
+ * mapping and is named by nothing.
+ */
+int stacks_global(int x);
+void stacks_sized(void);
+
+__attribute__((ST_NOIPA)) int
+stacks_global(int x)
+{
+	return x * 7 + 1;
+}
+
+__asm__(".pushsection .text.stacks_sized, \"ax\", @progbits\n"
+    "\t.globl stacks_sized\n"
+    "\t.type stacks_sized, @function\n"
+    "stacks_sized:\n"
+    "\tret\n"
+    "\t.size stacks_sized, . - stacks_sized\n"
+    "\t.skip 64, 0xcc\n"
+    "\t.popsection\n");
+
+/*
  * A symbolizer of this process's own mappings (inlines: with inlined
  * functions), after its stack is captured (cap); NULL, said, when
  * either cannot be had.
@@ -1053,6 +1077,25 @@ test_symbolize(void)
 	    (unsigned long long)st.lookups, (unsigned long long)st.cache_hits,
 	    (unsigned long long)st.files, (unsigned long long)st.inline_lookups);
 	CHECK(pf_sym_jit_refusal(s) == NULL, "no JIT map refused");
+
+	/* A global function, at its start and inside it, as a pc and as a return address. */
+	check_frame(s, getpid(), (uintptr_t)stacks_global, false, "stacks_global",
+	    (uintptr_t)stacks_global, self.path);
+	check_frame(s, getpid(), (uintptr_t)stacks_global + 1, false, "stacks_global",
+	    (uintptr_t)stacks_global, self.path);
+	check_frame(s, getpid(), (uintptr_t)stacks_global + 1, true, "stacks_global",
+	    (uintptr_t)stacks_global, self.path);
+	/* Past the end of stacks_sized (one ret), in its padding: no name, not its. */
+	check_frame(s, getpid(), (uintptr_t)stacks_sized, false, "stacks_sized",
+	    (uintptr_t)stacks_sized, self.path);
+	pc = (uintptr_t)stacks_sized + 1 + 32;
+	in = (struct pf_frame_in){ .addr = pc };
+	pf_sym_frame(s, getpid(), &in, &out);
+	CHECK(out.sym == NULL && out.mapped && out.dso && strcmp(out.dso, self.path) == 0 &&
+	    out.addr == file_offset(pc), "%#lx, between symbols: %s+%#llx in %s at %#llx, "
+	    "want no symbol in %s at %#llx", (unsigned long)pc, out.sym ? out.sym : "-",
+	    (unsigned long long)out.off, out.dso ? out.dso : "-", (unsigned long long)out.addr,
+	    self.path, (unsigned long long)file_offset(pc));
 	pf_sym_free(s);
 
 	/*
