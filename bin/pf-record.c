@@ -6,7 +6,7 @@
  * (one fd per CPU x thread, one ring per CPU) with frame-pointer
  * callchains.  The sampling window only drains the rings into compact raw
  * records; symbols are resolved after it (libdwfl per file, kallsyms,
- * /tmp/perf-PID.map) and the stream is written through lib/common/script,
+ * /tmp/perf-PID.map) and the stream is written through lib/common/writer,
  * which enforces the size cap and the disk floor before every write.
  * Privileged resources (events, rings, kallsyms, output, module files) are
  * opened first; then every capability is dropped and no_new_privs set.

@@ -39,7 +39,7 @@ struct pf_prov {
 /*
  * Whether line (len bytes, no newline) is a recorder's header,
  * "# pf-record V ..." or "# pf-offcpu V ..." of version V 1 or 2
- * (script.h, PF_STREAM_VERSION): 1 and p is reset and filled
+ * (writer.h, PF_STREAM_VERSION): 1 and p is reset and filled
  * from it; 0 and p is untouched.
  */
 int pf_prov_header(struct pf_prov *p, const char *line, size_t len);

@@ -700,7 +700,7 @@ confine_line(const struct pf_recorder *r, struct pf_buf *h)
 }
 
 static enum pf_stop
-write_header(struct pf_recorder *r, struct pf_script *w)
+write_header(struct pf_recorder *r, struct pf_writer *w)
 {
 	const struct pf_rec_opts *o = &r->opt;
 	const char *tool = r->ops->tool->name;
@@ -770,7 +770,7 @@ write_header(struct pf_recorder *r, struct pf_script *w)
 	pf_buf_printf(&h, "rings=%zux%u pages fds=%zu\n", pf_perf_nrings(r->perf),
 	    pf_perf_ring_pages(r->perf), pf_perf_nfds(r->perf));
 	confine_line(r, &h);
-	st = pf_script_header(w, h.data, h.len);
+	st = pf_writer_header(w, h.data, h.len);
 	pf_buf_free(&h);
 	return st;
 }
@@ -869,7 +869,7 @@ start_recording(struct pf_recorder *r, struct pf_result *st)
  * confinement got) and run the window to its stop.
  */
 static int
-run_window(struct pf_recorder *r, struct pf_script *w, enum pf_stop *hst,
+run_window(struct pf_recorder *r, struct pf_writer *w, enum pf_stop *hst,
     struct pf_result *st)
 {
 	struct pf_window win = {
@@ -902,7 +902,7 @@ run_window(struct pf_recorder *r, struct pf_script *w, enum pf_stop *hst,
  */
 static struct {
 	struct pf_recorder *r;
-	struct pf_script *w;
+	struct pf_writer *w;
 } open_stream;
 
 static void
@@ -914,10 +914,10 @@ end_open_stream(void)
 	if (r == NULL)
 		return;
 	open_stream.r = NULL;
-	fin = pf_script_finish(open_stream.w, r->ops->tool->name, r->rec.lost, r->rec.throttled,
+	fin = pf_writer_finish(open_stream.w, r->ops->tool->name, r->rec.lost, r->rec.throttled,
 	    PF_STOP_MEMORY);
 	say(r, PF_SAY_WARN, 0, "out of memory: the stream ends here (stop=%s), %llu %s written",
-	    pf_stop_name(fin), (unsigned long long)pf_script_samples(open_stream.w),
+	    pf_stop_name(fin), (unsigned long long)pf_writer_samples(open_stream.w),
 	    r->ops->tool->unit);
 }
 
@@ -932,7 +932,7 @@ exit_in_library(void)
 }
 
 struct buildid_lines {
-	struct pf_script *w;
+	struct pf_writer *w;
 	struct pf_buf b;
 	enum pf_stop st;
 	bool nomem;
@@ -950,7 +950,7 @@ buildid_line(const char *path, const struct pf_buildid *id, void *arg)
 		c->nomem = errno == ENOMEM;
 		return;
 	}
-	c->st = pf_script_comment(c->w, c->b.data, c->b.len);
+	c->st = pf_writer_comment(c->w, c->b.data, c->b.len);
 }
 
 /*
@@ -963,7 +963,7 @@ buildid_line(const char *path, const struct pf_buildid *id, void *arg)
  * -1 when memory ran out.
  */
 static int
-write_buildids(struct pf_recorder *r, struct pf_script *w, const struct pf_rawref *refs,
+write_buildids(struct pf_recorder *r, struct pf_writer *w, const struct pf_rawref *refs,
     size_t n, enum pf_stop *hst)
 {
 	struct buildid_lines c = { .w = w, .st = PF_STOP_NONE };
@@ -1009,14 +1009,14 @@ incomplete_causes(const uint64_t why[PF_INCOMPLETE_CAUSES], char *out, size_t si
 
 /* The samples and the trailer, and what the end of the run says. */
 static int
-emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop *fin,
+emit(struct pf_recorder *r, struct pf_writer *w, enum pf_stop hst, enum pf_stop *fin,
     struct pf_result *st)
 {
 	const char *name = r->opt.output ? r->opt.output : "stdout";
 	struct pf_buf b = { 0 };
 	struct pf_rawref *refs;
 	uint64_t ntrunc = 0, nchains = 0, why[PF_INCOMPLETE_CAUSES] = { 0 };
-	char causes[PF_SCRIPT_CAUSES_MAX + 1];
+	char causes[PF_WRITER_CAUSES_MAX + 1];
 	size_t n, i;
 
 	if ((refs = r->ops->samples(r, &n)) == NULL)
@@ -1045,7 +1045,7 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 			r->stop = PF_STOP_MEMORY;
 			break;
 		}
-		hst = pf_script_sample(w, b.data, b.len);
+		hst = pf_writer_sample(w, b.data, b.len);
 		if (hst != PF_STOP_NONE)
 			break;
 		r->written++;
@@ -1072,21 +1072,21 @@ emit(struct pf_recorder *r, struct pf_script *w, enum pf_stop hst, enum pf_stop 
 	free(refs);
 	pf_buf_free(&b);
 	if (r->dwarf)
-		pf_script_trailer_truncated(w, ntrunc);
+		pf_writer_trailer_truncated(w, ntrunc);
 	if (r->aggregated)
-		pf_script_trailer_aggregated(w, r->naggregated);
-	pf_script_trailer_chains(w, nchains);
-	pf_script_trailer_incomplete(w, incomplete_causes(why, causes, sizeof(causes)), causes);
-	*fin = pf_script_finish(w, r->ops->tool->name, r->rec.lost, r->rec.throttled, r->stop);
+		pf_writer_trailer_aggregated(w, r->naggregated);
+	pf_writer_trailer_chains(w, nchains);
+	pf_writer_trailer_incomplete(w, incomplete_causes(why, causes, sizeof(causes)), causes);
+	*fin = pf_writer_finish(w, r->ops->tool->name, r->rec.lost, r->rec.throttled, r->stop);
 	open_stream.r = NULL;	/* it has its trailer, or cannot have one */
 	if (*fin == PF_STOP_MEMORY)
 		return pf_result_set(st, PF_EXIT_FAIL, ENOMEM, "samples: the stream ends at the last "
 		    "whole sample (stop=memory)");
 	if (*fin == PF_STOP_IO)
-		return pf_result_set(st, PF_EXIT_FAIL, pf_script_errno(w), "%s", name);
+		return pf_result_set(st, PF_EXIT_FAIL, pf_writer_errno(w), "%s", name);
 	if (*fin == PF_STOP_DISK_FULL)
 		say(r, PF_SAY_WARN, 0, "%s: %s: stopped, what was written is complete up to the "
-		    "last sample", name, strerror(pf_script_errno(w)));
+		    "last sample", name, strerror(pf_writer_errno(w)));
 	else if (*fin == PF_STOP_SIZE_CAP)
 		say(r, PF_SAY_WARN, 0, "stopped at the size cap (--max-size %llu)",
 		    (unsigned long long)r->opt.max_size);
@@ -1103,7 +1103,7 @@ static int
 run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 {
 	struct sigaction sa;
-	struct pf_script *w;
+	struct pf_writer *w;
 	struct rlimit rl;
 	enum pf_stop hst = PF_STOP_NONE, fin = PF_STOP_NONE;
 	uint64_t t_end;
@@ -1147,7 +1147,7 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "dropping privileges");
 
 	clock_gettime(CLOCK_REALTIME, &r->start_wall);
-	if ((w = pf_script_new(r->out_fd, r->opt.max_size,
+	if ((w = pf_writer_new(r->out_fd, r->opt.max_size,
 	    r->floor_applies ? r->min_free : 0)) == NULL)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "output");
 	/*
@@ -1187,8 +1187,8 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	 * (ENOSPC) the samples accepted since the last whole write were cut
 	 * back.
 	 */
-	r->written = pf_script_samples(w);
-	pf_script_free(w);
+	r->written = pf_writer_samples(w);
+	pf_writer_free(w);
 	if (r->rec.unwind != NULL && pf_unwind_refused(r->rec.unwind) > 0)
 		say(r, PF_SAY_WARN, 0, "%llu mappings past the unwinder's budget of %d modules "
 		    "per process were not read: stacks through them end there",
@@ -1213,7 +1213,7 @@ fail:
 	if (open_stream.r != NULL && st->err == ENOMEM)
 		end_open_stream();
 	open_stream.r = NULL;
-	pf_script_free(w);
+	pf_writer_free(w);
 	return -1;
 }
 

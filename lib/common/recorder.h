@@ -29,10 +29,10 @@
 #include "perfring.h"
 #include "privs.h"
 #include "rawrec.h"
-#include "script.h"
 #include "stop.h"
 #include "symbolize.h"
 #include "target.h"
+#include "writer.h"
 
 /*
  * The recorders' limits, in one place: pf-precheck sizes its memlock and

@@ -1,6 +1,6 @@
 /*
  * stop: why a recording window ended.  The window decides the reason, the
- * writer (script) may override it with its own caps, and the trailer's
+ * writer (writer.h) may override it with its own caps, and the trailer's
  * stop= word and the tool's exit status both come from it.
  */
 #ifndef PF_STOP_H

@@ -51,10 +51,10 @@ offcpu() { unit "$1" test-offcpu; }
 @test "pf-classify's live snapshots keep a thread's descriptors until freed; a process gone is not alive" { unit live test-classify; }
 @test "the DWARF unwinder walks a stack of the unit binary's own to its return addresses; refused files, cut copies and forks" { unit unwind test-stacks; }
 @test "the DWARF unwinder, the symbolizer and a target's paths and mappings: no FIFO opened, a pc in no mapping is unmapped, one in a mapping made after an exec is found" { unit unwind-hostile test-stacks; }
-@test "frames symbolize to the unit binary's own functions and offsets, inlined ones, kernel and JIT symbols, or nothing" { unit symbolize test-stacks; }
+@test "frames symbolize to the unit binary's own functions, static and global, and offsets, inlined ones, kernel and JIT symbols, or nothing: in no mapping, or in the binary's text between two symbols" { unit symbolize test-stacks; }
 @test "the symbol index names every address as a plain pass under perf's rule does, on the C library, python3.11, libstdc++ and libLLVM" { unit symindex test-stacks; }
 @test "names as perf 6.1 prints them: which of glibc's aliases names an address, and PLT slots as name@plt" { unit names test-stacks; }
-@test "the sample-stream writer writes byte for byte under its caps, and the parser reads back what it wrote" { unit script test-stacks; }
+@test "the sample-stream writer writes byte for byte under its caps: the samples that fit the size cap and the disk floor and none after, a write error cut back to the last whole sample, each trailer as its contract says; the parser reads back what it wrote" { unit writer test-stacks; }
 @test "a written stack is complete at an entry frame or an outermost one, else incomplete for the first cause that holds: chain into data, copy or frame limit, budget, unreadable file, no unwind information" { unit stack-end test-stacks; }
 @test "every file a frame was marked in is listed once with its own build-id and executable segments, the mappings put back after a pass; a debug file names addresses only for its own build-id" { unit debugfile test-stacks; }
 @test "off-CPU pairing: a switch-out sample and the thread's next switch-in make one interval; idle, lost and unfinished ones none" { offcpu pair; }

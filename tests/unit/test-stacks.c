@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -32,9 +34,9 @@
 #include "perfscript.h"
 #include "procmaps.h"
 #include "replay.h"
-#include "script.h"
 #include "symbolize.h"
 #include "unwind.h"
+#include "writer.h"
 #include "capregs.h"
 
 #include "unit.h"
@@ -918,6 +920,30 @@ test_names(void)
 }
 
 /*
+ * A function the driver exports (a global symbol, not a static one),
+ * and one written in assembly whose symbol ends before 64 bytes that no
+ * symbol covers: an address there lies in the driver's executable
+ * mapping and is named by nothing.
+ */
+int stacks_global(int x);
+void stacks_sized(void);
+
+__attribute__((ST_NOIPA)) int
+stacks_global(int x)
+{
+	return x * 7 + 1;
+}
+
+__asm__(".pushsection .text.stacks_sized, \"ax\", @progbits\n"
+    "\t.globl stacks_sized\n"
+    "\t.type stacks_sized, @function\n"
+    "stacks_sized:\n"
+    "\tret\n"
+    "\t.size stacks_sized, . - stacks_sized\n"
+    "\t.skip 64, 0xcc\n"
+    "\t.popsection\n");
+
+/*
  * A symbolizer of this process's own mappings (inlines: with inlined
  * functions), after its stack is captured (cap); NULL, said, when
  * either cannot be had.
@@ -1051,6 +1077,25 @@ test_symbolize(void)
 	    (unsigned long long)st.lookups, (unsigned long long)st.cache_hits,
 	    (unsigned long long)st.files, (unsigned long long)st.inline_lookups);
 	CHECK(pf_sym_jit_refusal(s) == NULL, "no JIT map refused");
+
+	/* A global function, at its start and inside it, as a pc and as a return address. */
+	check_frame(s, getpid(), (uintptr_t)stacks_global, false, "stacks_global",
+	    (uintptr_t)stacks_global, self.path);
+	check_frame(s, getpid(), (uintptr_t)stacks_global + 1, false, "stacks_global",
+	    (uintptr_t)stacks_global, self.path);
+	check_frame(s, getpid(), (uintptr_t)stacks_global + 1, true, "stacks_global",
+	    (uintptr_t)stacks_global, self.path);
+	/* Past the end of stacks_sized (one ret), in its padding: no name, not its. */
+	check_frame(s, getpid(), (uintptr_t)stacks_sized, false, "stacks_sized",
+	    (uintptr_t)stacks_sized, self.path);
+	pc = (uintptr_t)stacks_sized + 1 + 32;
+	in = (struct pf_frame_in){ .addr = pc };
+	pf_sym_frame(s, getpid(), &in, &out);
+	CHECK(out.sym == NULL && out.mapped && out.dso && strcmp(out.dso, self.path) == 0 &&
+	    out.addr == file_offset(pc), "%#lx, between symbols: %s+%#llx in %s at %#llx, "
+	    "want no symbol in %s at %#llx", (unsigned long)pc, out.sym ? out.sym : "-",
+	    (unsigned long long)out.off, out.dso ? out.dso : "-", (unsigned long long)out.addr,
+	    self.path, (unsigned long long)file_offset(pc));
 	pf_sym_free(s);
 
 	/*
@@ -1178,7 +1223,7 @@ test_symbolize(void)
 	rm_fake_proc(root);
 }
 
-/* ---- script: the sample-stream writer ---------------------------------- */
+/* ---- writer: the sample-stream writer ---------------------------------- */
 
 /* The whole content of fd. */
 static size_t
@@ -1206,7 +1251,7 @@ same_bytes(const struct pf_buf *b, const char *want, size_t len)
 static int
 memfd(void)
 {
-	return memfd_create("pf-unit-script", MFD_CLOEXEC);
+	return memfd_create("pf-unit-writer", MFD_CLOEXEC);
 }
 
 /* Folded stacks the parser makes of a stream, one "stack weight\n" each. */
@@ -1380,8 +1425,487 @@ sample_text(struct pf_buf *b, const char *comm, unsigned pid, unsigned tid, uint
 	pf_buf_putc(b, '\n');
 }
 
+/* A writer on a new memfd, or false, said. */
+static bool
+memfd_writer(int *fd, struct pf_writer **w, uint64_t max_size, uint64_t min_free)
+{
+	*w = NULL;
+	if ((*fd = memfd()) == -1 || (*w = pf_writer_new(*fd, max_size, min_free)) == NULL) {
+		CHECK(0, "memfd writer: %s", strerror(errno));
+		if (*fd != -1)
+			close(*fd);
+		return false;
+	}
+	return true;
+}
+
+/* Whether fd holds exactly the len bytes of want; said when it does not. */
 static void
-test_script(void)
+check_file(int fd, const char *want, size_t len, const char *what)
+{
+	struct pf_buf got = { 0 };
+
+	slurp(fd, &got);
+	CHECK(got.len == len && (len == 0 || memcmp(got.data, want, len) == 0),
+	    "%s: %zu bytes, want %zu:\n%.*s", what, got.len, len,
+	    (int)(got.len > 400 ? 400 : got.len), got.data ? got.data : "");
+	pf_buf_free(&got);
+}
+
+#define WR_HDR	"# pf-record: version 1\n# pf-record: target pid=7\n"	/* 49 bytes */
+#define WR_S1	"a 7/7 [000] 1.000000: 1 cpu-clock: \n\t1 f+0x1 (m)\n\n"	/* 50 */
+
+/*
+ * Header lines reach the file at once; comments and samples wait in the
+ * buffer, counted by pf_writer_bytes but not by pf_writer_samples until
+ * they are written, and a comment is never a sample.
+ */
+static void
+writer_buffering(void)
+{
+	static const char com[] = "# build-id 0 /x\n";
+	struct pf_writer *w;
+	int fd;
+
+	if (!memfd_writer(&fd, &w, 1 << 20, 0))
+		return;
+	CHECK(pf_writer_header(w, "# pf-record: version 1\n", 23) == PF_STOP_NONE, "header 1");
+	check_file(fd, "# pf-record: version 1\n", 23, "the first header line at once");
+	CHECK(pf_writer_header(w, "# pf-record: target pid=7\n", 26) == PF_STOP_NONE, "header 2");
+	check_file(fd, WR_HDR, 49, "the second header line at once");
+	CHECK(pf_writer_comment(w, com, sizeof(com) - 1) == PF_STOP_NONE, "comment");
+	CHECK(pf_writer_sample(w, WR_S1, 50) == PF_STOP_NONE, "sample");
+	check_file(fd, WR_HDR, 49, "the comment and the sample wait in the buffer");
+	CHECK(pf_writer_bytes(w) == 49 + sizeof(com) - 1 + 50 && pf_writer_samples(w) == 0,
+	    "buffered: %llu bytes (want %zu), %llu samples (want 0)",
+	    (unsigned long long)pf_writer_bytes(w), 49 + sizeof(com) - 1 + 50,
+	    (unsigned long long)pf_writer_samples(w));
+	CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
+	    "finish");
+	CHECK(pf_writer_samples(w) == 1, "the comment is no sample: %llu samples, want 1",
+	    (unsigned long long)pf_writer_samples(w));
+	check_file(fd, WR_HDR "# build-id 0 /x\n" WR_S1
+	    "# pf-record: samples=1 lost=0 throttled=0 stop=duration bytes=181\n", 181,
+	    "header, comment, sample, trailer");
+	CHECK(pf_writer_bytes(w) == 181, "bytes after the trailer: %llu, want 181",
+	    (unsigned long long)pf_writer_bytes(w));
+	pf_writer_free(w);
+	close(fd);
+}
+
+/*
+ * Each trailer form alone, and finish with each stop reason a caller
+ * passes: one sample "s\n\n", then exactly the trailer.
+ */
+static void
+writer_trailers(void)
+{
+	enum extra { X_NONE, X_TRUNC, X_AGGR, X_CHAINS, X_INCOMPLETE };
+	static const struct {
+		const char *tool;
+		uint64_t lost, throttled;
+		enum pf_stop reason;
+		enum extra extra;
+		uint64_t n;
+		const char *causes;
+		const char *want;
+	} t[] = {
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=duration bytes=68\n" },
+		{ "pf-record", 0, 0, PF_STOP_SIGNAL, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=signal bytes=66\n" },
+		{ "pf-record", 0, 0, PF_STOP_TARGET_EXIT, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=target-exit bytes=71\n" },
+		{ "pf-record", 0, 0, PF_STOP_SIZE_CAP, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=size-cap bytes=68\n" },
+		{ "pf-record", 0, 0, PF_STOP_DISK_FLOOR, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=disk-floor bytes=70\n" },
+		{ "pf-record", 0, 0, PF_STOP_DISK_FULL, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=disk-full bytes=69\n" },
+		{ "pf-record", 0, 0, PF_STOP_RATE_CAP, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=rate-cap bytes=68\n" },
+		{ "pf-record", 0, 0, PF_STOP_MEMORY, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 stop=memory bytes=66\n" },
+		{ "pf-record", UINT64_MAX, UINT64_MAX, PF_STOP_DURATION, X_NONE, 0, NULL,
+		  "# pf-record: samples=1 lost=18446744073709551615 "
+		  "throttled=18446744073709551615 stop=duration bytes=107\n" },
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_TRUNC, 5, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 truncated=5 stop=duration bytes=80\n" },
+		{ "pf-offcpu", 0, 0, PF_STOP_SIGNAL, X_AGGR, 6, NULL,
+		  "# pf-offcpu: samples=1 lost=0 throttled=0 aggregated=6 stop=signal bytes=79\n" },
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_CHAINS, 7, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 unknown-chain=7 stop=duration "
+		  "bytes=84\n" },
+		/* No incomplete stack: its causes are not said, whatever they were. */
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_INCOMPLETE, 0, "budget:1",
+		  "# pf-record: samples=1 lost=0 throttled=0 incomplete=0 stop=duration bytes=81\n" },
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_INCOMPLETE, 2, "",
+		  "# pf-record: samples=1 lost=0 throttled=0 incomplete=2 stop=duration bytes=81\n" },
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_INCOMPLETE, 2, NULL,
+		  "# pf-record: samples=1 lost=0 throttled=0 incomplete=2 stop=duration bytes=81\n" },
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_INCOMPLETE, 3, "budget:3",
+		  "# pf-record: samples=1 lost=0 throttled=0 incomplete=3 "
+		  "incomplete-causes=budget:3 stop=duration bytes=109\n" },
+		/* Causes past PF_WRITER_CAUSES_MAX (192): cut to it; made below. */
+		{ "pf-record", 0, 0, PF_STOP_DURATION, X_INCOMPLETE, 2, NULL, NULL },
+	};
+	char causes[300], want[512], what[32];
+	struct pf_writer *w;
+	enum pf_stop r;
+	size_t i;
+	int fd, n;
+
+	memset(causes, 'a', sizeof(causes) - 1);
+	causes[sizeof(causes) - 1] = '\0';
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *c = t[i].causes;
+
+		if (t[i].want != NULL)
+			n = snprintf(want, sizeof(want), "s\n\n%s", t[i].want);
+		else {
+			c = causes;
+			n = snprintf(want, sizeof(want), "s\n\n# pf-record: samples=1 lost=0 "
+			    "throttled=0 incomplete=2 incomplete-causes=%.192s stop=duration "
+			    "bytes=293\n", causes);
+		}
+		if (!memfd_writer(&fd, &w, 1 << 20, 0))
+			return;
+		if (t[i].extra == X_TRUNC)
+			pf_writer_trailer_truncated(w, t[i].n);
+		else if (t[i].extra == X_AGGR)
+			pf_writer_trailer_aggregated(w, t[i].n);
+		else if (t[i].extra == X_CHAINS)
+			pf_writer_trailer_chains(w, t[i].n);
+		else if (t[i].extra == X_INCOMPLETE)
+			pf_writer_trailer_incomplete(w, t[i].n, c);
+		CHECK(pf_writer_sample(w, "s\n\n", 3) == PF_STOP_NONE, "trailer %zu: sample", i);
+		r = pf_writer_finish(w, t[i].tool, t[i].lost, t[i].throttled, t[i].reason);
+		CHECK(r == t[i].reason, "trailer %zu: finish returns %s, want %s", i,
+		    pf_stop_name(r), pf_stop_name(t[i].reason));
+		snprintf(what, sizeof(what), "trailer %zu", i);
+		check_file(fd, want, (size_t)n, what);
+		pf_writer_free(w);
+		close(fd);
+	}
+}
+
+/*
+ * Under a size cap of max bytes, a header of hlen bytes and then samples
+ * of slen bytes each until one is refused: exactly the samples that fit
+ * with the trailer's room (PF_WRITER_TRAILER_MAX, 512) kept are taken,
+ * the stream ends with the last of them, then the trailer, and is never
+ * longer than max.
+ */
+static void
+size_cap_case(uint64_t max, size_t hlen, size_t slen)
+{
+	uint64_t fit = (max - 512 - hlen) / slen, k;
+	struct pf_buf hdr = { 0 }, smp = { 0 }, got = { 0 };
+	struct pf_writer *w;
+	enum pf_stop r = PF_STOP_NONE;
+	char want[128];
+	int fd, n;
+
+	if (!memfd_writer(&fd, &w, max, 0))
+		return;
+	pf_buf_printf(&smp, "%*s\n\n", (int)slen - 2, "s");
+	if (hlen > 0) {
+		pf_buf_printf(&hdr, "# %*s\n", (int)hlen - 3, "h");
+		CHECK(pf_writer_header(w, hdr.data, hdr.len) == PF_STOP_NONE,
+		    "cap %llu: the header fits", (unsigned long long)max);
+	}
+	for (k = 0; k <= fit + 1; k++)
+		if ((r = pf_writer_sample(w, smp.data, smp.len)) != PF_STOP_NONE)
+			break;
+	CHECK(r == PF_STOP_SIZE_CAP && k == fit, "cap %llu: %llu samples of %zu taken (want "
+	    "%llu), then %s", (unsigned long long)max, (unsigned long long)k, slen,
+	    (unsigned long long)fit, pf_stop_name(r));
+	CHECK(pf_writer_sample(w, "\n", 1) == PF_STOP_SIZE_CAP, "cap %llu: it stays",
+	    (unsigned long long)max);
+	CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_SIGNAL) == PF_STOP_SIZE_CAP,
+	    "cap %llu: the writer's reason over the caller's", (unsigned long long)max);
+	slurp(fd, &got);
+	n = snprintf(want, sizeof(want), "# pf-record: samples=%llu lost=0 throttled=0 "
+	    "stop=size-cap bytes=%zu\n", (unsigned long long)k, got.len);
+	CHECK(got.len <= max, "cap %llu: %zu bytes written", (unsigned long long)max, got.len);
+	CHECK(got.len == hlen + k * slen + (size_t)n &&
+	    (hlen == 0 || memcmp(got.data, hdr.data, hlen) == 0) &&
+	    memcmp(got.data + hlen + k * slen, want, (size_t)n) == 0,
+	    "cap %llu: the header, %llu samples, then %.*s, got %zu bytes ending %.*s",
+	    (unsigned long long)max, (unsigned long long)k, n - 1, want, got.len,
+	    got.len > 100 ? 100 : (int)got.len, got.data + (got.len > 100 ? got.len - 100 : 0));
+	for (n = 0; (uint64_t)n < k && got.len >= hlen + k * slen; n++)
+		if (memcmp(got.data + hlen + (size_t)n * slen, smp.data, slen) != 0)
+			break;
+	CHECK((uint64_t)n == k, "cap %llu: sample %d is not whole", (unsigned long long)max, n);
+	pf_writer_free(w);
+	close(fd);
+	pf_buf_free(&hdr);
+	pf_buf_free(&smp);
+	pf_buf_free(&got);
+}
+
+static void
+writer_size_cap(void)
+{
+	uint64_t max;
+
+	/* Every cap from the header and the trailer's room to 3 samples past it. */
+	for (max = 49 + 512; max <= 49 + 512 + 3 * 37 + 1; max++)
+		size_cap_case(max, 49, 37);
+	/* Past a write piece (16 KiB): 39 samples of 1000 bytes, flushed on the way. */
+	size_cap_case(40000, 0, 1000);
+	size_cap_case(39512, 0, 1000);
+	size_cap_case(39511, 0, 1000);
+	/* A sample longer than a piece. */
+	size_cap_case(4 * 20000 + 512 + 100, 100, 20000);
+}
+
+/*
+ * Write errors: what the writer says (its stop reason and errno), that
+ * it keeps saying it, and what is in the output.
+ */
+static void
+writer_errors(void)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, oldpipe, oldxfsz;
+	const char *tmp = getenv("BATS_TEST_TMPDIR");
+	char path[PATH_MAX + 32];
+	struct rlimit lim, old;
+	struct pf_writer *w;
+	struct pf_buf want = { 0 }, smp = { 0 };
+	enum pf_stop r = PF_STOP_NONE;
+	int fd, p[2], k;
+
+	sigemptyset(&ign.sa_mask);
+	/* A full device: the header fails at once, ENOSPC. */
+	if ((fd = open("/dev/full", O_WRONLY | O_CLOEXEC)) != -1 &&
+	    (w = pf_writer_new(fd, 1 << 20, 0)) != NULL) {
+		CHECK(pf_writer_header(w, WR_HDR, 49) == PF_STOP_DISK_FULL,
+		    "/dev/full: the header, disk-full");
+		CHECK(pf_writer_errno(w) == ENOSPC, "/dev/full: ENOSPC (%d)", pf_writer_errno(w));
+		CHECK(pf_writer_sample(w, WR_S1, 50) == PF_STOP_DISK_FULL,
+		    "/dev/full: no sample after it");
+		CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DISK_FULL,
+		    "/dev/full: finish, disk-full");
+		CHECK(pf_writer_samples(w) == 0, "/dev/full: no sample written (%llu)",
+		    (unsigned long long)pf_writer_samples(w));
+		pf_writer_free(w);
+		close(fd);
+	} else
+		CHECK(0, "/dev/full: %s", strerror(errno));
+
+	/* A pipe whose reader is gone before anything: EPIPE at the header, no trailer. */
+	sigaction(SIGPIPE, &ign, &oldpipe);
+	if (pipe2(p, O_CLOEXEC) == 0) {
+		close(p[0]);
+		if ((w = pf_writer_new(p[1], 1 << 20, 0)) != NULL) {
+			CHECK(pf_writer_header(w, WR_HDR, 49) == PF_STOP_PIPE,
+			    "closed pipe: the header, pipe");
+			CHECK(pf_writer_errno(w) == EPIPE, "closed pipe: EPIPE (%d)",
+			    pf_writer_errno(w));
+			CHECK(pf_writer_sample(w, WR_S1, 50) == PF_STOP_PIPE,
+			    "closed pipe: no sample after it");
+			CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_SIGNAL) ==
+			    PF_STOP_PIPE, "closed pipe: finish, pipe");
+			pf_writer_free(w);
+		} else
+			CHECK(0, "pipe writer: %s", strerror(errno));
+		close(p[1]);
+	} else
+		CHECK(0, "pipe: %s", strerror(errno));
+	sigaction(SIGPIPE, &oldpipe, NULL);
+
+	/*
+	 * A regular file that cannot grow past 20,000 bytes (RLIMIT_FSIZE, as
+	 * a full filesystem, without one: EFBIG): the header and sixteen
+	 * samples of 1000 bytes reach it in the first 16 KiB piece; the next
+	 * piece is cut short by the limit, taken back to the last whole
+	 * sample, and the trailer still goes after it.  A file of the test's
+	 * filesystem, not a memfd: ext4's fallocate(KEEP_SIZE) lets the
+	 * trailer's room past the limit, so the write itself stops part way
+	 * (tmpfs refuses the room first, and nothing of the piece is written).
+	 */
+	snprintf(path, sizeof(path), "%s/pf-unit-efbig.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (getrlimit(RLIMIT_FSIZE, &old) == -1 || (fd = mkstemp(path)) == -1) {
+		CHECK(0, "RLIMIT_FSIZE, %s: %s", path, strerror(errno));
+		return;
+	}
+	unlink(path);
+	if ((w = pf_writer_new(fd, 1 << 20, 0)) == NULL) {
+		CHECK(0, "writer: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	lim = old;
+	lim.rlim_cur = 20000;
+	sigaction(SIGXFSZ, &ign, &oldxfsz);
+	if (old.rlim_cur != RLIM_INFINITY && old.rlim_cur < 40000)
+		CHECK(0, "RLIMIT_FSIZE is already %llu", (unsigned long long)old.rlim_cur);
+	else if (setrlimit(RLIMIT_FSIZE, &lim) == -1)
+		CHECK(0, "setrlimit RLIMIT_FSIZE: %s", strerror(errno));
+	else {
+		pf_buf_printf(&smp, "%998s\n\n", "s");
+		CHECK(pf_writer_header(w, WR_HDR, 49) == PF_STOP_NONE, "EFBIG: header");
+		for (k = 0; k < 40; k++)
+			if ((r = pf_writer_sample(w, smp.data, smp.len)) != PF_STOP_NONE)
+				break;
+		CHECK(k == 32 && r == PF_STOP_DISK_FULL, "EFBIG: %d samples taken (want 32), then "
+		    "%s (want disk-full)", k, pf_stop_name(r));
+		CHECK(pf_writer_errno(w) == EFBIG, "EFBIG: errno %d", pf_writer_errno(w));
+		CHECK(pf_writer_samples(w) == 16, "EFBIG: %llu samples written, want 16",
+		    (unsigned long long)pf_writer_samples(w));
+		pf_buf_puts(&want, WR_HDR);
+		for (k = 0; k < 16; k++)
+			pf_buf_append(&want, smp.data, smp.len);
+		check_file(fd, want.data, want.len, "EFBIG: cut back to the last whole sample");
+		CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DISK_FULL,
+		    "EFBIG: finish, disk-full");
+		pf_buf_puts(&want, "# pf-record: samples=16 lost=0 throttled=0 stop=disk-full "
+		    "bytes=16119\n");
+		check_file(fd, want.data, want.len, "EFBIG: the trailer after the last whole sample");
+		if (setrlimit(RLIMIT_FSIZE, &old) == -1)
+			CHECK(0, "setrlimit back: %s", strerror(errno));
+	}
+	sigaction(SIGXFSZ, &oldxfsz, NULL);
+	pf_writer_free(w);
+	close(fd);
+	pf_buf_free(&want);
+	pf_buf_free(&smp);
+}
+
+/* Free bytes for us on fd's filesystem, as the writer measures them; 0 unknown. */
+static uint64_t
+free_bytes(int fd)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(fd, &sv) == -1)
+		return 0;
+	return (uint64_t)sv.f_bavail * sv.f_frsize;
+}
+
+/*
+ * A file of n bytes' blocks in dir (another writer filling the disk),
+ * its descriptor, or -1.
+ */
+static int
+fill(const char *dir, uint64_t n)
+{
+	char path[PATH_MAX + 16];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/filler.XXXXXX", dir);
+	if ((fd = mkstemp(path)) == -1)
+		return -1;
+	unlink(path);
+	if (fallocate(fd, 0, 0, (off_t)n) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The free-disk floor on a regular file of the test's filesystem, its
+ * free space read as the writer reads it (fstatvfs).  A memfd has none
+ * to read (its filesystem reports no blocks), so these need a real one.
+ * The floor is put M below the free space, so that what other writers
+ * do meanwhile (far less than M in the instants between) changes no
+ * answer.
+ */
+static void
+writer_floor(void)
+{
+	const uint64_t M = 16 << 20;
+	const char *tmp = getenv("BATS_TEST_TMPDIR");
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	struct pf_writer *w;
+	uint64_t avail;
+	void *huge;
+	int fd = -1, filler;
+
+	snprintf(dir, sizeof(dir), "%s/pf-unit-floor.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/out", dir);
+	huge = mmap(NULL, 2 * M, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	/* A floor above the free space: nothing written, but the trailer. */
+	if ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) == -1 ||
+	    (avail = free_bytes(fd)) < 4 * M || huge == MAP_FAILED) {
+		CHECK(0, "%s: %llu bytes free (want %llu): %s", path,
+		    (unsigned long long)(fd == -1 ? 0 : free_bytes(fd)),
+		    (unsigned long long)(4 * M), strerror(errno));
+		goto out;
+	}
+	if ((w = pf_writer_new(fd, 1 << 20, avail + M)) != NULL) {
+		CHECK(pf_writer_header(w, WR_HDR, 49) == PF_STOP_DISK_FLOOR,
+		    "floor above the free space: the header, disk-floor");
+		CHECK(pf_writer_sample(w, WR_S1, 50) == PF_STOP_DISK_FLOOR,
+		    "floor above the free space: no sample");
+		check_file(fd, "", 0, "floor above the free space: nothing");
+		CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) ==
+		    PF_STOP_DISK_FLOOR, "floor above the free space: finish, disk-floor");
+		check_file(fd, "# pf-record: samples=0 lost=0 throttled=0 stop=disk-floor "
+		    "bytes=67\n", 67, "floor above the free space: the trailer alone");
+		pf_writer_free(w);
+	} else
+		CHECK(0, "writer: %s", strerror(errno));
+	close(fd);
+
+	/* A sample that would take the free space below the floor is refused, and every later one. */
+	if ((fd = open(path, O_RDWR | O_TRUNC | O_CLOEXEC)) == -1 ||
+	    (w = pf_writer_new(fd, UINT64_MAX, free_bytes(fd) - M)) == NULL) {
+		CHECK(0, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	CHECK(pf_writer_header(w, WR_HDR, 49) == PF_STOP_NONE, "floor: the header fits");
+	CHECK(pf_writer_sample(w, WR_S1, 50) == PF_STOP_NONE, "floor: a sample fits");
+	CHECK(pf_writer_sample(w, huge, 2 * M) == PF_STOP_DISK_FLOOR,
+	    "floor: a sample of twice the room left, disk-floor");
+	CHECK(pf_writer_sample(w, WR_S1, 50) == PF_STOP_DISK_FLOOR, "floor: and no sample after");
+	CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_SIGNAL) == PF_STOP_DISK_FLOOR,
+	    "floor: finish, disk-floor over the caller's signal");
+	check_file(fd, WR_HDR WR_S1 "# pf-record: samples=1 lost=0 throttled=0 stop=disk-floor "
+	    "bytes=167\n", 167, "floor: the sample taken, then the trailer");
+	pf_writer_free(w);
+	close(fd);
+
+	/*
+	 * Another writer takes twice the room left while a sample waits in
+	 * the buffer: measured again before the write, the floor stops it.
+	 */
+	if ((fd = open(path, O_RDWR | O_TRUNC | O_CLOEXEC)) == -1 ||
+	    (w = pf_writer_new(fd, UINT64_MAX, free_bytes(fd) - M)) == NULL) {
+		CHECK(0, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	CHECK(pf_writer_header(w, WR_HDR, 49) == PF_STOP_NONE, "filled: the header fits");
+	CHECK(pf_writer_sample(w, WR_S1, 50) == PF_STOP_NONE, "filled: a sample waits");
+	if ((filler = fill(dir, 2 * M)) == -1)
+		CHECK(0, "filling %s: %s", dir, strerror(errno));
+	else {
+		CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) ==
+		    PF_STOP_DISK_FLOOR, "filled: finish, disk-floor");
+		check_file(fd, WR_HDR "# pf-record: samples=0 lost=0 throttled=0 "
+		    "stop=disk-floor bytes=117\n", 117, "filled: the waiting sample not written");
+		close(filler);
+	}
+	pf_writer_free(w);
+out:
+	if (fd != -1)
+		close(fd);
+	if (huge != MAP_FAILED)
+		munmap(huge, 2 * M);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void
+test_writer(void)
 {
 	static const char hdr[] = "# pf-record: version 1\n# pf-record: target pid=7\n";
 	static const char s1[] = "a 7/7 [000] 1.000000: 1 cpu-clock: \n\t1 f+0x1 (m)\n\n";
@@ -1390,7 +1914,7 @@ test_script(void)
 	static const char hostile[] =
 	    "x\x1b]0;t\x07 9/9 [000] 3.000000: 3 cpu-clock: \n"
 	    "\t3 \x01\x7f\xff\xc0\x80;\"<>+0x3 (m)\n\n";
-	struct pf_script *w;
+	struct pf_writer *w;
 	struct pf_buf got = { 0 }, want = { 0 }, smp = { 0 }, folded = { 0 };
 	char *big;
 	size_t bigname = 20000;
@@ -1398,27 +1922,27 @@ test_script(void)
 	int fd, p[2];
 
 	/* Header, samples, trailer: the stream is exactly what was given, then the trailer. */
-	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+	if ((fd = memfd()) == -1 || (w = pf_writer_new(fd, 1 << 20, 0)) == NULL) {
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		return;
 	}
-	CHECK(pf_script_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_NONE, "header");
+	CHECK(pf_writer_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_NONE, "header");
 	CHECK(slurp(fd, &got) == sizeof(hdr) - 1, "the header reaches the file at once (%zu)",
 	    got.len);
-	CHECK(pf_script_bytes(w) == sizeof(hdr) - 1 && pf_script_samples(w) == 0,
+	CHECK(pf_writer_bytes(w) == sizeof(hdr) - 1 && pf_writer_samples(w) == 0,
 	    "after the header: %llu bytes, %llu samples",
-	    (unsigned long long)pf_script_bytes(w), (unsigned long long)pf_script_samples(w));
-	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "sample 1");
-	CHECK(pf_script_sample(w, s2, sizeof(s2) - 1) == PF_STOP_NONE, "sample 2");
-	CHECK(pf_script_bytes(w) == sizeof(hdr) - 1 + sizeof(s1) - 1 + sizeof(s2) - 1,
-	    "bytes count the buffered samples (%llu)", (unsigned long long)pf_script_bytes(w));
-	CHECK(pf_script_samples(w) == 0, "buffered samples are not counted before they are written");
-	CHECK(pf_script_sample(w, hostile, sizeof(hostile) - 1) == PF_STOP_NONE, "hostile");
-	CHECK(pf_script_finish(w, "pf-record", 3, 4, PF_STOP_DURATION) == PF_STOP_DURATION,
+	    (unsigned long long)pf_writer_bytes(w), (unsigned long long)pf_writer_samples(w));
+	CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "sample 1");
+	CHECK(pf_writer_sample(w, s2, sizeof(s2) - 1) == PF_STOP_NONE, "sample 2");
+	CHECK(pf_writer_bytes(w) == sizeof(hdr) - 1 + sizeof(s1) - 1 + sizeof(s2) - 1,
+	    "bytes count the buffered samples (%llu)", (unsigned long long)pf_writer_bytes(w));
+	CHECK(pf_writer_samples(w) == 0, "buffered samples are not counted before they are written");
+	CHECK(pf_writer_sample(w, hostile, sizeof(hostile) - 1) == PF_STOP_NONE, "hostile");
+	CHECK(pf_writer_finish(w, "pf-record", 3, 4, PF_STOP_DURATION) == PF_STOP_DURATION,
 	    "finish: duration");
-	CHECK(pf_script_samples(w) == 3, "3 samples written (%llu)",
-	    (unsigned long long)pf_script_samples(w));
-	CHECK(pf_script_errno(w) == 0, "no error");
+	CHECK(pf_writer_samples(w) == 3, "3 samples written (%llu)",
+	    (unsigned long long)pf_writer_samples(w));
+	CHECK(pf_writer_errno(w) == 0, "no error");
 	pf_buf_append(&want, hdr, sizeof(hdr) - 1);
 	pf_buf_append(&want, s1, sizeof(s1) - 1);
 	pf_buf_append(&want, s2, sizeof(s2) - 1);
@@ -1428,22 +1952,22 @@ test_script(void)
 	slurp(fd, &got);
 	CHECK(same_bytes(&got, want.data, want.len), "stream: %zu bytes, want %zu:\n%.*s",
 	    got.len, want.len, (int)got.len, got.data);
-	CHECK(pf_script_bytes(w) == 279, "bytes= is the stream's size (%llu)",
-	    (unsigned long long)pf_script_bytes(w));
-	pf_script_free(w);
+	CHECK(pf_writer_bytes(w) == 279, "bytes= is the stream's size (%llu)",
+	    (unsigned long long)pf_writer_bytes(w));
+	pf_writer_free(w);
 	close(fd);
 
 	/* The trailer's extras, in their order. */
-	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+	if ((fd = memfd()) == -1 || (w = pf_writer_new(fd, 1 << 20, 0)) == NULL) {
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		return;
 	}
-	pf_script_trailer_incomplete(w, 4, "stack-copy:3,budget:1");
-	pf_script_trailer_chains(w, 7);
-	pf_script_trailer_aggregated(w, 6);
-	pf_script_trailer_truncated(w, 5);
-	CHECK(pf_script_sample(w, "s\n\n", 3) == PF_STOP_NONE, "sample");
-	CHECK(pf_script_finish(w, "pf-offcpu", 0, 0, PF_STOP_SIGNAL) == PF_STOP_SIGNAL,
+	pf_writer_trailer_incomplete(w, 4, "stack-copy:3,budget:1");
+	pf_writer_trailer_chains(w, 7);
+	pf_writer_trailer_aggregated(w, 6);
+	pf_writer_trailer_truncated(w, 5);
+	CHECK(pf_writer_sample(w, "s\n\n", 3) == PF_STOP_NONE, "sample");
+	CHECK(pf_writer_finish(w, "pf-offcpu", 0, 0, PF_STOP_SIGNAL) == PF_STOP_SIGNAL,
 	    "finish: signal");
 	slurp(fd, &got);
 	pf_buf_reset(&want);
@@ -1451,17 +1975,17 @@ test_script(void)
 	    "aggregated=6 unknown-chain=7 incomplete=4 incomplete-causes=stack-copy:3,budget:1 "
 	    "stop=signal bytes=161\n");
 	CHECK(same_bytes(&got, want.data, want.len), "extras: %.*s", (int)got.len, got.data);
-	pf_script_free(w);
+	pf_writer_free(w);
 	close(fd);
 
-	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+	if ((fd = memfd()) == -1 || (w = pf_writer_new(fd, 1 << 20, 0)) == NULL) {
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		return;
 	}
 	/* bytes= counts its own digits: 35 + 62 + 3 digits + newline = 101, not 100. */
-	CHECK(pf_script_sample(w, "012345678901234567890123456789012\n\n", 35) == PF_STOP_NONE,
+	CHECK(pf_writer_sample(w, "012345678901234567890123456789012\n\n", 35) == PF_STOP_NONE,
 	    "sample");
-	CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
+	CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
 	    "finish");
 	slurp(fd, &got);
 	pf_buf_reset(&want);
@@ -1469,7 +1993,7 @@ test_script(void)
 	    "# pf-record: samples=1 lost=0 throttled=0 stop=duration bytes=101\n");
 	CHECK(same_bytes(&got, want.data, want.len), "101 bytes, trailer included: %.*s",
 	    (int)got.len, got.data);
-	pf_script_free(w);
+	pf_writer_free(w);
 	close(fd);
 
 	/* A sample longer than a write piece, with a 20,000-byte name: whole, in pieces. */
@@ -1485,20 +2009,20 @@ test_script(void)
 
 		sample_text(&smp, "long", 11, 12, 5, frames, 3);
 	}
-	CHECK(smp.len > PF_SCRIPT_PIECE, "the long sample is longer than a piece");
-	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+	CHECK(smp.len > PF_WRITER_PIECE, "the long sample is longer than a piece");
+	if ((fd = memfd()) == -1 || (w = pf_writer_new(fd, 1 << 20, 0)) == NULL) {
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		free(big);
 		return;
 	}
-	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "short sample");
-	CHECK(pf_script_sample(w, smp.data, smp.len) == PF_STOP_NONE, "long sample");
-	CHECK(pf_script_samples(w) == 2, "both written once past a piece (%llu)",
-	    (unsigned long long)pf_script_samples(w));
+	CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "short sample");
+	CHECK(pf_writer_sample(w, smp.data, smp.len) == PF_STOP_NONE, "long sample");
+	CHECK(pf_writer_samples(w) == 2, "both written once past a piece (%llu)",
+	    (unsigned long long)pf_writer_samples(w));
 	CHECK(slurp(fd, &got) == sizeof(s1) - 1 + smp.len &&
 	    memcmp(got.data + sizeof(s1) - 1, smp.data, smp.len) == 0,
 	    "the long sample reaches the file whole (%zu bytes)", got.len);
-	pf_script_free(w);
+	pf_writer_free(w);
 	close(fd);
 
 	/*
@@ -1506,22 +2030,22 @@ test_script(void)
 	 * the stacks that went in (a comm with spaces and escape bytes, an
 	 * escape sequence and a 20,000-byte name among the frames).
 	 */
-	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, 0)) == NULL) {
+	if ((fd = memfd()) == -1 || (w = pf_writer_new(fd, 1 << 20, 0)) == NULL) {
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		free(big);
 		return;
 	}
-	CHECK(pf_script_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_NONE, "header");
+	CHECK(pf_writer_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_NONE, "header");
 	{
 		const char *f1[] = { "leaf\x1b[2J", "mid", "main" };
 		const char *f2[] = { "other", big, "main" };
 
 		sample_text(&smp, "my prog\x1b", 21, 22, 1000, f1, 3);
-		CHECK(pf_script_sample(w, smp.data, smp.len) == PF_STOP_NONE, "rt sample 1");
+		CHECK(pf_writer_sample(w, smp.data, smp.len) == PF_STOP_NONE, "rt sample 1");
 		sample_text(&smp, "thr", 21, 23, 250, f2, 3);
-		CHECK(pf_script_sample(w, smp.data, smp.len) == PF_STOP_NONE, "rt sample 2");
+		CHECK(pf_writer_sample(w, smp.data, smp.len) == PF_STOP_NONE, "rt sample 2");
 	}
-	CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
+	CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
 	    "finish");
 	slurp(fd, &got);
 	CHECK(read_back(&got, &folded) == 0, "the parser reads the stream: %s", strerror(errno));
@@ -1531,49 +2055,49 @@ test_script(void)
 	pf_buf_puts(&want, ";other 250\n");
 	CHECK(same_bytes(&folded, want.data, want.len), "read back: %.*s", (int)folded.len > 200 ?
 	    200 : (int)folded.len, folded.data);
-	pf_script_free(w);
+	pf_writer_free(w);
 	close(fd);
 	free(big);
 
 	/* The size cap: the sample that would pass it is refused, and every one after. */
 	if ((fd = memfd()) == -1 ||
-	    (w = pf_script_new(fd, (sizeof(s1) - 1) * 2 + PF_SCRIPT_TRAILER_MAX, 0)) == NULL) {
+	    (w = pf_writer_new(fd, (sizeof(s1) - 1) * 2 + PF_WRITER_TRAILER_MAX, 0)) == NULL) {
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		return;
 	}
-	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "first fits");
-	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "second fits exactly");
-	CHECK(pf_script_sample(w, "\n", 1) == PF_STOP_SIZE_CAP, "one byte more: size-cap");
-	CHECK(pf_script_sample(w, "", 0) == PF_STOP_SIZE_CAP, "and it stays");
-	CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_SIZE_CAP,
+	CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "first fits");
+	CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "second fits exactly");
+	CHECK(pf_writer_sample(w, "\n", 1) == PF_STOP_SIZE_CAP, "one byte more: size-cap");
+	CHECK(pf_writer_sample(w, "", 0) == PF_STOP_SIZE_CAP, "and it stays");
+	CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_SIZE_CAP,
 	    "the cap overrides the caller's reason");
 	slurp(fd, &got);
-	CHECK(got.len <= (sizeof(s1) - 1) * 2 + PF_SCRIPT_TRAILER_MAX &&
+	CHECK(got.len <= (sizeof(s1) - 1) * 2 + PF_WRITER_TRAILER_MAX &&
 	    got.len > (sizeof(s1) - 1) * 2 &&
 	    memcmp(got.data + (sizeof(s1) - 1) * 2, "# pf-record: samples=2 lost=0 throttled=0 "
 	    "stop=size-cap bytes=", 62) == 0, "capped stream: %.*s", (int)got.len, got.data);
-	pf_script_free(w);
+	pf_writer_free(w);
 	close(fd);
 
 	/* The disk floor: nothing is written when the filesystem cannot keep it. */
-	if ((fd = memfd()) == -1 || (w = pf_script_new(fd, 1 << 20, UINT64_MAX / 2)) == NULL) {
+	if ((fd = memfd()) == -1 || (w = pf_writer_new(fd, 1 << 20, UINT64_MAX / 2)) == NULL) {
 		CHECK(0, "memfd writer: %s", strerror(errno));
 		return;
 	}
-	CHECK(pf_script_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_DISK_FLOOR, "header: floor");
-	CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_DISK_FLOOR, "sample: floor");
+	CHECK(pf_writer_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_DISK_FLOOR, "header: floor");
+	CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_DISK_FLOOR, "sample: floor");
 	CHECK(slurp(fd, &got) == 0, "nothing below the floor (%zu bytes)", got.len);
-	pf_script_free(w);
+	pf_writer_free(w);
 	close(fd);
 
 	/* Write errors: a full device, a descriptor not open for writing, a closed pipe. */
 	if ((fd = open("/dev/full", O_WRONLY | O_CLOEXEC)) != -1 &&
-	    (w = pf_script_new(fd, 1 << 20, 0)) != NULL) {
-		CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "buffered");
-		CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DISK_FULL,
+	    (w = pf_writer_new(fd, 1 << 20, 0)) != NULL) {
+		CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "buffered");
+		CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DISK_FULL,
 		    "/dev/full: disk-full");
-		CHECK(pf_script_errno(w) == ENOSPC, "/dev/full: ENOSPC (%d)", pf_script_errno(w));
-		pf_script_free(w);
+		CHECK(pf_writer_errno(w) == ENOSPC, "/dev/full: ENOSPC (%d)", pf_writer_errno(w));
+		pf_writer_free(w);
 		close(fd);
 	} else
 		CHECK(0, "/dev/full: %s", strerror(errno));
@@ -1583,14 +2107,14 @@ test_script(void)
 
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		if ((ro = open(path, O_RDONLY | O_CLOEXEC)) != -1 &&
-		    (w = pf_script_new(ro, 1 << 20, 0)) != NULL) {
-			CHECK(pf_script_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_IO,
+		    (w = pf_writer_new(ro, 1 << 20, 0)) != NULL) {
+			CHECK(pf_writer_header(w, hdr, sizeof(hdr) - 1) == PF_STOP_IO,
 			    "read-only descriptor: io-error");
-			CHECK(pf_script_errno(w) == EBADF, "EBADF (%d)", pf_script_errno(w));
-			CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_IO,
+			CHECK(pf_writer_errno(w) == EBADF, "EBADF (%d)", pf_writer_errno(w));
+			CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_IO,
 			    "finish: io-error, no trailer");
 			CHECK(slurp(fd, &got) == 0, "nothing written (%zu)", got.len);
-			pf_script_free(w);
+			pf_writer_free(w);
 		} else
 			CHECK(0, "read-only reopen: %s", strerror(errno));
 		if (ro != -1)
@@ -1598,55 +2122,63 @@ test_script(void)
 		close(fd);
 	}
 	/* Comments after the header: under the caps, buffered, no sample. */
-	if ((fd = memfd()) != -1 && (w = pf_script_new(fd, 4096, 0)) != NULL) {
-		CHECK(pf_script_header(w, "# h\n", 4) == PF_STOP_NONE, "comments: header");
-		CHECK(pf_script_comment(w, "# c\n", 4) == PF_STOP_NONE, "comments: one");
-		CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "comments: sample");
-		CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
+	if ((fd = memfd()) != -1 && (w = pf_writer_new(fd, 4096, 0)) != NULL) {
+		CHECK(pf_writer_header(w, "# h\n", 4) == PF_STOP_NONE, "comments: header");
+		CHECK(pf_writer_comment(w, "# c\n", 4) == PF_STOP_NONE, "comments: one");
+		CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "comments: sample");
+		CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_DURATION,
 		    "comments: finish");
-		CHECK(pf_script_samples(w) == 1, "comments: 1 sample (%llu)",
-		    (unsigned long long)pf_script_samples(w));
+		CHECK(pf_writer_samples(w) == 1, "comments: 1 sample (%llu)",
+		    (unsigned long long)pf_writer_samples(w));
 		slurp(fd, &got);
 		CHECK(got.len > 8 + sizeof(s1) - 1 && memcmp(got.data, "# h\n# c\n", 8) == 0 &&
 		    memcmp(got.data + 8, s1, sizeof(s1) - 1) == 0, "comments: in their place");
-		pf_script_free(w);
+		pf_writer_free(w);
 		close(fd);
 	} else
 		CHECK(0, "memfd writer: %s", strerror(errno));
-	if ((fd = memfd()) != -1 && (w = pf_script_new(fd, 4096, 0)) != NULL) {
+	if ((fd = memfd()) != -1 && (w = pf_writer_new(fd, 4096, 0)) != NULL) {
 		char line[4096];
 
 		memset(line, 'x', sizeof(line));
 		line[0] = '#';
 		line[sizeof(line) - 1] = '\n';
-		CHECK(pf_script_comment(w, line, sizeof(line)) == PF_STOP_SIZE_CAP,
+		CHECK(pf_writer_comment(w, line, sizeof(line)) == PF_STOP_SIZE_CAP,
 		    "a comment past the size cap stops the stream");
-		CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_SIZE_CAP,
+		CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_SIZE_CAP,
 		    "and no sample follows");
-		pf_script_free(w);
+		pf_writer_free(w);
 		close(fd);
 	} else
 		CHECK(0, "memfd writer: %s", strerror(errno));
 	signal(SIGPIPE, SIG_IGN);
-	if (pipe2(p, O_CLOEXEC) == 0 && (w = pf_script_new(p[1], 1 << 20, 0)) != NULL) {
-		CHECK(pf_script_header(w, "# h\n", 4) == PF_STOP_NONE, "pipe: header");
+	/* The reader does not wait: a header that did not arrive fails, never hangs. */
+	if (pipe2(p, O_CLOEXEC) == 0 && fcntl(p[0], F_SETFL, O_NONBLOCK) == 0 &&
+	    (w = pf_writer_new(p[1], 1 << 20, 0)) != NULL) {
+		CHECK(pf_writer_header(w, "# h\n", 4) == PF_STOP_NONE, "pipe: header");
 		CHECK(read(p[0], pbuf, 4) == 4 && memcmp(pbuf, "# h\n", 4) == 0,
 		    "pipe: the header is there at once");
 		close(p[0]);
-		CHECK(pf_script_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "pipe: buffered");
-		CHECK(pf_script_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_PIPE,
+		CHECK(pf_writer_sample(w, s1, sizeof(s1) - 1) == PF_STOP_NONE, "pipe: buffered");
+		CHECK(pf_writer_finish(w, "pf-record", 0, 0, PF_STOP_DURATION) == PF_STOP_PIPE,
 		    "closed pipe: pipe");
-		CHECK(pf_script_errno(w) == EPIPE, "EPIPE (%d)", pf_script_errno(w));
-		pf_script_free(w);
+		CHECK(pf_writer_errno(w) == EPIPE, "EPIPE (%d)", pf_writer_errno(w));
+		pf_writer_free(w);
 		close(p[1]);
 	} else
 		CHECK(0, "pipe: %s", strerror(errno));
-	pf_script_free(NULL);
+	pf_writer_free(NULL);
 
 	pf_buf_free(&got);
 	pf_buf_free(&want);
 	pf_buf_free(&smp);
 	pf_buf_free(&folded);
+
+	writer_buffering();
+	writer_trailers();
+	writer_size_cap();
+	writer_errors();
+	writer_floor();
 }
 
 /* ---- build-ids and debug files ----------------------------------------- */
@@ -1882,7 +2414,7 @@ main(int argc, char **argv)
 		{ "symbolize", test_symbolize },
 		{ "symindex", test_symindex }, { "debugfile", test_debugfile },
 		{ "names", test_names },
-		{ "script", test_script }, { "stack-end", test_stack_end },
+		{ "writer", test_writer }, { "stack-end", test_stack_end },
 	};
 
 	return unit_main(argc, argv, groups, sizeof(groups) / sizeof(groups[0]));

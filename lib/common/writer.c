@@ -1,5 +1,5 @@
 /*
- * script: buffered writes of whole samples under size and disk caps.
+ * writer: buffered writes of whole samples under size and disk caps.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,9 +13,9 @@
 
 #include "buf.h"
 #include "fileio.h"
-#include "script.h"
+#include "writer.h"
 
-struct pf_script {
+struct pf_writer {
 	int fd;
 	bool regular;
 	bool can_falloc;
@@ -33,14 +33,14 @@ struct pf_script {
 	bool has_chains;
 	uint64_t incomplete;	/* for the trailer, when has_incomplete */
 	bool has_incomplete;
-	char causes[PF_SCRIPT_CAUSES_MAX + 1];
+	char causes[PF_WRITER_CAUSES_MAX + 1];
 	enum pf_stop stop;
 	int err;
 	struct pf_buf b;	/* whole samples not yet written */
 };
 
 static int
-refresh_avail(struct pf_script *w)
+refresh_avail(struct pf_writer *w)
 {
 	struct statvfs sv;
 
@@ -54,7 +54,7 @@ refresh_avail(struct pf_script *w)
 
 /* Keep the file's blocks allocated up to end, so the trailer always has room. */
 static int
-reserve_to(struct pf_script *w, uint64_t end)
+reserve_to(struct pf_writer *w, uint64_t end)
 {
 	if (!w->can_falloc || end <= w->allocated)
 		return 0;
@@ -70,10 +70,10 @@ reserve_to(struct pf_script *w, uint64_t end)
 	return 0;
 }
 
-struct pf_script *
-pf_script_new(int fd, uint64_t max_size, uint64_t min_free)
+struct pf_writer *
+pf_writer_new(int fd, uint64_t max_size, uint64_t min_free)
 {
-	struct pf_script *w;
+	struct pf_writer *w;
 	struct stat st;
 
 	if ((w = calloc(1, sizeof(*w))) == NULL)
@@ -97,7 +97,7 @@ pf_script_new(int fd, uint64_t max_size, uint64_t min_free)
 }
 
 static enum pf_stop
-fail_stop(struct pf_script *w, int e)
+fail_stop(struct pf_writer *w, int e)
 {
 	w->err = e;
 	if (e == EPIPE)
@@ -113,34 +113,34 @@ fail_stop(struct pf_script *w, int e)
  * it since the last look.
  */
 static bool
-below_floor(struct pf_script *w, size_t n)
+below_floor(struct pf_writer *w, size_t n)
 {
 	if (!w->regular || w->min_free == 0 || refresh_avail(w) == -1)
 		return false;
-	return w->avail < w->min_free + n + PF_SCRIPT_TRAILER_MAX;
+	return w->avail < w->min_free + n + PF_WRITER_TRAILER_MAX;
 }
 
 /*
- * Write the buffer in pieces of at most PF_SCRIPT_PIECE bytes, the disk
+ * Write the buffer in pieces of at most PF_WRITER_PIECE bytes, the disk
  * floor checked afresh before each (unless floor is false: the header,
  * written on the start-up check's word).  On a failure or the floor,
  * cut the file back to the last whole sample, so what is there stays a
  * valid stream, and drop the buffer.
  */
 static enum pf_stop
-flush(struct pf_script *w, bool floor)
+flush(struct pf_writer *w, bool floor)
 {
 	uint64_t at = w->committed;
 	enum pf_stop r = PF_STOP_NONE;
 	size_t off, n;
 
 	for (off = 0; off < w->b.len; off += n, at += n) {
-		n = w->b.len - off < PF_SCRIPT_PIECE ? w->b.len - off : PF_SCRIPT_PIECE;
+		n = w->b.len - off < PF_WRITER_PIECE ? w->b.len - off : PF_WRITER_PIECE;
 		if (floor && below_floor(w, n)) {
 			r = PF_STOP_DISK_FLOOR;
 			break;
 		}
-		if (reserve_to(w, at + n + PF_SCRIPT_TRAILER_MAX) == -1 ||
+		if (reserve_to(w, at + n + PF_WRITER_TRAILER_MAX) == -1 ||
 		    pf_write_all(w->fd, w->b.data + off, n) == -1) {
 			r = fail_stop(w, errno);
 			break;
@@ -168,14 +168,14 @@ flush(struct pf_script *w, bool floor)
 
 /* Whether len more bytes (plus the trailer) fit under both caps. */
 static enum pf_stop
-fits(const struct pf_script *w, size_t len)
+fits(const struct pf_writer *w, size_t len)
 {
-	uint64_t after = w->committed + w->b.len + len + PF_SCRIPT_TRAILER_MAX;
+	uint64_t after = w->committed + w->b.len + len + PF_WRITER_TRAILER_MAX;
 
 	if (after > w->max_size)
 		return PF_STOP_SIZE_CAP;
 	if (w->regular && w->min_free) {
-		uint64_t need = w->b.len + len + PF_SCRIPT_TRAILER_MAX;
+		uint64_t need = w->b.len + len + PF_WRITER_TRAILER_MAX;
 
 		if (w->avail < need || w->avail - need < w->min_free)
 			return PF_STOP_DISK_FLOOR;
@@ -187,14 +187,14 @@ fits(const struct pf_script *w, size_t len)
 enum kind { HEADER, COMMENT, SAMPLE };
 
 static enum pf_stop
-add(struct pf_script *w, const char *text, size_t len, enum kind kind)
+add(struct pf_writer *w, const char *text, size_t len, enum kind kind)
 {
 	enum pf_stop r;
 
 	if (w->stop != PF_STOP_NONE)
 		return w->stop;
 	/* A piece holds whole samples: write what is buffered before it would overflow. */
-	if (w->b.len > 0 && w->b.len + len > PF_SCRIPT_PIECE &&
+	if (w->b.len > 0 && w->b.len + len > PF_WRITER_PIECE &&
 	    (w->stop = flush(w, true)) != PF_STOP_NONE)
 		return w->stop;
 	if ((r = fits(w, len)) != PF_STOP_NONE) {
@@ -210,25 +210,25 @@ add(struct pf_script *w, const char *text, size_t len, enum kind kind)
 	if (kind == SAMPLE)
 		w->bsamples++;
 	/* The header goes out at once, so even a run stopped at once says what it was. */
-	if (kind == HEADER || w->b.len >= PF_SCRIPT_PIECE)
+	if (kind == HEADER || w->b.len >= PF_WRITER_PIECE)
 		w->stop = flush(w, kind != HEADER);
 	return w->stop;
 }
 
 enum pf_stop
-pf_script_header(struct pf_script *w, const char *text, size_t len)
+pf_writer_header(struct pf_writer *w, const char *text, size_t len)
 {
 	return add(w, text, len, HEADER);
 }
 
 enum pf_stop
-pf_script_comment(struct pf_script *w, const char *text, size_t len)
+pf_writer_comment(struct pf_writer *w, const char *text, size_t len)
 {
 	return add(w, text, len, COMMENT);
 }
 
 enum pf_stop
-pf_script_sample(struct pf_script *w, const char *text, size_t len)
+pf_writer_sample(struct pf_writer *w, const char *text, size_t len)
 {
 	return add(w, text, len, SAMPLE);
 }
@@ -246,28 +246,28 @@ digits(uint64_t v)
 }
 
 void
-pf_script_trailer_truncated(struct pf_script *w, uint64_t n)
+pf_writer_trailer_truncated(struct pf_writer *w, uint64_t n)
 {
 	w->has_truncated = true;
 	w->truncated = n;
 }
 
 void
-pf_script_trailer_aggregated(struct pf_script *w, uint64_t n)
+pf_writer_trailer_aggregated(struct pf_writer *w, uint64_t n)
 {
 	w->has_aggregated = true;
 	w->aggregated = n;
 }
 
 void
-pf_script_trailer_chains(struct pf_script *w, uint64_t n)
+pf_writer_trailer_chains(struct pf_writer *w, uint64_t n)
 {
 	w->has_chains = true;
 	w->chains = n;
 }
 
 void
-pf_script_trailer_incomplete(struct pf_script *w, uint64_t n, const char *causes)
+pf_writer_trailer_incomplete(struct pf_writer *w, uint64_t n, const char *causes)
 {
 	w->has_incomplete = true;
 	w->incomplete = n;
@@ -275,9 +275,9 @@ pf_script_trailer_incomplete(struct pf_script *w, uint64_t n, const char *causes
 }
 
 enum pf_stop
-pf_script_finish(struct pf_script *w, const char *tool, uint64_t lost, uint64_t throttled, enum pf_stop reason)
+pf_writer_finish(struct pf_writer *w, const char *tool, uint64_t lost, uint64_t throttled, enum pf_stop reason)
 {
-	char line[PF_SCRIPT_TRAILER_MAX + 64];
+	char line[PF_WRITER_TRAILER_MAX + 64];
 	enum pf_stop r = w->stop, f;
 	uint64_t total;
 	int n, prev = 0;
@@ -315,8 +315,8 @@ pf_script_finish(struct pf_script *w, const char *tool, uint64_t lost, uint64_t 
 		prev = digits(total + (uint64_t)prev);
 	total += (uint64_t)prev;
 	n += snprintf(line + n, sizeof(line) - (size_t)n, "%llu\n", (unsigned long long)total);
-	if ((size_t)n > PF_SCRIPT_TRAILER_MAX)	/* cannot happen with short tool names */
-		n = PF_SCRIPT_TRAILER_MAX;
+	if ((size_t)n > PF_WRITER_TRAILER_MAX)	/* cannot happen with short tool names */
+		n = PF_WRITER_TRAILER_MAX;
 	if (pf_write_all(w->fd, line, (size_t)n) == -1) {
 		int e = errno;
 
@@ -336,25 +336,25 @@ pf_script_finish(struct pf_script *w, const char *tool, uint64_t lost, uint64_t 
 }
 
 uint64_t
-pf_script_samples(const struct pf_script *w)
+pf_writer_samples(const struct pf_writer *w)
 {
 	return w->samples;
 }
 
 uint64_t
-pf_script_bytes(const struct pf_script *w)
+pf_writer_bytes(const struct pf_writer *w)
 {
 	return w->committed + w->b.len;
 }
 
 int
-pf_script_errno(const struct pf_script *w)
+pf_writer_errno(const struct pf_writer *w)
 {
 	return w->err;
 }
 
 void
-pf_script_free(struct pf_script *w)
+pf_writer_free(struct pf_writer *w)
 {
 	if (w == NULL)
 		return;
