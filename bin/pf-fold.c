@@ -25,6 +25,7 @@
 #include "buildid.h"
 #include "fileio.h"
 #include "folded.h"
+#include "grow.h"
 #include "hash.h"
 #include "htab.h"
 #include "linereader.h"
@@ -91,7 +92,7 @@ struct state {
 	size_t probed;		/* bytes of this input checked for binary */
 	/* The recordings read (a sample stream) or their lines (--folded). */
 	struct pf_prov *prov;
-	size_t nprov;
+	size_t nprov, capprov;
 	/*
 	 * Where a recording's lines are trusted: its header is the comments
 	 * before its first data line, its trailer the last line.  A comment
@@ -293,7 +294,7 @@ static struct debugdir {
 	size_t nlines, caplines;
 	struct pf_htab lindex;		/* lines by path */
 	struct debugfile *debugs;
-	size_t ndebugs;
+	size_t ndebugs, capdebugs;
 	struct pf_htab dindex;		/* debugs by build-id */
 	uint64_t opened;
 	int said_lines, said_files;
@@ -386,9 +387,9 @@ debug_entry(const struct pf_buildid *id)
 		pf_die(PF_EXIT_FAIL, "memory");
 	if (sl->idx != 0)
 		return sl->idx - 1;
-	if ((v = reallocarray(dd.debugs, dd.ndebugs + 1, sizeof(*v))) == NULL)
+	if (pf_grow(&dd.debugs, &dd.capdebugs, dd.ndebugs + 1, sizeof(*dd.debugs)) == -1)
 		pf_die(PF_EXIT_FAIL, "memory");
-	dd.debugs = v;
+	v = dd.debugs;
 	memset(&v[dd.ndebugs], 0, sizeof(*v));
 	memcpy(v[dd.ndebugs].id, id->id, id->idlen);
 	v[dd.ndebugs].idlen = id->idlen;
@@ -433,14 +434,8 @@ debug_line(struct state *st, const char *l, size_t len)
 			b->ambiguous = 1;
 		return;
 	}
-	if (dd.nlines == dd.caplines) {
-		size_t c = dd.caplines ? dd.caplines * 2 : 64;
-
-		if ((b = reallocarray(dd.lines, c, sizeof(*b))) == NULL)
-			pf_die(PF_EXIT_FAIL, "memory");
-		dd.lines = b;
-		dd.caplines = c;
-	}
+	if (pf_grow(&dd.lines, &dd.caplines, dd.nlines + 1, sizeof(*dd.lines)) == -1)
+		pf_die(PF_EXIT_FAIL, "memory");
 	b = &dd.lines[dd.nlines];
 	if ((b->path = strndup(path, plen)) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
@@ -553,16 +548,12 @@ debug_frame(const char *mod, size_t modlen, uint64_t addr, int retaddr, void *ar
 		return NULL;
 	pf_buf_reset(&dd.names);
 	if (out.ninl > dd.inlcap) {
-		const char **v = reallocarray(dd.inl, out.ninl, sizeof(*v));
-		size_t *o;
+		size_t c = dd.inlcap;
 
-		if (v == NULL)
+		/* Side by side: one capacity, and a failure is fatal. */
+		if (pf_grow(&dd.inl, &c, out.ninl, sizeof(*dd.inl)) == -1 ||
+		    pf_grow(&dd.inloff, &dd.inlcap, out.ninl, sizeof(*dd.inloff)) == -1)
 			pf_die(PF_EXIT_FAIL, "memory");
-		dd.inl = v;
-		if ((o = reallocarray(dd.inloff, out.ninl, sizeof(*o))) == NULL)
-			pf_die(PF_EXIT_FAIL, "memory");
-		dd.inloff = o;
-		dd.inlcap = out.ninl;
 	}
 	/* Offsets first: the buffer may move while it grows. */
 	for (i = 0; i < out.ninl; i++)
@@ -597,16 +588,13 @@ stream_comment(const char *l, size_t len, void *arg)
 	struct pf_prov p;
 
 	if (pf_prov_header(&p, l, len)) {
-		struct pf_prov *v;
-
 		take_trailer(st);
 		debug_reset();
 		/* A version 2 stream's comms are escaped: one byte is a comm. */
 		ps_names_escaped(st->ps, p.version >= 2);
-		if ((v = reallocarray(st->prov, st->nprov + 1, sizeof(*v))) == NULL)
+		if (pf_grow(&st->prov, &st->capprov, st->nprov + 1, sizeof(*st->prov)) == -1)
 			pf_die(PF_EXIT_FAIL, "memory");
-		v[st->nprov++] = p;
-		st->prov = v;
+		st->prov[st->nprov++] = p;
 		st->in_body = 0;
 	} else if (st->nprov > 0 && !st->in_body) {
 		(void)pf_prov_note(&st->prov[st->nprov - 1], l, len);

@@ -27,6 +27,7 @@
 
 #include "buf.h"
 #include "folded.h"
+#include "grow.h"
 #include "hash.h"
 #include "htab.h"
 #include "linereader.h"
@@ -116,14 +117,8 @@ table_get(struct table *t, const char *key, size_t len)
 		pf_die(PF_EXIT_FAIL, "memory");
 	if (s->idx != 0)
 		return &t->v[s->idx - 1];
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 1024;
-		struct entry *nv = reallocarray(t->v, ncap, sizeof(*nv));
-		if (nv == NULL)
-			pf_die(PF_EXIT_FAIL, "memory");
-		t->v = nv;
-		t->cap = ncap;
-	}
+	if (pf_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v)) == -1)
+		pf_die(PF_EXIT_FAIL, "memory");
 	e = &t->v[t->n];
 	memset(e, 0, sizeof(*e));
 	e->off = t->keys.len;

@@ -25,6 +25,7 @@
 #include "fileio.h"
 #include "flame.h"
 #include "folded.h"
+#include "grow.h"
 #include "linereader.h"
 #include "msg.h"
 #include "nameattr.h"
@@ -532,7 +533,7 @@ struct reader {
 	struct pf_buf conv;
 	uint64_t invalid;
 	struct pf_prov *prov;	/* the recordings the input says it holds, distinct */
-	size_t nprov;
+	size_t nprov, capprov;
 };
 
 /*
@@ -571,7 +572,7 @@ convert(struct reader *rd, char *s, size_t n)
 static void
 add_prov(struct reader *rd, const char *line, size_t len)
 {
-	struct pf_prov p, *v;
+	struct pf_prov p;
 	size_t i;
 
 	if (!pf_prov_parse(&p, line, len))
@@ -579,11 +580,10 @@ add_prov(struct reader *rd, const char *line, size_t len)
 	for (i = 0; i < rd->nprov; i++)
 		if (memcmp(&rd->prov[i], &p, sizeof(p)) == 0)
 			return;
-	if ((v = reallocarray(rd->prov, rd->nprov + 1, sizeof(*v))) == NULL)
+	if (pf_grow(&rd->prov, &rd->capprov, rd->nprov + 1, sizeof(*rd->prov)) == -1)
 		fail("memory");
-	memset(&v[rd->nprov], 0, sizeof(*v));
-	v[rd->nprov++] = p;
-	rd->prov = v;
+	memset(&rd->prov[rd->nprov], 0, sizeof(rd->prov[0]));
+	rd->prov[rd->nprov++] = p;
 }
 
 /*

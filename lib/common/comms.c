@@ -12,6 +12,7 @@
 #include "buf.h"
 #include "comms.h"
 #include "fileio.h"
+#include "grow.h"
 #include "hash.h"
 #include "htab.h"
 #include "parse.h"
@@ -47,15 +48,8 @@ comm_slot(struct pf_comms *c, uint32_t tid, bool create)
 		return NULL;
 	if (s->idx)
 		return &c->v[s->idx - 1];
-	if (c->n == c->cap) {
-		size_t nc = c->cap ? c->cap * 2 : 128;
-		struct pf_comm_ent *v = reallocarray(c->v, nc, sizeof(*v));
-
-		if (v == NULL)
-			return NULL;
-		c->v = v;
-		c->cap = nc;
-	}
+	if (pf_grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v)) == -1)
+		return NULL;
 	c->v[c->n].tid = tid;
 	c->v[c->n].name[0] = '\0';
 	pf_htab_set(&c->index, s, h, c->n);

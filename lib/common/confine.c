@@ -22,6 +22,7 @@
 #include <linux/seccomp.h>
 
 #include "confine.h"
+#include "grow.h"
 #include "pf.h"
 #include "parse.h"
 
@@ -398,16 +399,9 @@ allow_add(struct pf_confine_allow *a, const char *path)
 	for (i = 0; i < a->n; i++)
 		if (strcmp(a->v[i], path) == 0)
 			return;
-	if (a->n == a->cap) {
-		size_t c = a->cap ? a->cap * 2 : 32;
-		char **v = realloc(a->v, c * sizeof(*v));
-
-		if (v == NULL) {
-			a->nomem = true;
-			return;
-		}
-		a->v = v;
-		a->cap = c;
+	if (pf_grow(&a->v, &a->cap, a->n + 1, sizeof(*a->v)) == -1) {
+		a->nomem = true;
+		return;
 	}
 	if ((a->v[a->n] = strdup(path)) == NULL)
 		a->nomem = true;

@@ -32,9 +32,16 @@
 #include "buf.h"
 #include "flame.h"
 #include "flametree.h"
+#include "grow.h"
 #include "hash.h"
 
 #define NONE FLAME_NONE
+/*
+ * Nodes and names are numbered in 32 bits, NONE among them, and their
+ * tables' masks are 32 bits: at most 2^31 of each (where doubling their
+ * 32-bit capacities from 1024 and 256 stopped).
+ */
+#define MAX_IDS ((uint32_t)1 << 31)
 
 /*
  * Frames hashed and prefetched ahead of the walk: enough to cover a
@@ -207,22 +214,22 @@ flame_nframes(const struct flame *f)
 static int
 grow_names(struct flame *f)
 {
-	uint32_t ncap = f->capnames * 2, i, h, mask;
-	uint64_t *off;
-	uint32_t *len;
+	size_t coff = f->capnames, clen = f->capnames;
+	uint32_t i, h, mask;
 	struct flame_name_slot *tab;
 
-	if (ncap < f->capnames) {
+	if (f->nnames >= MAX_IDS) {
 		errno = ENOMEM;
 		return -1;
 	}
-	if ((off = realloc(f->name_off, ncap * sizeof(*off))) == NULL)
+	/*
+	 * Side by side, each from the one capacity: the smaller is kept, so
+	 * that a failure half-way leaves both at least as large as it says.
+	 */
+	if (pf_grow(&f->name_off, &coff, (size_t)f->nnames + 1, sizeof(*f->name_off)) == -1 ||
+	    pf_grow(&f->name_len, &clen, (size_t)f->nnames + 1, sizeof(*f->name_len)) == -1)
 		return -1;
-	f->name_off = off;
-	if ((len = realloc(f->name_len, ncap * sizeof(*len))) == NULL)
-		return -1;
-	f->name_len = len;
-	f->capnames = ncap;
+	f->capnames = coff < clen ? coff : clen;
 	/* Keep the table at most half full. */
 	mask = f->name_mask * 2 + 1;
 	if ((tab = calloc((size_t)mask + 1, sizeof(*tab))) == NULL)
@@ -332,19 +339,12 @@ child(struct flame *f, uint32_t parent, uint32_t id, uint32_t tag)
 				return c;
 		}
 	}
-	if (f->nnodes == f->capnodes) {
-		struct flame_node *p;
-		uint32_t ncap = f->capnodes * 2;
-
-		if (f->capnodes >= NONE / 2) {
-			errno = ENOMEM;
-			return NONE;
-		}
-		if ((p = realloc(f->nodes, (size_t)ncap * sizeof(*p))) == NULL)
-			return NONE;
-		f->nodes = p;
-		f->capnodes = ncap;
+	if (f->nnodes >= MAX_IDS) {
+		errno = ENOMEM;
+		return NONE;
 	}
+	if (pf_grow(&f->nodes, &f->capnodes, (size_t)f->nnodes + 1, sizeof(*f->nodes)) == -1)
+		return NONE;
 	c = f->nnodes++;
 	n = &f->nodes[c];
 	n->parent = parent;
@@ -419,20 +419,15 @@ remember(struct flame *f, size_t depth, uint32_t node, size_t end,
     uint64_t path)
 {
 	if (depth >= f->capprev) {
-		size_t ncap = f->capprev ? f->capprev * 2 : 64;
-		uint32_t *a, *b;
-		uint64_t *p;
+		size_t ca = f->capprev, cb = f->capprev, cp = f->capprev;
 
-		if ((a = realloc(f->prev_nodes, ncap * sizeof(*a))) == NULL)
+		/* Side by side, as the names' arrays (grow_names). */
+		if (pf_grow(&f->prev_nodes, &ca, depth + 1, sizeof(*f->prev_nodes)) == -1 ||
+		    pf_grow(&f->prev_end, &cb, depth + 1, sizeof(*f->prev_end)) == -1 ||
+		    pf_grow(&f->prev_path, &cp, depth + 1, sizeof(*f->prev_path)) == -1)
 			return -1;
-		f->prev_nodes = a;
-		if ((b = realloc(f->prev_end, ncap * sizeof(*b))) == NULL)
-			return -1;
-		f->prev_end = b;
-		if ((p = realloc(f->prev_path, ncap * sizeof(*p))) == NULL)
-			return -1;
-		f->prev_path = p;
-		f->capprev = ncap;
+		ca = ca < cb ? ca : cb;
+		f->capprev = ca < cp ? ca : cp;
 	}
 	f->prev_nodes[depth] = node;
 	f->prev_end[depth] = (uint32_t)end;

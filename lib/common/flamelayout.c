@@ -10,6 +10,7 @@
 #include "flame.h"
 #include "flamelayout.h"
 #include "flametree.h"
+#include "grow.h"
 
 /* qsort_r's argument is not const: the graph goes in a holder. */
 struct by_name {
@@ -46,7 +47,7 @@ flame_layout(const struct flame *f, double threshold, size_t *np,
 	struct by_name by = { f };
 
 	*maxdepth = 0;
-	if ((st = malloc(sizeof(*st) * (capst = 64))) == NULL)
+	if (pf_grow(&st, &capst, 1, sizeof(*st)) == -1)
 		return NULL;
 	st[nst++] = (struct work){ 0, 0, 0 };
 	while (nst > 0) {
@@ -56,27 +57,15 @@ flame_layout(const struct flame *f, double threshold, size_t *np,
 		uint64_t off;
 		uint32_t c;
 
-		if (npl == cappl) {
-			size_t ncap = cappl ? cappl * 2 : 1024;
-			struct flame_placed *p = realloc(pl, ncap * sizeof(*p));
-			if (p == NULL)
-				goto fail;
-			pl = p;
-			cappl = ncap;
-		}
+		if (pf_grow(&pl, &cappl, npl + 1, sizeof(*pl)) == -1)
+			goto fail;
 		pl[npl++] = (struct flame_placed){ w.node, w.depth, w.start };
 		if (w.depth > *maxdepth)
 			*maxdepth = w.depth;
 		for (c = n->first_child; c != FLAME_NONE;
 		    c = f->nodes[c].next_sibling) {
-			if (nk == capk) {
-				size_t ncap = capk ? capk * 2 : 64;
-				uint32_t *p = realloc(kids, ncap * sizeof(*p));
-				if (p == NULL)
-					goto fail;
-				kids = p;
-				capk = ncap;
-			}
+			if (pf_grow(&kids, &capk, nk + 1, sizeof(*kids)) == -1)
+				goto fail;
 			kids[nk++] = c;
 		}
 		if (nk == 0)
@@ -99,13 +88,8 @@ flame_layout(const struct flame *f, double threshold, size_t *np,
 			off -= k->value;
 			if (k->value == 0 || (double)k->value < threshold)
 				continue;
-			if (nst == capst) {
-				struct work *p = realloc(st, capst * 2 * sizeof(*p));
-				if (p == NULL)
-					goto fail;
-				st = p;
-				capst *= 2;
-			}
+			if (pf_grow(&st, &capst, nst + 1, sizeof(*st)) == -1)
+				goto fail;
 			st[nst++] = (struct work){ kids[i], w.depth + 1, off };
 		}
 	}

@@ -45,7 +45,8 @@ struct flame_name_slot {
 struct flame {
 	int flamechart, reverse, diff;
 	struct flame_node *nodes;	/* nodes[0] is the root, "all" */
-	uint32_t nnodes, capnodes;
+	uint32_t nnodes;
+	size_t capnodes;
 	/* path hash -> node */
 	struct flame_slot *child_tab;
 	uint32_t child_mask;
@@ -53,7 +54,8 @@ struct flame {
 	struct pf_buf arena;
 	uint64_t *name_off;
 	uint32_t *name_len;
-	uint32_t nnames, capnames;
+	uint32_t nnames;
+	size_t capnames;
 	struct flame_name_slot *name_tab;
 	uint32_t name_mask;
 	/* the previous stack, its path and path hashes, for prefix reuse */

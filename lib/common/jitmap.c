@@ -15,6 +15,7 @@
 
 #include "addrsearch.h"
 #include "buf.h"
+#include "grow.h"
 #include "jitmap.h"
 #include "parse.h"
 
@@ -56,15 +57,8 @@ add(struct pf_jitmap *m, const char *line, size_t len)
 	/* A NUL would cut the name, to nothing at worst: malformed. */
 	if (p >= end || memchr(p, '\0', (size_t)(end - p)) != NULL)
 		return 0;
-	if (m->n == m->cap) {
-		size_t c = m->cap ? m->cap * 2 : 256;
-		struct jent *e = realloc(m->e, c * sizeof(*e));
-
-		if (e == NULL)
-			return -1;
-		m->e = e;
-		m->cap = c;
-	}
+	if (pf_grow(&m->e, &m->cap, m->n + 1, sizeof(*m->e)) == -1)
+		return -1;
 	m->e[m->n].start = start;
 	m->e[m->n].size = size;
 	m->e[m->n].seq = (uint32_t)m->n;

@@ -10,6 +10,7 @@
 
 #include "addrsearch.h"
 #include "buf.h"
+#include "grow.h"
 #include "kallsyms.h"
 #include "linereader.h"
 #include "parse.h"
@@ -83,15 +84,8 @@ add_line(struct pf_kallsyms *k, const char *s, size_t len)
 				;
 		}
 	}
-	if (k->n == k->cap) {
-		size_t c = k->cap ? k->cap * 2 : 4096;
-		struct ksym *p = realloc(k->syms, c * sizeof(*p));
-
-		if (p == NULL)
-			return -1;
-		k->syms = p;
-		k->cap = c;
-	}
+	if (pf_grow(&k->syms, &k->cap, k->n + 1, sizeof(*k->syms)) == -1)
+		return -1;
 	k->syms[k->n].addr = addr;
 	k->syms[k->n].name = (uint32_t)k->strs.len;
 	if (pf_buf_append(&k->strs, s + nstart, nend - nstart) == -1 ||

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "buf.h"
+#include "grow.h"
 #include "nameattr.h"
 #include "stackmap.h"
 #include "xmlesc.h"
@@ -332,15 +333,8 @@ add(struct nameattr *na, struct line *l, const char *name, size_t n)
 		entry_free(&l->e);
 		return 0;
 	}
-	if (na->n == na->cap) {
-		size_t ncap = na->cap ? na->cap * 2 : 16;
-		struct entry *v = realloc(na->v, ncap * sizeof(*v));
-
-		if (v == NULL)
-			return -1;
-		na->v = v;
-		na->cap = ncap;
-	}
+	if (pf_grow(&na->v, &na->cap, na->n + 1, sizeof(*na->v)) == -1)
+		return -1;
 	if (stackmap_add(na->map, name, n, na->n + 1, 0) == -1)
 		return -1;
 	e = &na->v[na->n++];

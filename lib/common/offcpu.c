@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hash.h"
 #include "offcpu.h"
 
@@ -64,15 +65,8 @@ open_slot(struct pf_offcpu *o, uint32_t tid)
 		return NULL;
 	if (s->idx)
 		return &o->opens.v[s->idx - 1];
-	if (o->opens.n == o->opens.cap) {
-		size_t c = o->opens.cap ? 2 * o->opens.cap : 64;
-		struct pf_offcpu_open *v = reallocarray(o->opens.v, c, sizeof(*v));
-
-		if (v == NULL)
-			return NULL;
-		o->opens.v = v;
-		o->opens.cap = c;
-	}
+	if (pf_grow(&o->opens.v, &o->opens.cap, o->opens.n + 1, sizeof(*o->opens.v)) == -1)
+		return NULL;
 	o->opens.v[o->opens.n] = (struct pf_offcpu_open){ .tid = tid };
 	pf_htab_set(&o->opens.index, s, h, o->opens.n);
 	return &o->opens.v[o->opens.n++];
@@ -107,15 +101,8 @@ sum_add(struct pf_offcpu *o, const struct pf_rawsample *s, uint64_t ns)
 		o->sums.v[sl->idx - 1].period += ns;
 		return 0;
 	}
-	if (o->sums.n == o->sums.cap) {
-		size_t c = o->sums.cap ? 2 * o->sums.cap : 1024;
-		struct pf_rawref *v = reallocarray(o->sums.v, c, sizeof(*v));
-
-		if (v == NULL)
-			return -1;
-		o->sums.v = v;
-		o->sums.cap = c;
-	}
+	if (pf_grow(&o->sums.v, &o->sums.cap, o->sums.n + 1, sizeof(*o->sums.v)) == -1)
+		return -1;
 	o->sums.v[o->sums.n] = (struct pf_rawref){ o->sums.samples.len, ns };
 	if (pf_buf_append(&o->sums.samples, s, pf_rawsample_size(s)) == -1)
 		return -1;

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "perfring.h"
 
 struct ring {
@@ -142,15 +143,8 @@ map_ring(struct pf_perf *p, struct ring *r, int fd)
 static int
 add_fd(struct pf_perf *p, int fd)
 {
-	if (p->nfds == p->capfds) {
-		size_t n = p->capfds ? p->capfds * 2 : 16;
-		int *f = realloc(p->fds, n * sizeof(*f));
-
-		if (f == NULL)
-			return -1;
-		p->fds = f;
-		p->capfds = n;
-	}
+	if (pf_grow(&p->fds, &p->capfds, p->nfds + 1, sizeof(*p->fds)) == -1)
+		return -1;
 	p->fds[p->nfds++] = fd;
 	return 0;
 }
@@ -210,15 +204,8 @@ pf_perf_open_task(struct pf_perf *p, pid_t tid)
 		return -1;
 	}
 	if (tid >= 0) {
-		if (p->ntids == p->captids) {
-			size_t n = p->captids ? p->captids * 2 : 16;
-			pid_t *t = realloc(p->tids, n * sizeof(*t));
-
-			if (t == NULL)
-				return -1;
-			p->tids = t;
-			p->captids = n;
-		}
+		if (pf_grow(&p->tids, &p->captids, p->ntids + 1, sizeof(*p->tids)) == -1)
+			return -1;
 		p->tids[p->ntids++] = tid;
 	}
 	return 0;

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "buf.h"
+#include "grow.h"
 #include "parse.h"
 #include "perfscript.h"
 
@@ -699,7 +700,11 @@ is_plain(const char *f, size_t n)
 	return !(n == 9 && memcmp(f, "[unknown]", 9) == 0);
 }
 
-/* Put n bytes in front of the key, growing it (at the front) as needed. */
+/*
+ * Put n bytes in front of the key, growing it (at the front) as needed:
+ * the contents move to the end of a new block, so not through pf_grow,
+ * but its capacity rule, from 4096 bytes, with no size that wraps.
+ */
 static int
 key_prepend(struct perfscript *ps, const void *p, size_t n)
 {
@@ -707,13 +712,15 @@ key_prepend(struct perfscript *ps, const void *p, size_t n)
 		return 0;	/* and ps->key may still be NULL */
 	if (ps->kpos < n) {
 		size_t used = ps->kcap - ps->kpos;
-		size_t cap = ps->kcap ? ps->kcap * 2 : 4096;
+		/* Under SIZE_MAX / 2, the capacity and its NUL cannot wrap. */
+		size_t cap = used < SIZE_MAX / 2 && n < SIZE_MAX / 2 - used ?
+		    pf_grow_cap(ps->kcap ? ps->kcap : 4096, used + n, 1) : 0;
 		char *k;
 
-		while (cap - used < n)
-			cap *= 2;
-		if ((k = malloc(cap + 1)) == NULL)
+		if (cap == 0 || (k = malloc(cap + 1)) == NULL) {
+			errno = ENOMEM;
 			return -1;
+		}
 		if (used)
 			memcpy(k + cap - used, ps->key + ps->kpos, used);
 		k[cap] = '\0';
@@ -777,15 +784,8 @@ keep_frame(struct perfscript *ps, struct span pc, struct span sym, struct span m
 {
 	struct frame_at *fa;
 
-	if (ps->nframes == ps->fcap) {
-		size_t cap = ps->fcap ? ps->fcap * 2 : 64;
-		struct frame_at *v = reallocarray(ps->fat, cap, sizeof(*v));
-
-		if (v == NULL)
-			return -1;
-		ps->fat = v;
-		ps->fcap = cap;
-	}
+	if (pf_grow(&ps->fat, &ps->fcap, ps->nframes + 1, sizeof(*ps->fat)) == -1)
+		return -1;
 	fa = &ps->fat[ps->nframes];
 	/* No hex, or above 2^64: no address, never a wrapped one. */
 	if (pf_parse_x64_span(pc.p, pc.p + pc.n, &fa->addr) == -1)
@@ -980,12 +980,8 @@ frame_pointers(struct perfscript *ps)
 	struct ps_frame *v;
 	size_t i;
 
-	if (ps->pcap < ps->nframes) {
-		if ((v = reallocarray(ps->frames, ps->fcap, sizeof(*v))) == NULL)
-			return -1;
-		ps->frames = v;
-		ps->pcap = ps->fcap;
-	}
+	if (pf_grow(&ps->frames, &ps->pcap, ps->nframes, sizeof(*ps->frames)) == -1)
+		return -1;
 	v = ps->frames;
 	for (i = 0; i < ps->nframes; i++) {
 		const struct frame_at *fa = &ps->fat[i];

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "buf.h"
+#include "grow.h"
 #include "hash.h"
 #include "htab.h"
 #include "parse.h"
@@ -104,14 +105,8 @@ itab_intern(struct itab *t, const void *p, size_t len, bool *fresh)
 		return -1;
 	if (s->idx != 0)
 		return (ssize_t)(s->idx - 1);
-	if (t->n + 2 > t->cap) {
-		size_t *o = reallocarray(t->off, t->cap * 2, sizeof(*o));
-
-		if (o == NULL)
-			return -1;
-		t->off = o;
-		t->cap *= 2;
-	}
+	if (pf_grow(&t->off, &t->cap, t->n + 2, sizeof(*t->off)) == -1)
+		return -1;
 	if (pf_buf_append(&t->pool, p, len) == -1)
 		return -1;
 	t->off[t->n + 1] = t->pool.len;
@@ -418,15 +413,8 @@ pprof_add_sample(struct pprof *pp, const struct ps_sample *smp)
 	if ((s = itab_intern(&pp->samples, k->data, k->len, &fresh)) == -1)
 		goto nomem;
 	if (fresh) {
-		if ((size_t)s >= pp->valcap) {
-			size_t cap = pp->valcap ? pp->valcap * 2 : 256;
-			struct sample_val *v = reallocarray(pp->vals, cap, sizeof(*v));
-
-			if (v == NULL)
-				goto nomem;
-			pp->vals = v;
-			pp->valcap = cap;
-		}
+		if (pf_grow(&pp->vals, &pp->valcap, (size_t)s + 1, sizeof(*pp->vals)) == -1)
+			goto nomem;
 		pp->vals[s] = (struct sample_val){ 0, 0 };
 	}
 	if (smp->has_time) {
@@ -491,14 +479,8 @@ encode_samples(struct pprof *pp, struct pf_buf *out)
 		n /= sizeof(uint64_t);
 		/* comm, has_pid, pid, has_tid, tid, then the locations leaf first. */
 		nl = n - 5;
-		if (nl > cap) {
-			uint64_t *p = reallocarray(locs, nl, sizeof(*p));
-
-			if (p == NULL)
-				goto out;
-			locs = p;
-			cap = nl;
-		}
+		if (pf_grow(&locs, &cap, nl, sizeof(*locs)) == -1)
+			goto out;
 		for (j = 0; j < nl; j++) {
 			uint64_t v;
 

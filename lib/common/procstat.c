@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "grow.h"
 #include "linereader.h"
 #include "parse.h"
 #include "pf.h"
@@ -452,7 +453,7 @@ pf_tasks_list(const char *proc_root, int pid, size_t max, int **out, bool *trunc
 	char path[PATH_MAX];
 	DIR *d;
 	struct dirent *de;
-	int *v = NULL, *nv;
+	int *v = NULL;
 	size_t n = 0, cap = 0;
 	int k;
 
@@ -477,15 +478,11 @@ pf_tasks_list(const char *proc_root, int pid, size_t max, int **out, bool *trunc
 			*truncated = true;
 			break;
 		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			if ((nv = realloc(v, cap * sizeof(*v))) == NULL) {
-				free(v);
-				closedir(d);
-				errno = ENOMEM;
-				return -1;
-			}
-			v = nv;
+		if (pf_grow(&v, &cap, n + 1, sizeof(*v)) == -1) {
+			free(v);
+			closedir(d);
+			errno = ENOMEM;
+			return -1;
 		}
 		v[n++] = (int)id;
 	}

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "snapshot.h"
 
 #define SAMPLE_THREADS	16	/* thread states read per sampling round */
@@ -602,21 +603,16 @@ pf_samples_replay(struct pf_snap_reader *r, struct pf_samples *sm, const char *d
 	char path[PATH_MAX], root[PATH_MAX];
 	struct dirent **list;
 	char **names = NULL;
-	size_t n = 0, i;
+	size_t n = 0, cap = 0, i;
 	long replayed = 0;
 	int k, c;
 
 	snprintf(path, sizeof(path), "%s/samples", dir);
 	c = scandir(path, &list, NULL, alphasort);
 	for (k = 0; k < c; k++) {
-		if (list[k]->d_name[0] != '.' && n < PF_SNAP_MAX_ROUNDS) {
-			char **more = realloc(names, (n + 1) * sizeof(*names));
-
-			if (more != NULL) {
-				names = more;
-				names[n++] = strdup(list[k]->d_name);
-			}
-		}
+		if (list[k]->d_name[0] != '.' && n < PF_SNAP_MAX_ROUNDS &&
+		    pf_grow(&names, &cap, n + 1, sizeof(*names)) == 0)
+			names[n++] = strdup(list[k]->d_name);
 		free(list[k]);
 	}
 	if (c >= 0)

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hash.h"
 #include "htab.h"
 #include "stackmap.h"
@@ -107,15 +108,8 @@ stackmap_add(struct stackmap *m, const char *key, size_t len,
 	if (s == NULL)
 		return -1;
 	if (s->idx == 0) {
-		if (m->nents == m->cap_ents) {
-			size_t cap = m->cap_ents ? m->cap_ents * 2 : 1024;
-			void *p = realloc(m->ents, cap * sizeof(*m->ents));
-
-			if (p == NULL)
-				return -1;
-			m->ents = p;
-			m->cap_ents = cap;
-		}
+		if (pf_grow(&m->ents, &m->cap_ents, m->nents + 1, sizeof(*m->ents)) == -1)
+			return -1;
 		e = &m->ents[m->nents];
 		if ((e->key = arena_copy(m, key, len)) == NULL)
 			return -1;

@@ -24,6 +24,7 @@
 #include "addrsearch.h"
 #include "demangle.h"
 #include "fileio.h"
+#include "grow.h"
 #include "hash.h"
 #include "htab.h"
 #include "parse.h"
@@ -32,6 +33,11 @@
 #include "symbolize.h"
 
 #define MAX_PREOPEN 256
+/*
+ * Inlined names kept at most: a cache entry's run starts at a 32-bit
+ * offset into them (2^31, where doubling from 256 stopped before).
+ */
+#define INL_MAX ((size_t)1 << 31)
 
 /*
  * Where separate debuginfo is looked for: by build-id under
@@ -145,7 +151,7 @@ struct symfile {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	struct seg *segs;
-	size_t nsegs;
+	size_t nsegs, capsegs;
 	/*
 	 * The symbols perf would name addresses with, one per address,
 	 * and the PLT entries, sorted by address, made at the first lookup:
@@ -211,7 +217,7 @@ struct pf_symbolizer {
 	uint64_t vdso_size;	/* of our own [vdso] mapping, 0 if none */
 	char *jit_refusal;	/* the first JIT map refused, and why */
 	struct symfile **debugs;	/* pf_sym_debug_add's files, by handle */
-	size_t ndebugs;
+	size_t ndebugs, capdebugs;
 };
 
 /*
@@ -221,15 +227,8 @@ struct pf_symbolizer {
 static int
 ptrtab_add(struct ptrtab *t, uint64_t h, void *p, pf_htab_eq *eq, const void *arg)
 {
-	if (t->n == t->cap) {
-		size_t c = t->cap ? t->cap * 2 : 64;
-		void **v = realloc(t->v, c * sizeof(*v));
-
-		if (v == NULL)
-			return -1;
-		t->v = v;
-		t->cap = c;
-	}
+	if (pf_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v)) == -1)
+		return -1;
 	if (pf_htab_reserve(&t->index) == -1)
 		return -1;
 	pf_htab_set(&t->index, pf_htab_find(&t->index, h, eq, arg), h, t->n);
@@ -401,14 +400,8 @@ pf_sym_add_map(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t end,
 	}
 	if (end > p->top)
 		p->top = end;
-	if (p->n == p->cap) {
-		size_t c = p->cap ? p->cap * 2 : 32;
-
-		if ((m = realloc(p->maps, c * sizeof(*m))) == NULL)
-			return -1;
-		p->maps = m;
-		p->cap = c;
-	}
+	if (pf_grow(&p->maps, &p->cap, p->n + 1, sizeof(*p->maps)) == -1)
+		return -1;
 	m = &p->maps[p->n];
 	m->start = start;
 	m->end = end;
@@ -578,15 +571,8 @@ pf_sym_fork(struct pf_symbolizer *s, pid_t parent, pid_t child)
 	if (cp->n)
 		return 0;
 	for (i = 0; i < pp->n; i++) {
-		if (cp->n == cp->cap) {
-			size_t c = cp->cap ? cp->cap * 2 : 32;
-			struct map *m = realloc(cp->maps, c * sizeof(*m));
-
-			if (m == NULL)
-				return -1;
-			cp->maps = m;
-			cp->cap = c;
-		}
+		if (pf_grow(&cp->maps, &cp->cap, cp->n + 1, sizeof(*cp->maps)) == -1)
+			return -1;
 		cp->maps[cp->n++] = pp->maps[i];
 	}
 	cp->top = pp->top;
@@ -664,13 +650,11 @@ open_file(struct pf_symbolizer *s, struct symfile *f, pid_t pid)
 
 		if (gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
 			continue;
-		struct seg *sg = realloc(f->segs, (f->nsegs + 1) * sizeof(*sg));
-		if (sg == NULL)
+		if (pf_grow(&f->segs, &f->capsegs, f->nsegs + 1, sizeof(*f->segs)) == -1)
 			goto fail;
-		f->segs = sg;
-		sg[f->nsegs].offset = ph.p_offset;
-		sg[f->nsegs].vaddr = ph.p_vaddr + bias;
-		sg[f->nsegs].filesz = ph.p_filesz;
+		f->segs[f->nsegs].offset = ph.p_offset;
+		f->segs[f->nsegs].vaddr = ph.p_vaddr + bias;
+		f->segs[f->nsegs].filesz = ph.p_filesz;
 		f->nsegs++;
 	}
 	f->ok = f->nsegs > 0;
@@ -1319,14 +1303,8 @@ cache_add(struct pf_symbolizer *s, uint64_t h, const struct cache_key *k,
 {
 	struct centry *e;
 
-	if (s->cn == s->ccap) {
-		size_t c = s->ccap ? s->ccap * 2 : 4096;
-
-		if ((e = realloc(s->cache, c * sizeof(*e))) == NULL)
-			return;
-		s->cache = e;
-		s->ccap = c;
-	}
+	if (pf_grow(&s->cache, &s->ccap, s->cn + 1, sizeof(*s->cache)) == -1)
+		return;
 	if (pf_htab_reserve(&s->cindex) == -1)
 		return;
 	e = &s->cache[s->cn];
@@ -1339,19 +1317,19 @@ cache_add(struct pf_symbolizer *s, uint64_t h, const struct cache_key *k,
 	pf_htab_set(&s->cindex, pf_htab_find(&s->cindex, h, cache_eq, k), h, s->cn++);
 }
 
-/* Append name to s->inl.  0, or -1 with ENOMEM. */
+/*
+ * Append name to s->inl.  0, or -1 with ENOMEM, also past INL_MAX names:
+ * a cache entry finds its run by a 32-bit offset.
+ */
 static int
 inl_push(struct pf_symbolizer *s, const char *name)
 {
-	if (s->inl_n == s->inl_cap) {
-		size_t c = s->inl_cap ? s->inl_cap * 2 : 256;
-		const char **v;
-
-		if (c > UINT32_MAX || (v = realloc(s->inl, c * sizeof(*v))) == NULL)
-			return -1;
-		s->inl = v;
-		s->inl_cap = c;
+	if (s->inl_n == INL_MAX) {
+		errno = ENOMEM;
+		return -1;
 	}
+	if (pf_grow(&s->inl, &s->inl_cap, s->inl_n + 1, sizeof(*s->inl)) == -1)
+		return -1;
 	s->inl[s->inl_n++] = name;
 	return 0;
 }
@@ -2111,7 +2089,7 @@ pf_sym_debug_add(struct pf_symbolizer *s, int fd, const char *path, const unsign
     size_t wantlen, char *got, size_t gotlen)
 {
 	const void *bits;
-	struct symfile *f, **v;
+	struct symfile *f;
 	Dwarf_Addr bias;
 	const char *base;
 	char hex[2 * PF_BUILDID_MAX + 1];
@@ -2120,11 +2098,10 @@ pf_sym_debug_add(struct pf_symbolizer *s, int fd, const char *path, const unsign
 
 	if (gotlen > 0)
 		got[0] = '\0';
-	if ((v = reallocarray(s->debugs, s->ndebugs + 1, sizeof(*v))) == NULL) {
+	if (pf_grow(&s->debugs, &s->capdebugs, s->ndebugs + 1, sizeof(*s->debugs)) == -1) {
 		close(fd);
 		return -1;
 	}
-	s->debugs = v;
 	if ((f = calloc(1, sizeof(*f))) == NULL) {
 		close(fd);
 		errno = ENOMEM;

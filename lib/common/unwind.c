@@ -22,6 +22,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "fileio.h"
+#include "grow.h"
 #include "hash.h"
 #include "htab.h"
 #include "procmaps.h"
@@ -145,7 +146,7 @@ struct pf_unwinder {
 	uint64_t tick;
 	Dwfl_Callbacks cb;
 	struct ufile *files;
-	size_t nfiles;
+	size_t nfiles, capfiles;
 	int vdso_fd;		/* a copy of our own vDSO, the same as the targets' */
 	/* The sample being unwound. */
 	pid_t tid;
@@ -202,14 +203,8 @@ get(struct pf_unwinder *u, pid_t pid)
 
 	if ((p = find(u, pid)) != NULL)
 		return p;
-	if (u->n == u->cap) {
-		size_t c = u->cap ? u->cap * 2 : 16;
-
-		if ((p = realloc(u->procs, c * sizeof(*p))) == NULL)
-			return NULL;
-		u->procs = p;
-		u->cap = c;
-	}
+	if (pf_grow(&u->procs, &u->cap, u->n + 1, sizeof(*u->procs)) == -1)
+		return NULL;
 	if (pf_htab_reserve(&u->idx) == -1)
 		return NULL;
 	s = pf_htab_find(&u->idx, h, key_eq, &k);
@@ -342,15 +337,8 @@ add_map(struct proc *p, const struct map *nm)
 		    memcmp(p->maps[i].bid, nm->bid, nm->bidlen) == 0 &&
 		    strcmp(p->maps[i].path, nm->path) == 0)
 			return 0;
-	if (p->nmaps == p->cap) {
-		size_t c = p->cap ? p->cap * 2 : 16;
-		struct map *m = realloc(p->maps, c * sizeof(*m));
-
-		if (m == NULL)
-			return -1;
-		p->maps = m;
-		p->cap = c;
-	}
+	if (pf_grow(&p->maps, &p->cap, p->nmaps + 1, sizeof(*p->maps)) == -1)
+		return -1;
 	if (nm->end > p->top)
 		p->top = nm->end;
 	p->maps[p->nmaps] = *nm;
@@ -573,12 +561,8 @@ map_fd(struct pf_unwinder *u, const struct map *m)
 	}
 	if (u->nfiles == FILES_MAX)
 		return fd;
-	if (u->nfiles % 16 == 0) {
-		f = realloc(u->files, (u->nfiles + 16) * sizeof(*f));
-		if (f == NULL)
-			return fd;
-		u->files = f;
-	}
+	if (pf_grow(&u->files, &u->capfiles, u->nfiles + 1, sizeof(*u->files)) == -1)
+		return fd;
 	f = &u->files[u->nfiles];
 	if ((f->path = strdup(m->path)) == NULL)
 		return fd;

@@ -357,3 +357,14 @@ needs_arg_option() {
 	done
 	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
 }
+
+# An array grows through pf_grow (lib/common/grow.h), which checks its byte
+# size: a realloc of n * size written by hand can wrap to a short block.  The
+# byte buffers are their own primitives: buf.c (pf_buf, which keeps a NUL
+# and checks its sizes) and linereader.c (bounded by its 64 MiB line cap).
+@test "arrays grow through pf_grow: no realloc in the tools or lib/common outside grow.c, buf.c and linereader.c" {
+	local hits
+	hits=$(cd "$PF_ROOT" && grep -nE '(^|[^A-Za-z0-9_])(realloc|reallocarray)[[:space:]]*\(' \
+	    lib/common/*.c bin/*.c | grep -vE '^lib/common/(grow|buf|linereader)\.c:') || true
+	[ -z "$hits" ] || fail "grown by hand, not through pf_grow:"$'\n'"$hits"
+}

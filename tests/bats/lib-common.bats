@@ -26,6 +26,7 @@ offcpu() { unit "$1" test-offcpu; }
 @test "output files are created 0600, never through a symlink, never clobbered without force" { unit outfile; }
 @test "perf and kallsyms permission rules follow the kernel's" { unit privs; }
 @test "the growable buffer appends and grows" { unit buf; }
+@test "the growable array doubles from 16 without passing SIZE_MAX bytes, keeps its contents, and refuses a size past SIZE_MAX leaving the array and its capacity as they were" { unit grow; }
 @test "the address search finds the last start at or below an address" { unit addrsearch; }
 @test "the hash table finds every key it holds, through collisions and growth" { unit htab; }
 @test "the classification tables pick the first matching class" { unit classify; }

@@ -29,6 +29,7 @@
 #include "fileio.h"
 #include "folded.h"
 #include "fsfree.h"
+#include "grow.h"
 #include "hash.h"
 #include "htab.h"
 #include "jitmap.h"
@@ -563,6 +564,105 @@ test_buf(void)
 	    errno == ENOENT, "read_small missing file");
 	CHECK(pf_read_small("/proc/self/stat", small, 0) == -1 && errno == EINVAL,
 	    "read_small cap 0");
+}
+
+/*
+ * The growable array: the capacity rule alone (the sizes past SIZE_MAX
+ * cannot be allocated to see them), then growth through realloc.
+ */
+static void
+test_grow(void)
+{
+	static const struct {
+		size_t cap, need, size, want;
+	} t[] = {
+		{ 0, 1, 8, PF_GROW_MIN },		/* from empty: the minimum */
+		{ 0, 0, 8, 0 },				/* nothing asked, nothing given */
+		{ 16, 16, 8, 16 },			/* room already */
+		{ 40, 3, 8, 40 },			/* never shrinks */
+		{ 16, 17, 8, 32 },			/* doubles */
+		{ 24, 25, 4, 48 },			/* from any capacity */
+		{ 0, 1000, 4, 1024 },			/* doubles until it holds need */
+		{ 5, 6, 1, 16 },			/* below the minimum: the minimum */
+		{ (size_t)1 << 62, ((size_t)1 << 62) + 1, 1, (size_t)1 << 63 },
+		/* Doubling would pass SIZE_MAX bytes: as many as fit. */
+		{ (size_t)1 << 63, ((size_t)1 << 63) + 1, 1, SIZE_MAX },
+		{ (size_t)1 << 60, ((size_t)1 << 60) + 1, 8, SIZE_MAX / 8 },
+		{ 0, 1, SIZE_MAX / 2, 2 },		/* the minimum too is cut */
+		{ 0, 1, SIZE_MAX, 1 },
+		/* need elements are more than SIZE_MAX bytes. */
+		{ 0, 3, SIZE_MAX / 2, 0 },
+		{ 0, 2, SIZE_MAX, 0 },
+		{ 0, SIZE_MAX / 8 + 1, 8, 0 },
+		{ 7, 1, 0, 0 },				/* no size */
+	};
+	size_t k, cap, got, was;
+	int *v = NULL, *keep;
+	char *p, *p0;
+	int rc;
+	bool ok;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		got = pf_grow_cap(t[k].cap, t[k].need, t[k].size);
+		CHECK(got == t[k].want, "cap %zu need %zu size %zu: %zu, want %zu", t[k].cap,
+		    t[k].need, t[k].size, got, t[k].want);
+	}
+
+	/* From empty, one at a time: never below need, contents kept. */
+	cap = 0;
+	CHECK(pf_grow(&v, &cap, 0, sizeof(*v)) == 0 && v == NULL && cap == 0,
+	    "nothing asked of an empty array: %zu", cap);
+	ok = true;
+	for (k = 0; k < 100000; k++) {
+		was = cap;
+		if (pf_grow(&v, &cap, k + 1, sizeof(*v)) == -1 || cap < k + 1 ||
+		    (cap != was && cap != (was ? 2 * was : PF_GROW_MIN))) {
+			ok = false;
+			break;
+		}
+		v[k] = (int)k;
+	}
+	CHECK(ok && cap == 131072, "appends: at %zu, capacity %zu", k, cap);
+	for (k = 0; ok && k < 100000; k++)
+		ok = v[k] == (int)k;
+	CHECK(ok, "contents kept through growth: element %zu", k);
+	keep = v;
+	CHECK(pf_grow(&v, &cap, 131072, sizeof(*v)) == 0 && v == keep && cap == 131072,
+	    "room already: nothing moves");
+	CHECK(pf_grow(&v, &cap, 300000, sizeof(*v)) == 0 && cap == 524288 &&
+	    v[99999] == 99999, "a jump: %zu", cap);
+
+	/* Refused: the array and the capacity as they were. */
+	keep = v;
+	errno = 0;
+	rc = pf_grow(&v, &cap, (size_t)3 << 62, 4);
+	CHECK(rc == -1 && errno == EOVERFLOW && v == keep && cap == 524288 && v[7] == 7,
+	    "need x size past SIZE_MAX: rc %d, %s, capacity %zu", rc, strerror(errno), cap);
+	free(v);
+
+	if ((p0 = p = malloc(2)) == NULL) {
+		CHECK(0, "malloc");
+		return;
+	}
+	p[0] = 'a';
+	p[1] = 'b';
+	cap = 2;
+	errno = 0;
+	rc = pf_grow(&p, &cap, 3, SIZE_MAX / 2);
+	CHECK(rc == -1 && errno == EOVERFLOW && p == p0 && cap == 2 && memcmp(p, "ab", 2) == 0,
+	    "3 of SIZE_MAX / 2: rc %d, %s, capacity %zu", rc, strerror(errno), cap);
+	errno = 0;
+	rc = pf_grow(&p, &cap, 3, 0);
+	CHECK(rc == -1 && errno == EINVAL && cap == 2, "size 0: rc %d, %s", rc,
+	    strerror(errno));
+#ifndef __SANITIZE_ADDRESS__
+	/* ASan's allocator aborts on a request this large instead of failing it. */
+	errno = 0;
+	rc = pf_grow(&p, &cap, 3, SIZE_MAX / 4);
+	CHECK(rc == -1 && errno == ENOMEM && p == p0 && cap == 2 && memcmp(p, "ab", 2) == 0,
+	    "realloc refused: rc %d, %s, capacity %zu", rc, strerror(errno), cap);
+#endif
+	free(p);
 }
 
 static void
@@ -2126,6 +2226,7 @@ main(int argc, char **argv)
 		{ "parse", test_parse }, { "folded", test_folded }, { "buildid", test_buildid },
 		{ "stackmap", test_stackmap }, { "linereader", test_linereader },
 		{ "outfile", test_outfile }, { "privs", test_privs }, { "buf", test_buf },
+		{ "grow", test_grow },
 		{ "addrsearch", test_addrsearch }, { "htab", test_htab },
 		{ "classify", test_classify },
 		{ "demangle", test_demangle }, { "jitmap", test_jitmap },
