@@ -612,8 +612,6 @@ report(struct pf_unwinder *u, struct proc *p, struct map *m)
 }
 
 /* A word of the sampled stack, or of a mapped file's contents. */
-static struct map *map_at(struct proc *p, uint64_t addr);
-
 static bool
 memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 {
@@ -631,24 +629,8 @@ memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 		u->beyond = true;
 		return false;
 	}
-	if ((mod = dwfl_addrmodule(dwfl, addr)) == NULL) {
-		/*
-		 * A file mapped there but not offered yet is offered between
-		 * walks, as a pc's is (walk), and the walk made again: what
-		 * is read never depends on which files earlier samples
-		 * reached (fuzz-unwind: a fresh unwinder read nothing there,
-		 * and libdw took the unread return address for the end of
-		 * the stack).
-		 */
-		struct map *m = u->proc != NULL ? map_at(u->proc, addr) : NULL;
-
-		if (m != NULL && !m->offered && !m->refused && !u->miss) {
-			u->miss = true;
-			u->miss_pc = addr;
-		}
-		return false;
-	}
-	if ((elf = dwfl_module_getelf(mod, &bias)) == NULL || elf_getphdrnum(elf, &nph) != 0)
+	if ((mod = dwfl_addrmodule(dwfl, addr)) == NULL ||
+	    (elf = dwfl_module_getelf(mod, &bias)) == NULL || elf_getphdrnum(elf, &nph) != 0)
 		return false;
 	addr -= bias;
 	for (i = 0; i < nph; i++) {
