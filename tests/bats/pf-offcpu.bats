@@ -178,8 +178,11 @@ block_lengths() {
 	grep -q ' preempted=included ' "$BATS_TEST_TMPDIR/b.txt"
 	pf-fold "$BATS_TEST_TMPDIR/b.txt" > "$BATS_TEST_TMPDIR/b.folded"
 	t=$(blocked "$BATS_TEST_TMPDIR/b.folded" "")
-	# Sharing one CPU with a rival, it waits about half the window.
-	[ "$t" -gt 500000000 ] || fail "preempted time ${t} ns"
+	# Sharing one CPU with a rival, it waits about half the window: more
+	# than 400 ms of the 1 s, eight times what the default above may
+	# show (a bound at 500 ms, the mean itself, failed at 499 ms beside
+	# two yes loops).
+	[ "$t" -gt 400000000 ] || fail "preempted time ${t} ns"
 }
 
 @test "--min-block drops short blocks and --max-block long ones" {
@@ -216,7 +219,11 @@ block_lengths() {
 	run -0 valid_stream "$BATS_TEST_TMPDIR/r.txt"
 	assert_output duration
 	grep -q ' rate-cap=1000/s ' "$BATS_TEST_TMPDIR/r.txt"
-	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ aggregated=[1-9][0-9]* unknown-chain=0 incomplete=[0-9]+ .*stop=duration ' "$BATS_TEST_TMPDIR/r.txt" ||
+	# How many of the summed stacks ran into data is the workload's
+	# timing, not the cap's (beside two yes loops, 4 of 7 did); the
+	# trailer counts them, and the recorders' tests of unknown-chain=
+	# and incomplete= judge those counts.
+	grep -Eq '^# pf-offcpu: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ aggregated=[1-9][0-9]* unknown-chain=[0-9]+ incomplete=[0-9]+ .*stop=duration ' "$BATS_TEST_TMPDIR/r.txt" ||
 		fail "trailer: $(tail -1 "$BATS_TEST_TMPDIR/r.txt")"
 	# Summed: no thread has the same stack twice, and the switching pair's
 	# intervals (thousands) are in a handful of samples.
