@@ -250,6 +250,47 @@ pf_confine_seccomp(bool allow_ptrace)
 #endif
 }
 
+int
+pf_confine_seccomp_only(const int *allowed, size_t nallowed)
+{
+#ifdef PF_AUDIT_ARCH
+	struct sock_filter f[6 + 64 + 2];
+	struct sock_fprog prog;
+	size_t n = 0, i;
+
+	if (nallowed > 64) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* The architecture and x32 checks as in pf_confine_seccomp. */
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, arch));
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PF_AUDIT_ARCH, 1, 0);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, DENY_ERRNO);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, nr));
+#ifdef __x86_64__
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, DENY_ERRNO);
+#endif
+	/* Each allowed call jumps to the ALLOW after the final EPERM. */
+	for (i = 0; i < nallowed; i++)
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		    (uint32_t)allowed[i], (uint8_t)(nallowed - i), 0);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, DENY_ERRNO);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+
+	prog.len = (unsigned short)n;
+	prog.filter = f;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == -1 ? -1 : 0;
+#else
+	(void)allowed;
+	(void)nallowed;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
 /* ------------------------------------------------------------------ */
 /* Landlock: the uapi as of ABI 1-5, defined here because older libc
  * headers (Debian 12's stop at ABI 2) lack parts of it. */

@@ -33,6 +33,14 @@
 int pf_confine_seccomp(bool allow_ptrace);
 
 /*
+ * An allow-list filter instead: every system call but the nallowed
+ * numbers allowed (at most 64) fails with EPERM, as does a foreign ABI.
+ * For a process that does one thing (a recorder's file helper).  0, or
+ * -1 with errno.
+ */
+int pf_confine_seccomp_only(const int *allowed, size_t nallowed);
+
+/*
  * Restrict this process with Landlock so that files may only be opened
  * for reading, and only beneath the n paths given (directories or files;
  * one that does not exist is skipped).  *abi gets the Landlock ABI

@@ -6,6 +6,7 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 
+#include "pf.h"
 #include "privs.h"
 
 #ifndef CAP_PERFMON
@@ -102,4 +103,48 @@ pf_drop_privileges(void)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		return -1;
 	return 0;
+}
+
+static bool
+listed(const int *caps, size_t n, cap_value_t v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (caps[i] == (int)v)
+			return true;
+	return false;
+}
+
+int
+pf_keep_privileges(const int *caps, size_t n)
+{
+	cap_value_t keep[64];
+	cap_flag_value_t f;
+	cap_t cur, next;
+	cap_value_t v;
+	int nkeep = 0, rc;
+
+	if ((cur = cap_get_proc()) == NULL)
+		return -1;
+	for (v = 0; v <= CAP_LAST_CAP && nkeep < (int)PF_ARRAY_LEN(keep); v++)
+		if (listed(caps, n, v) && CAP_IS_SUPPORTED(v) &&
+		    cap_get_flag(cur, v, CAP_PERMITTED, &f) == 0 && f == CAP_SET)
+			keep[nkeep++] = v;
+	cap_free(cur);
+	/* The bounding set while CAP_SETPCAP is still held, as pf_drop_privileges does. */
+	for (v = 0; v <= CAP_LAST_CAP; v++)
+		if (CAP_IS_SUPPORTED(v) && !listed(caps, n, v))
+			(void)prctl(PR_CAPBSET_DROP, v, 0, 0, 0);
+	if ((next = cap_init()) == NULL)
+		return -1;
+	rc = nkeep == 0 ? 0 : cap_set_flag(next, CAP_EFFECTIVE, nkeep, keep, CAP_SET);
+	if (rc == 0 && nkeep > 0)
+		rc = cap_set_flag(next, CAP_PERMITTED, nkeep, keep, CAP_SET);
+	if (rc == 0)
+		rc = cap_set_proc(next);
+	cap_free(next);
+	if (rc == -1)
+		return -1;
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ? -1 : 0;
 }

@@ -9,6 +9,7 @@
 #define PF_PRIVS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* The effective capabilities pf cares about. */
 struct pf_caps {
@@ -49,5 +50,19 @@ bool pf_kallsyms_visible(long kptr_restrict, long paranoid, const struct pf_caps
  * process does afterwards runs with privilege.  0, or -1 with errno.
  */
 int pf_drop_privileges(void);
+
+/* The capabilities a recorder's file helper keeps (mapfile.h), by number. */
+#define PF_CAP_DAC_READ_SEARCH		2
+#define PF_CAP_SYS_PTRACE		19
+#define PF_CAP_SYS_ADMIN		21
+#define PF_CAP_CHECKPOINT_RESTORE	40
+
+/*
+ * Keep only the n capabilities caps (those of them this process holds)
+ * in its effective and permitted sets, drop every other from the bounding
+ * set, clear the inheritable set and set no_new_privs.  0, or -1 with
+ * errno.
+ */
+int pf_keep_privileges(const int *caps, size_t n);
 
 #endif

@@ -322,6 +322,7 @@ add_mmap2(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 {
 	struct pf_rawevent ev = { .type = PF_EV_MMAP };
 	size_t bidlen;
+	bool named;
 
 	/* pid, tid, addr, len, pgoff, maj, min, ino, ino_gen, prot, flags */
 	if ((size_t)(end - p) < 64 + ID_SIZE)
@@ -344,10 +345,15 @@ add_mmap2(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 	} else
 		bidlen = (unsigned char)p[32] <= 20 ? (unsigned char)p[32] : 0;
 	/* The unwinder places the file too (a path without its NUL is not one). */
-	if (r->unwind != NULL && strnlen(p + 64, (size_t)(end - p) - 64) < (size_t)(end - p) - 64 &&
+	named = strnlen(p + 64, (size_t)(end - p) - 64) < (size_t)(end - p) - 64;
+	if (r->unwind != NULL && named &&
 	    pf_unwind_map(r->unwind, (pid_t)u32_at(p), ev.addr, ev.len, ev.pgoff, p + 64,
 	    ev.maj, ev.min, ev.ino, (const unsigned char *)p + 36, bidlen,
 	    u64_at(end - ID_SIZE + ID_TIME)) == -1)
+		return -1;
+	if (r->on_map != NULL && named && ev.len > 0 && ev.addr + ev.len > ev.addr &&
+	    r->on_map(r->on_map_arg, (pid_t)u32_at(p), ev.addr, ev.addr + ev.len, p + 64,
+	    ev.maj, ev.min, ev.ino) == -1)
 		return -1;
 	/* The mapping samples held back were waiting for, maybe. */
 	if (r->npending > 0 && retry_pending(r, u32_at(p), false) == -1)

@@ -122,6 +122,15 @@ struct pf_rawrec {
 	 * are passed on to it.  NULL: the frame-pointer layout.
 	 */
 	struct pf_unwinder *unwind;
+	/*
+	 * Called with each executable file mapping as its record arrives,
+	 * while the mapping exists (the recorder opens the file then), or
+	 * NULL.  path is the record's, NUL-terminated.  -1 (ENOMEM) ends
+	 * the drain as the other failures do.
+	 */
+	int (*on_map)(void *arg, pid_t pid, uint64_t start, uint64_t end, const char *path,
+	    uint32_t maj, uint32_t min, uint64_t ino);
+	void *on_map_arg;
 	uint64_t truncated;	/* stacks cut short (the [truncated] frame) */
 	uint64_t fp_fallback;	/* dwarf samples left with their frame-pointer chain */
 	uint64_t unwound;	/* dwarf samples kept */

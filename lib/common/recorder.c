@@ -25,6 +25,7 @@
 #include "confine.h"
 #include "fileio.h"
 #include "fpcheck.h"
+#include "mapfile.h"
 #include "msg.h"
 #include "outfile.h"
 #include "parse.h"
@@ -570,6 +571,37 @@ attach(struct pf_recorder *r, struct pf_result *st)
 	return 0;
 }
 
+/*
+ * The file helper (mapfile.h), forked before the events are opened so it
+ * holds none of them, and before the drop: it keeps the capabilities
+ * that reach a target's mapped files wherever they are, which the
+ * recorder gives up.  None (unprivileged, or it failed): files are
+ * reached by their paths, and the header says so.
+ */
+static void
+start_helper(struct pf_recorder *r)
+{
+	pid_t pids[PF_TARGET_MAX_PIDS + 1];
+	char comm[16];
+	size_t n = 0, i;
+
+	for (i = 0; i < r->t.npids && n < PF_ARRAY_LEN(pids); i++)
+		pids[n++] = r->t.pids[i];
+	if (r->t.child > 0 && n < PF_ARRAY_LEN(pids))
+		pids[n++] = r->t.child;
+	snprintf(comm, sizeof(comm), "%s-files", r->ops->tool->name);
+	if ((r->mf = pf_mapfiles_start(pids, n, r->opt.all, comm)) == NULL)
+		r->mf_err = errno;
+}
+
+/* A file mapped during the window: opened while it is mapped. */
+static int
+preopen_map(void *arg, pid_t pid, uint64_t start, uint64_t end, const char *path,
+    uint32_t maj, uint32_t min, uint64_t ino)
+{
+	return pf_sym_preopen(arg, pid, start, end, path, maj, min, ino);
+}
+
 /* Events, rings and the symbolizer, everything opened before the drop. */
 static int
 open_events(struct pf_recorder *r, struct pf_result *st)
@@ -590,6 +622,7 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 		a.build_id = true;
 		if ((r->rec.unwind = pf_unwind_new()) == NULL)
 			return pf_result_set(st, PF_EXIT_FAIL, errno, "unwinder");
+		pf_unwind_set_mapfiles(r->rec.unwind, r->mf);
 	}
 	if ((r->perf = pf_perf_new(&a, r->dwarf ? PF_REC_DWARF_RING_PAGES :
 	    r->ops->tool->ring_pages)) == NULL)
@@ -597,6 +630,9 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 	if ((r->sym = pf_sym_new(NULL)) == NULL)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "symbolizer");
 	pf_sym_set_inlines(r->sym, r->opt.inlines);
+	pf_sym_set_mapfiles(r->sym, r->mf);
+	r->rec.on_map = preopen_map;
+	r->rec.on_map_arg = r->sym;
 	r->rec.cap_bytes = r->opt.max_size;
 	r->rec.keep_switches = a.context_switch;
 	r->kernel_sampled = !a.exclude_kernel;
@@ -691,12 +727,19 @@ confine_line(const struct pf_recorder *r, struct pf_buf *h)
 	else
 		pf_buf_puts(h, "yes");
 	if (r->landlock_abi > 0)
-		pf_buf_printf(h, " landlock=abi%d paths=%zu\n", r->landlock_abi,
+		pf_buf_printf(h, " landlock=abi%d paths=%zu", r->landlock_abi,
 		    r->landlock_paths);
 	else
-		pf_buf_printf(h, " landlock=no (%s: %s)\n", strerrorname_np(e),
+		pf_buf_printf(h, " landlock=no (%s: %s)", strerrorname_np(e),
 		    e == ENOSYS ? "the kernel has no Landlock" :
 		    e == EOPNOTSUPP ? "Landlock is disabled on this kernel" : strerror(e));
+	/* How the targets' files are reached: their mappings, or their paths. */
+	if (r->mf != NULL)
+		pf_buf_printf(h, " files=helper\n");
+	else
+		pf_buf_printf(h, " files=paths (%s: %s)\n", strerrorname_np(r->mf_err),
+		    r->mf_err == EPERM ? "no capability to open another process's mappings" :
+		    strerror(r->mf_err));
 }
 
 static enum pf_stop
@@ -800,6 +843,15 @@ stats_line(struct pf_recorder *r, double tail)
 	    (unsigned long long)ss.files, (unsigned long long)ss.files_failed,
 	    (unsigned long long)ss.lookups, (unsigned long long)ss.cache_hits,
 	    (unsigned long long)ss.inline_lookups, (unsigned long long)ss.inline_frames);
+	{
+		uint64_t asked, got;
+		bool broken;
+
+		pf_mapfiles_stats(r->mf, &asked, &got, &broken);
+		pf_buf_printf(&b, " helper-asked %llu helper-opened %llu%s",
+		    (unsigned long long)asked, (unsigned long long)got,
+		    broken ? " helper-stopped" : "");
+	}
 	if (b.data != NULL)
 		say(r, PF_SAY_WARN, 0, "%s", b.data);
 	pf_buf_free(&b);
@@ -1141,6 +1193,7 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 	r->ops->kernel(r);
 	if (r->opt.cmd && pf_spawn_cmd(&r->t, r->opt.cmd, cmd_stdout(r)) == -1)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "starting %s", r->opt.cmd[0]);
+	start_helper(r);
 	if (open_events(r, st) == -1)
 		return -1;
 	if (pf_drop_privileges() == -1)
@@ -1248,6 +1301,8 @@ pf_recorder_main(const struct pf_recorder_ops *ops, void *tool, int argc, char *
 	pf_kallsyms_free(r->ksyms);
 	pf_unwind_free(r->rec.unwind);
 	r->rec.unwind = NULL;
+	pf_mapfiles_free(r->mf);
+	r->mf = NULL;
 	pf_rawrec_free(&r->rec);
 	pf_comms_free(&r->comms);
 	return st;

@@ -222,6 +222,8 @@ struct pf_recorder {
 	struct pf_target t;
 	struct pf_perf *perf;
 	struct pf_symbolizer *sym;
+	struct pf_mapfiles *mf;		/* the file helper (mapfile.h), NULL: files by path */
+	int mf_err;			/* why there is none: 0 or an errno */
 	struct pf_kallsyms *ksyms;
 	struct pf_comms comms;
 	struct pf_rawrec rec;

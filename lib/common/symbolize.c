@@ -29,6 +29,7 @@
 #include "htab.h"
 #include "parse.h"
 #include "jitmap.h"
+#include "mapfile.h"
 #include "procmaps.h"
 #include "symbolize.h"
 
@@ -145,6 +146,7 @@ struct symfile {
 	uint32_t maj, min;
 	uint64_t ino;
 	pid_t pid;		/* the first process seen mapping it, 0 if none */
+	uint64_t start, end;	/* a mapping of it there, 0 if none known */
 	int fd;			/* pre-opened, or -1 */
 	bool tried, ok;
 	bool hit;		/* a frame lies in it (pf_sym_mark) */
@@ -210,6 +212,7 @@ struct pf_symbolizer {
 	size_t ccap, cn;
 	struct pf_htab cindex;
 	size_t preopened;
+	struct pf_mapfiles *mf;		/* the recorder's file helper, or NULL */
 	struct pf_sym_stats st;
 	bool inlines;			/* look up inlined functions */
 	const char **inl;		/* interned names, each entry's run innermost first */
@@ -411,8 +414,11 @@ pf_sym_add_map(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t end,
 	    s->vdso_size != 0 && end - start == s->vdso_size)) {
 		if ((m->file = get_file(s, path, maj, min, ino)) == NULL)
 			return -1;
-		if (m->file->pid == 0)
+		if (m->file->pid == 0) {
 			m->file->pid = pid;
+			m->file->start = start;
+			m->file->end = end;
+		}
 		m->name = m->file->path;
 	} else if (path[0] == '[') {
 		struct symfile *f = get_file(s, path, 0, 0, 0);	/* interned name only */
@@ -428,40 +434,12 @@ pf_sym_add_map(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t end,
 	return 0;
 }
 
-/*
- * The mapped file, through the target's view first.  Each candidate is
- * opened without blocking and only a regular file is taken: the path is
- * the target's, and a FIFO put there blocked the symbolizer for good, as
- * root, as it did the unwinder (fuzz-unwind).
- */
+/* The mapped file, as every target's file is reached (mapfile.h). */
 static int
-open_candidate(pid_t pid, const char *path, uint64_t start, uint64_t end, uint64_t ino)
+open_candidate(struct pf_symbolizer *s, pid_t pid, const char *path, uint64_t start,
+    uint64_t end, uint64_t ino)
 {
-	char buf[PATH_MAX];
-	struct stat st;
-	int fd, i;
-
-	for (i = 0; i < 3; i++) {
-		if (i == 0)
-			snprintf(buf, sizeof(buf), "/proc/%d/map_files/%llx-%llx", (int)pid,
-			    (unsigned long long)start, (unsigned long long)end);
-		else if (i == 1)
-			snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, path);
-		else
-			snprintf(buf, sizeof(buf), "%s", path);
-		if (pid <= 0 && i < 2)
-			continue;
-		if (i == 0 && start == 0)
-			continue;
-		if ((fd = open(buf, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
-			continue;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (ino == 0 || st.st_ino == ino)) {
-			(void)fcntl(fd, F_SETFL, 0);
-			return fd;
-		}
-		close(fd);
-	}
-	return -1;
+	return pf_mapfile_open(s->mf, "/proc", pid, start, end, path, ino);
 }
 
 struct load_ctx {
@@ -487,7 +465,7 @@ load_cb(const struct pf_maps_entry *e, void *arg)
 		struct symfile *f = p->maps[p->n - 1].file;
 
 		if (f && f->fd == -1 && !f->tried && c->s->preopened < MAX_PREOPEN) {
-			f->fd = open_candidate(c->pid, f->path, e->start, e->end, e->ino);
+			f->fd = open_candidate(c->s, c->pid, f->path, e->start, e->end, e->ino);
 			if (f->fd != -1)
 				c->s->preopened++;
 		}
@@ -552,6 +530,35 @@ pf_sym_offer_file(const char *path, uint32_t maj, uint32_t min, uint64_t ino, in
 	/* Only a file of that very inode: the one on disk now may be another. */
 	if (f->fd == -1 && !f->tried && f->ino == ino)
 		f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+void
+pf_sym_set_mapfiles(struct pf_symbolizer *s, struct pf_mapfiles *mf)
+{
+	s->mf = mf;
+}
+
+int
+pf_sym_preopen(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t end,
+    const char *path, uint32_t maj, uint32_t min, uint64_t ino)
+{
+	struct symfile *f;
+
+	if (end <= start || !is_file_path(path))
+		return 0;
+	if ((f = get_file(s, path, maj, min, ino)) == NULL)
+		return -1;
+	if (f->pid == 0) {
+		f->pid = pid;
+		f->start = start;
+		f->end = end;
+	}
+	if (f->fd == -1 && !f->tried && s->preopened < MAX_PREOPEN) {
+		f->fd = open_candidate(s, pid, path, start, end, ino);
+		if (f->fd != -1)
+			s->preopened++;
+	}
+	return 0;
 }
 
 int
@@ -630,7 +637,8 @@ open_file(struct pf_symbolizer *s, struct symfile *f, pid_t pid)
 	if (f->fd == -1 && strcmp(f->path, "[vdso]") == 0)
 		f->fd = own_vdso_fd(s->vdso_size);
 	else if (f->fd == -1)
-		f->fd = open_candidate(pid, f->path, 0, 0, f->ino);
+		f->fd = open_candidate(s, f->pid ? f->pid : pid, f->path, f->start, f->end,
+		    f->ino);
 	if (f->fd == -1)
 		goto fail;
 	if ((f->dwfl = dwfl_begin(&dwfl_cb)) == NULL)

@@ -120,6 +120,23 @@ void pf_sym_offer_file(const char *path, uint32_t maj, uint32_t min, uint64_t in
     void *arg);
 
 /*
+ * Open the targets' files through the recorder's file helper (mapfile.h)
+ * from now on; NULL opens them directly.
+ */
+struct pf_mapfiles;
+void pf_sym_set_mapfiles(struct pf_symbolizer *s, struct pf_mapfiles *mf);
+
+/*
+ * An executable mapping of path that pid made at [start, end) during a
+ * recording: open its file now, while the mapping exists (at most 256
+ * files are opened ahead, as pf_sym_load_proc's), so that its symbols
+ * are read after the window even once the process has gone.  The
+ * mapping itself is added later, by pf_sym_add_map.  0, or -1 (ENOMEM).
+ */
+int pf_sym_preopen(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t end,
+    const char *path, uint32_t maj, uint32_t min, uint64_t ino);
+
+/*
  * Call fn with every file s knows from a mapping (not [vdso] nor other
  * named non-file mappings), in no set order, each path with the device
  * and inode the mapping named (0 when unknown): what a caller about to

@@ -25,6 +25,7 @@
 #include "grow.h"
 #include "hash.h"
 #include "htab.h"
+#include "mapfile.h"
 #include "procmaps.h"
 #include "symbolize.h"
 #include "unwind.h"
@@ -148,6 +149,7 @@ struct pf_unwinder {
 	struct ufile *files;
 	size_t nfiles, capfiles;
 	int vdso_fd;		/* a copy of our own vDSO, the same as the targets' */
+	struct pf_mapfiles *mf;	/* the recorder's file helper, or NULL */
 	/* The sample being unwound. */
 	pid_t tid;
 	const uint64_t *regs;
@@ -294,6 +296,12 @@ pf_unwind_new(void)
 	u->cb.find_elf = dwfl_build_id_find_elf;
 	u->cb.find_debuginfo = pf_dwfl_no_debuginfo;
 	return u;
+}
+
+void
+pf_unwind_set_mapfiles(struct pf_unwinder *u, struct pf_mapfiles *mf)
+{
+	u->mf = mf;
 }
 
 void
@@ -528,12 +536,15 @@ same_file(const struct ufile *f, const struct map *m)
  * (replaced on disk since, or rewritten in place) is refused rather than
  * read as if it were the same code.  The first one opened is kept, so
  * later readers (another process, a Dwfl rebuilt) get the same file even
- * once it is replaced.  The path is the target's to replace: it is
- * opened without blocking (a FIFO put there blocked the recorder, as
- * root, for good: found by fuzz-unwind), and only a regular file is read.
+ * once it is replaced.  It is reached as every target's file is
+ * (pf_mapfile_open): the mapping itself through map_files first, so a
+ * file the target mapped from anywhere, at any moment, is read, and a
+ * path (the target's to replace) only as a fallback, without blocking
+ * (a FIFO put there blocked the recorder, as root, for good: found by
+ * fuzz-unwind).
  */
 static int
-map_fd(struct pf_unwinder *u, const struct map *m)
+map_fd(struct pf_unwinder *u, pid_t pid, const struct map *m)
 {
 	struct ufile *f, nf = { 0 };
 	struct stat st;
@@ -547,9 +558,9 @@ map_fd(struct pf_unwinder *u, const struct map *m)
 		if (strcmp(f->path, m->path) == 0 && same_file(f, m))
 			return fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
 	}
-	if ((fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
+	if ((fd = pf_mapfile_open(u->mf, "/proc", pid, m->start, m->end, m->path, m->ino)) == -1)
 		return -1;
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || fcntl(fd, F_SETFL, 0) == -1) {
+	if (fstat(fd, &st) == -1) {
 		close(fd);
 		return -1;
 	}
@@ -592,7 +603,7 @@ report(struct pf_unwinder *u, struct proc *p, struct map *m)
 	if (dwfl_addrmodule(p->dwfl, m->start) != NULL)
 		return false;	/* another segment of a file reported already */
 	m->unreadable = true;
-	if ((fd = map_fd(u, m)) == -1)
+	if ((fd = map_fd(u, p->pid, m)) == -1)
 		return false;
 	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
 		close(fd);

@@ -55,6 +55,14 @@ struct pf_unwinder;
 /* A new unwinder, or NULL with errno. */
 struct pf_unwinder *pf_unwind_new(void);
 
+/*
+ * Open the targets' files through the recorder's file helper (mapfile.h)
+ * from now on; NULL opens them directly.  The helper outlives the
+ * unwinder's use of it.
+ */
+struct pf_mapfiles;
+void pf_unwind_set_mapfiles(struct pf_unwinder *u, struct pf_mapfiles *mf);
+
 void pf_unwind_free(struct pf_unwinder *u);
 
 /*

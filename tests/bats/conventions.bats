@@ -301,7 +301,10 @@ needs_arg_option() {
 	# command's stdout may be made its recorder's stderr (--cmd-output).
 	# recorder.c's test build only (PF_TEST_HOOKS, pf-record-hook) aborts
 	# where a sample is formatted, as libdw's assertions do there.
+	# mapfile.c: the recorder's file helper, a forked child too, leaves the
+	# same way when it cannot set itself up (1) or its recorder is done (0).
 	allowed='spawn.c:_exit(127);'
+	allowed+=' mapfile.c:_exit(1); mapfile.c:_exit(0);'
 	allowed+=' spawn.c:return dup2(STDERR_FILENO, STDOUT_FILENO) == -1 ? -1 : 0;'
 	allowed+=' recorder.c:abort();'
 	for f in "$PF_ROOT"/lib/common/*.[ch]; do

@@ -73,3 +73,19 @@ execve errno=EPERM"
 	assert_line "good ok"
 	assert_line "bad errno=EACCES"
 }
+
+@test "the file helper hands a process without capabilities the mappings of its targets and their descendants, nothing else" {
+	require_root
+	confine helper
+	[ "$status" -eq 0 ] || fail "status $status: $stderr"
+	# The driver drops every capability and installs the recorders'
+	# seccomp filter before asking: only the helper can open map_files.
+	assert_equal "$output" "helper-pid ok
+child ok
+grandchild ok
+self refused
+not-a-mapping refused
+empty-range refused
+after-kill refused helper-stopped
+after-kill-again refused helper-stopped"
+}

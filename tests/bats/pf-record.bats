@@ -1609,3 +1609,76 @@ no_tmp_left() {
 	[ "$avail" -ge $((floor - piece)) ] || fail "free space fell to $avail, floor $floor"
 	grep -q '^# pf-record: samples=[1-9]' "$MNT/f.txt" || fail "no sample kept: $(tail -n 1 "$MNT/f.txt")"
 }
+
+# secret_dir: a directory of BATS_TEST_TMPDIR owned by nobody, mode 0700,
+# in $SECRET: root enters it only through CAP_DAC_OVERRIDE or
+# CAP_DAC_READ_SEARCH, which a confined recorder has given up.
+secret_dir() {
+	SECRET="$BATS_TEST_TMPDIR/secret"
+	mkdir "$SECRET"
+	chown nobody "$SECRET"
+	chmod 700 "$SECRET"
+}
+
+# late_share FILE PATH MAIN: of FILE's samples with a frame in the file at
+# PATH, "K of N": K name their frames there and reach MAIN's main.
+late_share() {
+	awk -v lib="($2)" -v main="($3)" 'BEGIN { RS = "" }
+		/^#/ { next }
+		index($0, lib) {
+			n++
+			if (index($0, "[unknown] " lib) == 0 && index($0, " main+0x") &&
+			    index($0, main) && index($0, "__libc_start_main"))
+				k++
+		}
+		END { printf "%d of %d\n", k, n }' "$1"
+}
+
+@test "a library dlopened 1 s into the window from another user's 0700 directory is named and unwound (the file helper)" {
+	require_root
+	local k n
+	secret_dir
+	cat >"$BATS_TEST_TMPDIR/late.c" <<'SRC'
+#include <time.h>
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+__attribute__((noinline)) void late_leaf(void) { for (volatile int i = 0; i < 100000; i++) ; }
+__attribute__((noinline)) void late_mid(void) { late_leaf(); late_leaf(); }
+void late_work(double until) { while (now() < until) late_mid(); }
+SRC
+	# As distributions build: no frame pointers, only .eh_frame.
+	cc -shared -fPIC -O2 -fomit-frame-pointer -fno-optimize-sibling-calls \
+	    -o "$SECRET/liblate.so" "$BATS_TEST_TMPDIR/late.c" || fail "cc failed"
+	"${FAVOURED[@]}" "$WORKLOADS/nofp-late" "$SECRET/liblate.so" 1000 3.5 & BGPID=$!
+	wait_exec "$BGPID" nofp-late
+	run -0 --separate-stderr pf-record -p "$BGPID" -F 499 -d 3 -o "$BATS_TEST_TMPDIR/late.txt"
+	read -r k _ n _ < <(late_share "$BATS_TEST_TMPDIR/late.txt" "$SECRET/liblate.so" \
+	    "$WORKLOADS/nofp-late")
+	[ "$n" -ge 100 ] || fail "only $n samples in the library"
+	[ $((k * 100)) -ge $((n * 95)) ] || fail "$k of $n samples in the library named and unwound to main"
+	grep -q ' files=helper$' "$BATS_TEST_TMPDIR/late.txt" || fail "no file helper"
+}
+
+@test "a program exec'd from another user's 0700 directory after pf-record attached is named and unwound (the file helper)" {
+	require_root
+	local k n g
+	secret_dir
+	cp "$WORKLOADS/nofp-split" "$SECRET/nofp-split"
+	for g in auto fp; do
+		# shellcheck disable=SC2016 # the inner bash expands $1
+		"${FAVOURED[@]}" bash -c 'sleep 0.5; exec "$1" 3' bash "$SECRET/nofp-split" & BGPID=$!
+		wait_exec "$BGPID" bash
+		run -0 --separate-stderr pf-record -g "$g" -p "$BGPID" -F 499 -d 3 -o "$BATS_TEST_TMPDIR/ex-$g.txt"
+		wait "$BGPID"
+		BGPID=
+		if [ "$g" = auto ]; then
+			read -r k _ n _ < <(late_share "$BATS_TEST_TMPDIR/ex-$g.txt" \
+			    "$SECRET/nofp-split" "$SECRET/nofp-split")
+		else
+			# Frame pointers lose main above a leaf built without them: named is the bar.
+			n=$(grep -Fc " ($SECRET/nofp-split)" "$BATS_TEST_TMPDIR/ex-$g.txt")
+			k=$((n - $(grep -Fc "[unknown] ($SECRET/nofp-split)" "$BATS_TEST_TMPDIR/ex-$g.txt" || true)))
+		fi
+		[ "$n" -ge 100 ] || fail "-g $g: only $n samples in the new program"
+		[ $((k * 100)) -ge $((n * 95)) ] || fail "-g $g: $k of $n samples named (and unwound)"
+	done
+}

@@ -158,7 +158,8 @@ size_cap() {
 }
 
 # unprivileged TOOL: while TOOL records, it holds no capability (effective
-# or permitted) and no_new_privs is set.
+# or permitted) and no_new_privs is set; its file helper holds only the
+# capabilities that reach map_files (assert_file_helper).
 unprivileged() {
 	require_root
 	recorder "$1"
@@ -172,6 +173,7 @@ unprivileged() {
 	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
 	assert_line --regexp '^CapPrm:[[:space:]]+0000000000000000$'
 	assert_line --regexp '^NoNewPrivs:[[:space:]]+1$'
+	assert_file_helper "$1" "$BGPID"
 	kill -INT "$BGPID"
 	wait "$BGPID"
 	BGPID=
@@ -248,11 +250,11 @@ stopped_by() {
 	size_cap pf-offcpu
 }
 
-@test "pf-record: while recording, it holds no capability and no_new_privs is set" {
+@test "pf-record: while recording, it holds no capability and no_new_privs is set; its file helper only what opens map_files" {
 	unprivileged pf-record
 }
 
-@test "pf-offcpu: while recording, it holds no capability and no_new_privs is set" {
+@test "pf-offcpu: while recording, it holds no capability and no_new_privs is set; its file helper only what opens map_files" {
 	unprivileged pf-offcpu
 }
 

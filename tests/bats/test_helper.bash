@@ -230,7 +230,11 @@ assert_confined_header() {
 	shift
 	run -0 --separate-stderr "$tool" -d 0.3 -o "$BATS_TEST_TMPDIR/h.txt" -- "$@"
 	run -0 grep "^# $tool: confined " "$BATS_TEST_TMPDIR/h.txt"
-	assert_output --regexp "^# $tool: confined seccomp=yes landlock=(abi[1-9][0-9]* paths=[1-9][0-9]*|no \(E[A-Z]+: [^)]+\))\$"
+	assert_output --regexp "^# $tool: confined seccomp=yes landlock=(abi[1-9][0-9]* paths=[1-9][0-9]*|no \(E[A-Z]+: [^)]+\)) files=(helper|paths \(E[A-Z]+: [^)]+\))\$"
+	# Root reaches the targets' files through the helper.
+	if [ "$EUID" -eq 0 ]; then
+		assert_output --regexp " files=helper\$"
+	fi
 }
 
 # assert_hook_confined TOOL CMD...: TOOL's test-hook build (make units),
@@ -449,4 +453,29 @@ pid_list_misuse() {
 make_static() {
 	mkdir -p "$PF_ROOT/build" || return 1
 	flock "$PF_ROOT/build/.static.lock" make -s -C "$PF_ROOT" static
+}
+
+# assert_file_helper TOOL PID: the recording TOOL (PID) has one file
+# helper (lib/common/mapfile.h), its child named TOOL-files, that holds
+# CAP_DAC_READ_SEARCH, CAP_SYS_PTRACE, CAP_SYS_ADMIN and
+# CAP_CHECKPOINT_RESTORE (those of them this shell's bounding set has)
+# and no other, runs with no_new_privs under a seccomp filter, and holds
+# one descriptor: its socket (none of the recorder's events, rings or
+# output).
+assert_file_helper() {
+	local tool=$1 pid=$2 helper bnd want
+	helper=$(pgrep -P "$pid" -x "${tool:0:9}-files")
+	[ -n "$helper" ] || fail "no ${tool:0:9}-files child of $pid: $(ps -o pid,comm --ppid "$pid")"
+	[ "$(wc -w <<<"$helper")" -eq 1 ] || fail "more than one helper: $helper"
+	bnd=$(awk '/^CapBnd:/ { print $2 }' /proc/self/status)
+	want=$(printf '%016x' $((0x$bnd & 0x10000280004)))
+	run -0 grep -E '^(CapEff|CapPrm|CapInh|NoNewPrivs|Seccomp):' "/proc/$helper/status"
+	assert_line --regexp "^CapEff:[[:space:]]+$want\$"
+	assert_line --regexp "^CapPrm:[[:space:]]+$want\$"
+	assert_line --regexp '^CapInh:[[:space:]]+0000000000000000$'
+	assert_line --regexp '^NoNewPrivs:[[:space:]]+1$'
+	assert_line --regexp '^Seccomp:[[:space:]]+2$'
+	run -0 ls "/proc/$helper/fd"
+	[ "${#lines[@]}" -eq 1 ] || fail "the helper holds ${#lines[@]} descriptors: $(ls -l "/proc/$helper/fd")"
+	[[ "$(readlink "/proc/$helper/fd/${lines[0]}")" == socket:* ]] || fail "its one descriptor is no socket"
 }

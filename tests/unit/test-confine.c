@@ -9,6 +9,11 @@
  *   test-confine mapped GOOD BAD      the allow-list given GOOD as a mapped
  *                                     file with its own device and inode,
  *                                     BAD with another inode; then open both
+ *   test-confine helper               a file helper (mapfile.h) started for
+ *                                     a child; the driver then drops every
+ *                                     capability and asks it for the child's
+ *                                     mapping of this driver, a grandchild's,
+ *                                     its own, and one after killing it
  *
  * Each attempt prints "NAME ok" or "NAME errno=E"; the exit status is 0
  * once confinement was applied, 3 when it could not be.
@@ -22,6 +27,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -30,6 +36,8 @@
 #include <unistd.h>
 
 #include "confine.h"
+#include "mapfile.h"
+#include "privs.h"
 
 static void
 report(const char *what, int rc)
@@ -69,6 +77,120 @@ try_open(const char *path, int flags)
 	return fd < 0 ? -1 : 0;
 }
 
+/* The first executable mapping of this driver's file in pid's maps. */
+static int
+driver_map(pid_t pid, uint64_t *start, uint64_t *end)
+{
+	char path[64], line[4096], self[4096];
+	unsigned long long a, b;
+	ssize_t n;
+	FILE *f;
+	int rc = -1;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
+		return -1;
+	self[n] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (rc == -1 && fgets(line, sizeof(line), f) != NULL) {
+		char perm[8], *p;
+
+		line[strcspn(line, "\n")] = '\0';
+		p = strchr(line, '/');
+		if (sscanf(line, "%llx-%llx %7s", &a, &b, perm) == 3 && perm[2] == 'x' &&
+		    p != NULL && strcmp(p, self) == 0) {
+			*start = a;
+			*end = b;
+			rc = 0;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/* Ask mf for pid's mapping of this driver: "NAME ok" with the driver's inode, or why not. */
+static void
+ask_helper(struct pf_mapfiles *mf, const char *what, pid_t pid, uint64_t start, uint64_t end,
+    ino_t want)
+{
+	uint64_t asked, got, got0;
+	struct stat st;
+	bool broken;
+	int fd;
+
+	pf_mapfiles_stats(mf, &asked, &got0, &broken);
+	/* No path to fall back on: only the helper can answer. */
+	fd = pf_mapfile_open(mf, "/proc", pid, start, end, "", 0);
+	pf_mapfiles_stats(mf, &asked, &got, &broken);
+	if (fd != -1 && got == got0 + 1 && fstat(fd, &st) == 0 && st.st_ino == want)
+		printf("%s ok\n", what);
+	else if (fd != -1)
+		printf("%s wrong-file\n", what);
+	else
+		printf("%s refused%s\n", what, broken ? " helper-stopped" : "");
+	if (fd != -1)
+		close(fd);
+}
+
+static int
+helper(void)
+{
+	int go[2], back[2];
+	pid_t child, grandchild = 0;
+	uint64_t start, end, s2, e2;
+	struct pf_mapfiles *mf;
+	struct stat self;
+	char c;
+
+	if (stat("/proc/self/exe", &self) == -1 || pipe(go) == -1 || pipe(back) == -1 ||
+	    driver_map(getpid(), &start, &end) == -1)
+		return 2;
+	if ((child = fork()) == 0) {
+		/* The child forks a grandchild after the helper started, then both wait. */
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		if ((grandchild = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+		(void)!write(back[1], &grandchild, sizeof(grandchild));
+		pause();
+		_exit(0);
+	}
+	if ((mf = pf_mapfiles_start(&child, 1, false, "test-files")) == NULL) {
+		perror("helper");
+		kill(child, SIGKILL);
+		return 3;
+	}
+	(void)!write(go[1], "g", 1);
+	if (read(back[0], &grandchild, sizeof(grandchild)) != sizeof(grandchild))
+		return 2;
+	/* The driver now holds what a confined recorder holds: nothing. */
+	if (pf_drop_privileges() == -1 || pf_confine_seccomp(false) == -1) {
+		perror("drop");
+		return 3;
+	}
+	printf("helper-pid %s\n", pf_mapfiles_pid(mf) > 0 ? "ok" : "none");
+	ask_helper(mf, "child", child, start, end, self.st_ino);
+	ask_helper(mf, "grandchild", grandchild, start, end, self.st_ino);
+	/* Not the process it was started for, nor one of its descendants. */
+	ask_helper(mf, "self", getpid(), start, end, self.st_ino);
+	/* A range that is no mapping, and a request that makes no sense. */
+	s2 = start + 4096;
+	e2 = end;
+	ask_helper(mf, "not-a-mapping", child, s2 < e2 ? s2 : start, e2 + 4096, self.st_ino);
+	ask_helper(mf, "empty-range", child, end, start, self.st_ino);
+	kill(pf_mapfiles_pid(mf), SIGKILL);
+	ask_helper(mf, "after-kill", child, start, end, self.st_ino);
+	ask_helper(mf, "after-kill-again", child, start, end, self.st_ino);
+	kill(grandchild, SIGKILL);
+	kill(child, SIGKILL);
+	fflush(stdout);
+	pf_mapfiles_free(mf);
+	_exit(0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -80,6 +202,8 @@ main(int argc, char **argv)
 		perror("no_new_privs");
 		return 3;
 	}
+	if (strcmp(argv[1], "helper") == 0)
+		return helper();
 	if (strcmp(argv[1], "seccomp") == 0) {
 		if (pf_confine_seccomp(argc > 2 && strcmp(argv[2], "ptrace") == 0) == -1) {
 			perror("seccomp");

@@ -1,0 +1,430 @@
+/*
+ * mapfile: opening a target's mapped file, and the helper that does it
+ * for a confined recorder.  See mapfile.h for the order of the
+ * candidates and for what the helper holds and may do.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "confine.h"
+#include "mapfile.h"
+#include "pf.h"
+#include "privs.h"
+
+/* A request: which mapping of which process.  Fixed size, nothing to parse. */
+struct req {
+	int32_t pid;
+	uint32_t zero;
+	uint64_t start, end;
+};
+
+/* An answer: 0 with a descriptor attached, or an errno value. */
+struct rep {
+	int32_t err;
+};
+
+struct pf_mapfiles {
+	int sock;
+	pid_t pid;
+	uint64_t asked, got;
+	bool broken;
+};
+
+/* Descendants of the targets the helper has found, kept for later requests. */
+#define KIN_MAX		4096
+/* Parent links followed from a requested process towards a target. */
+#define KIN_DEPTH	64
+
+static int
+open_regular(const char *path, uint64_t ino)
+{
+	struct stat st;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (ino != 0 && (uint64_t)st.st_ino != ino)) {
+		close(fd);
+		errno = ENOENT;
+		return -1;
+	}
+	return fd;
+}
+
+static void
+map_files_name(char *buf, size_t len, const char *proc_root, pid_t pid, uint64_t start,
+    uint64_t end)
+{
+	/* The kernel's own spelling: lower-case hex, no leading zeros. */
+	snprintf(buf, len, "%s/%d/map_files/%llx-%llx", proc_root, (int)pid,
+	    (unsigned long long)start, (unsigned long long)end);
+}
+
+/* ------------------------------------------------------------------ */
+/* The recorder's side */
+
+/* Ask the helper; -1 when it refused, or stopped answering. */
+static int
+ask(struct pf_mapfiles *mf, pid_t pid, uint64_t start, uint64_t end)
+{
+	struct req q = { .pid = (int32_t)pid, .start = start, .end = end };
+	struct rep a;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &a, sizeof(a) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct pollfd pfd = { .fd = mf->sock, .events = POLLIN };
+	struct cmsghdr *c;
+	ssize_t n;
+	int fd = -1, rc;
+
+	mf->asked++;
+	if (send(mf->sock, &q, sizeof(q), MSG_NOSIGNAL) != (ssize_t)sizeof(q))
+		goto broken;
+	do
+		rc = poll(&pfd, 1, PF_MAPFILES_TIMEOUT_MS);
+	while (rc == -1 && errno == EINTR);
+	if (rc != 1)
+		goto broken;
+	do
+		n = recvmsg(mf->sock, &mh, MSG_CMSG_CLOEXEC);
+	while (n == -1 && errno == EINTR);
+	if (n != (ssize_t)sizeof(a))
+		goto broken;
+	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (a.err != 0 || fd == -1) {
+		if (fd != -1)
+			close(fd);
+		errno = a.err != 0 ? a.err : EPROTO;
+		return -1;
+	}
+	mf->got++;
+	return fd;
+broken:
+	/* A late answer must not be read as the next request's. */
+	mf->broken = true;
+	errno = EIO;
+	return -1;
+}
+
+int
+pf_mapfile_open(struct pf_mapfiles *mf, const char *proc_root, pid_t pid, uint64_t start,
+    uint64_t end, const char *path, uint64_t ino)
+{
+	char buf[PATH_MAX];
+	int fd = -1;
+
+	if (pid > 0 && start < end) {
+		if (mf != NULL && !mf->broken)
+			fd = ask(mf, pid, start, end);
+		if (fd == -1) {
+			map_files_name(buf, sizeof(buf), proc_root, pid, start, end);
+			fd = open_regular(buf, 0);
+		}
+	}
+	if (fd == -1 && pid > 0 && path[0] == '/' &&
+	    snprintf(buf, sizeof(buf), "%s/%d/root%s", proc_root, (int)pid, path) <
+	    (int)sizeof(buf))
+		fd = open_regular(buf, ino);
+	if (fd == -1 && path[0] == '/')
+		fd = open_regular(path, ino);
+	if (fd != -1 && fcntl(fd, F_SETFL, 0) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+pid_t
+pf_mapfiles_pid(const struct pf_mapfiles *mf)
+{
+	return mf->pid;
+}
+
+void
+pf_mapfiles_stats(const struct pf_mapfiles *mf, uint64_t *asked, uint64_t *got, bool *broken)
+{
+	*asked = mf ? mf->asked : 0;
+	*got = mf ? mf->got : 0;
+	*broken = mf ? mf->broken : false;
+}
+
+void
+pf_mapfiles_free(struct pf_mapfiles *mf)
+{
+	int e = errno;
+
+	if (mf == NULL)
+		return;
+	close(mf->sock);
+	/*
+	 * It has nothing to finish: killed rather than trusted to exit, so no
+	 * helper stuck in an open (or in its runtime) keeps the recorder
+	 * waiting here.
+	 */
+	kill(mf->pid, SIGKILL);
+	while (waitpid(mf->pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	free(mf);
+	errno = e;
+}
+
+/* ------------------------------------------------------------------ */
+/* The helper */
+
+struct helper {
+	int sock;
+	bool any;
+	pid_t *kin;		/* the targets, then descendants found */
+	size_t nkin, capkin;
+};
+
+/*
+ * The parent of process pid, from the one field of /proc/PID/stat after
+ * the name, or -1.  The name (the target's to choose, 15 bytes at most)
+ * ends at the last ')' of the line.
+ */
+static pid_t
+parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p, *q;
+	long v;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == '\0' || p[3] != ' ')
+		return -1;
+	errno = 0;
+	v = strtol(p + 4, &q, 10);
+	if (errno != 0 || q == p + 4 || *q != ' ' || v < 0 || v > INT_MAX)
+		return -1;
+	return (pid_t)v;
+}
+
+static bool
+is_kin(const struct helper *h, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < h->nkin; i++)
+		if (h->kin[i] == pid)
+			return true;
+	return false;
+}
+
+/* Whether the helper answers for pid: a target, or one of its descendants. */
+static bool
+allowed(struct helper *h, pid_t pid)
+{
+	pid_t p = pid;
+	int depth;
+
+	if (h->any || is_kin(h, pid))
+		return true;
+	for (depth = 0; depth < KIN_DEPTH; depth++) {
+		if ((p = parent_of(p)) <= 1)
+			return false;
+		if (is_kin(h, p)) {
+			if (h->nkin < h->capkin)
+				h->kin[h->nkin++] = pid;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void
+answer(int sock, int err, int fd)
+{
+	struct rep a = { .err = err };
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &a, sizeof(a) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (fd != -1) {
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	(void)sendmsg(sock, &mh, MSG_NOSIGNAL);
+}
+
+static void
+serve(struct helper *h)
+{
+	char path[128];
+	struct req q;
+	ssize_t n;
+	int fd;
+
+	for (;;) {
+		n = recv(h->sock, &q, sizeof(q), MSG_WAITALL);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof(q))
+			return;
+		if (q.pid <= 0 || q.zero != 0 || q.start >= q.end) {
+			answer(h->sock, EINVAL, -1);
+			continue;
+		}
+		if (!allowed(h, (pid_t)q.pid)) {
+			answer(h->sock, EPERM, -1);
+			continue;
+		}
+		map_files_name(path, sizeof(path), "/proc", (pid_t)q.pid, q.start, q.end);
+		if ((fd = open_regular(path, 0)) == -1) {
+			answer(h->sock, errno ? errno : ENOENT, -1);
+			continue;
+		}
+		answer(h->sock, 0, fd);
+		close(fd);
+	}
+}
+
+/* Every descriptor but keep. */
+static void
+close_others(int keep)
+{
+	int fd, max = (int)sysconf(_SC_OPEN_MAX);
+
+#ifdef SYS_close_range
+	if ((keep == 0 || syscall(SYS_close_range, 0u, (unsigned)keep - 1, 0u) == 0) &&
+	    syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
+		return;
+#endif
+	if (max < 0 || max > 1 << 20)
+		max = 1 << 20;
+	for (fd = 0; fd < max; fd++)
+		if (fd != keep)
+			(void)close(fd);
+}
+
+/* What the helper may call once it serves. */
+static const int helper_calls[] = {
+	SYS_read, SYS_recvfrom, SYS_recvmsg, SYS_sendmsg, SYS_sendto, SYS_openat,
+	SYS_close, SYS_fstat, SYS_newfstatat, SYS_exit, SYS_exit_group, SYS_rt_sigreturn,
+	SYS_restart_syscall, SYS_getpid,
+#ifdef SYS_open
+	SYS_open,
+#endif
+#ifdef SYS_statx
+	SYS_statx,
+#endif
+	/*
+	 * The sanitizer builds' runtime maps memory for its own use and, at
+	 * _exit, looks at the signal stack: refused, it spun for good.
+	 */
+	SYS_mmap, SYS_munmap, SYS_brk, SYS_madvise, SYS_futex, SYS_write, SYS_sigaltstack,
+	SYS_rt_sigprocmask,
+};
+
+static const int helper_caps[] = {
+	PF_CAP_SYS_ADMIN, PF_CAP_CHECKPOINT_RESTORE, PF_CAP_SYS_PTRACE, PF_CAP_DAC_READ_SEARCH,
+};
+
+static void __attribute__((noreturn))
+helper_main(struct helper *h, pid_t parent, const char *comm)
+{
+	struct sigaction sa;
+
+	/* The recorder's death ends it, even one killed before it could close its end. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() != parent)
+		_exit(1);
+	(void)prctl(PR_SET_NAME, comm);
+	/* A Ctrl-C reaches the whole group: the recorder decides when this ends. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	close_others(h->sock);
+	if (pf_keep_privileges(helper_caps, PF_ARRAY_LEN(helper_caps)) == -1 ||
+	    pf_confine_seccomp_only(helper_calls, PF_ARRAY_LEN(helper_calls)) == -1)
+		_exit(1);
+	serve(h);
+	/* No exit handlers: they belong to the recorder. */
+	_exit(0);
+}
+
+struct pf_mapfiles *
+pf_mapfiles_start(const pid_t *pids, size_t n, bool any, const char *comm)
+{
+	struct helper h = { .any = any };
+	struct pf_mapfiles *mf;
+	struct pf_caps c;
+	pid_t parent = getpid();
+	int sv[2];
+
+	if (pf_caps_get(&c) == -1)
+		return NULL;
+	if (!(c.sys_admin || c.checkpoint_restore)) {
+		errno = EPERM;
+		return NULL;
+	}
+	if ((mf = calloc(1, sizeof(*mf))) == NULL)
+		return NULL;
+	/* Every table is made before the helper's filter forbids making more. */
+	h.capkin = n + KIN_MAX;
+	if ((h.kin = calloc(h.capkin, sizeof(*h.kin))) == NULL) {
+		free(mf);
+		return NULL;
+	}
+	memcpy(h.kin, pids, n * sizeof(*pids));
+	h.nkin = n;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
+		goto fail;
+	fflush(NULL);
+	switch ((mf->pid = fork())) {
+	case -1:
+		close(sv[0]);
+		close(sv[1]);
+		goto fail;
+	case 0:
+		h.sock = sv[1];
+		helper_main(&h, parent, comm);
+	default:
+		break;
+	}
+	close(sv[1]);
+	free(h.kin);
+	mf->sock = sv[0];
+	return mf;
+fail:
+	free(h.kin);
+	free(mf);
+	return NULL;
+}

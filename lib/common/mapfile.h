@@ -1,0 +1,88 @@
+/*
+ * mapfile: the one way pf opens a file a target maps, and the helper
+ * process that opens such files for a recorder that has dropped its
+ * privileges.
+ *
+ * A target's file is reached through the target's own view of the file
+ * system, in this order:
+ *
+ *  1. /proc/PID/map_files/START-END: the mapped object itself, whatever
+ *     its path, its directory's mode or the mount namespace it lives in.
+ *     Opening it takes CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE), and
+ *     CAP_SYS_PTRACE for another user's process.  A recorder holds none
+ *     of these once it confines itself, so there it asks its helper;
+ *  2. /proc/PID/root/PATH: the path as the target sees it;
+ *  3. PATH as this process sees it.
+ *
+ * The last two are names, not the object: a file found there is taken
+ * only when its inode is the one the mapping named (when that is known;
+ * the unwinder also compares build-ids).  Each candidate is opened
+ * without blocking (a FIFO put at a mapped path blocked a recorder as
+ * root, for good) and only a regular file is taken.
+ *
+ * The helper (privilege separation).  Before a recorder drops its
+ * capabilities it forks a helper that keeps only CAP_SYS_ADMIN,
+ * CAP_CHECKPOINT_RESTORE, CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH, holds
+ * no other descriptor, sets no_new_privs and installs a seccomp filter
+ * that allows a dozen system calls.  It parses nothing the recorder or a
+ * target wrote: a request is a fixed-size (pid, start, end) record; the
+ * helper builds the map_files name itself, opens it, takes it only when
+ * it is a regular file and passes the descriptor back (SCM_RIGHTS).  It
+ * answers only for the processes it was started for, their descendants
+ * (by the kernel's parent links), or any process under -a.  A recorder
+ * taken over by a hostile target could thus get from it read-only
+ * descriptors of files those processes map, and nothing else.  It ends
+ * when the recorder closes its end, or dies.
+ */
+#ifndef PF_MAPFILE_H
+#define PF_MAPFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* A recorder's side of the helper; NULL (no helper) opens directly. */
+struct pf_mapfiles;
+
+/*
+ * A descriptor (close-on-exec, blocking) of the file process pid maps at
+ * [start, end), named path in its maps, or -1.  start == end == 0 when
+ * the mapping is not known: then only the paths are tried.  ino is the
+ * mapped file's inode, 0 when not known.  proc_root is "/proc" but for
+ * tests; mf may be NULL.
+ */
+int pf_mapfile_open(struct pf_mapfiles *mf, const char *proc_root, pid_t pid, uint64_t start,
+    uint64_t end, const char *path, uint64_t ino);
+
+/*
+ * Start the helper for the n processes pids (any process with any): its
+ * process name is comm (at most 15 bytes are kept).  NULL with errno when
+ * this process has not the capabilities it would keep (EPERM) or the
+ * helper could not be started.  Call it before dropping privileges and
+ * before opening what the helper must not hold: it closes every
+ * descriptor but its socket.
+ */
+struct pf_mapfiles *pf_mapfiles_start(const pid_t *pids, size_t n, bool any, const char *comm);
+
+/* The helper's process ID. */
+pid_t pf_mapfiles_pid(const struct pf_mapfiles *mf);
+
+/*
+ * What the helper did: requests sent, descriptors received, and whether
+ * it stopped answering (a request timed out or the helper is gone: no
+ * more are sent).
+ */
+void pf_mapfiles_stats(const struct pf_mapfiles *mf, uint64_t *asked, uint64_t *got,
+    bool *broken);
+
+/* Close the recorder's end (the helper then exits) and reap it; NULL is allowed. */
+void pf_mapfiles_free(struct pf_mapfiles *mf);
+
+/*
+ * How long a recorder waits for one answer.  A helper that does not
+ * answer in time (a target's file on a hung network or FUSE mount keeps
+ * its open waiting) is asked nothing more.
+ */
+#define PF_MAPFILES_TIMEOUT_MS	1000
+
+#endif
