@@ -28,8 +28,7 @@
 #include "buf.h"
 #include "folded.h"
 #include "grow.h"
-#include "hash.h"
-#include "htab.h"
+#include "intern.h"
 #include "linereader.h"
 #include "msg.h"
 #include "parse.h"
@@ -65,42 +64,29 @@ static struct options {
 	size_t width;		/* 0: never cut */
 } opt = { .rows = DEFAULT_ROWS };
 
-/* ---- names: an interning table with counts -------------------------- */
+/* ---- names: interned, with counts ----------------------------------- */
 
+/*
+ * Entry i of a table counts key i of its names: both are numbered in the
+ * order the keys are first seen (lib/common/intern).
+ */
 struct entry {
-	size_t off, len;	/* the key, in keys */
+	size_t len;		/* the key's length */
 	uint64_t self, total;
 	uint64_t stamp;		/* the stack that last added to total */
 };
 
 struct table {
-	struct pf_htab h;
+	struct pf_intern names;
 	struct entry *v;
-	size_t n, cap;
-	struct pf_buf keys;
+	size_t cap;
 };
-
-struct probe {
-	const struct table *t;
-	const char *key;
-	size_t len;
-};
-
-static bool
-entry_eq(const void *arg, size_t idx)
-{
-	const struct probe *p = arg;
-	const struct entry *e = &p->t->v[idx];
-
-	return e->len == p->len && memcmp(p->t->keys.data + e->off, p->key,
-	    p->len) == 0;
-}
 
 static void
 table_init(struct table *t)
 {
 	memset(t, 0, sizeof(*t));
-	if (pf_htab_init(&t->h, 1024) == -1)
+	if (pf_intern_init(&t->names, 512) == -1)
 		pf_die(PF_EXIT_FAIL, "memory");
 }
 
@@ -108,39 +94,39 @@ table_init(struct table *t)
 static struct entry *
 table_get(struct table *t, const char *key, size_t len)
 {
-	struct probe p = { t, key, len };
-	uint64_t h = pf_hash(key, len);
-	struct pf_htab_slot *s;
-	struct entry *e;
+	uint32_t id;
+	int r;
 
-	if ((s = pf_htab_claim(&t->h, h, entry_eq, &p)) == NULL)
+	if ((r = pf_intern_add(&t->names, key, len, &id)) == -1)
 		pf_die(PF_EXIT_FAIL, "memory");
-	if (s->idx != 0)
-		return &t->v[s->idx - 1];
-	if (pf_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v)) == -1)
-		pf_die(PF_EXIT_FAIL, "memory");
-	e = &t->v[t->n];
-	memset(e, 0, sizeof(*e));
-	e->off = t->keys.len;
-	e->len = len;
-	if (pf_buf_append(&t->keys, key, len) == -1)
-		pf_die(PF_EXIT_FAIL, "memory");
-	pf_htab_set(&t->h, s, h, t->n);
-	return &t->v[t->n++];
+	if (r == 1) {
+		if (pf_grow(&t->v, &t->cap, (size_t)id + 1, sizeof(*t->v)) == -1)
+			pf_die(PF_EXIT_FAIL, "memory");
+		t->v[id] = (struct entry){ .len = len };
+	}
+	return &t->v[id];
+}
+
+/* The number of entries. */
+static size_t
+table_n(const struct table *t)
+{
+	return pf_intern_count(&t->names);
 }
 
 static const char *
 table_key(const struct table *t, const struct entry *e)
 {
-	return t->keys.data + e->off;
+	size_t len;
+
+	return pf_intern_key(&t->names, (uint32_t)(e - t->v), &len);
 }
 
 static void
 table_free(struct table *t)
 {
-	pf_htab_free(&t->h);
+	pf_intern_free(&t->names);
 	free(t->v);
-	pf_buf_free(&t->keys);
 }
 
 /* ---- provenance ------------------------------------------------------ */
@@ -855,12 +841,12 @@ sorted_entries(const struct table *t)
 	const struct entry **v;
 	size_t i;
 
-	if ((v = calloc(t->n ? t->n : 1, sizeof(*v))) == NULL)
+	if ((v = calloc(table_n(t) ? table_n(t) : 1, sizeof(*v))) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
-	for (i = 0; i < t->n; i++)
+	for (i = 0; i < table_n(t); i++)
 		v[i] = &t->v[i];
 	sort_table = t;
-	qsort(v, t->n, sizeof(*v), cmp_entries);
+	qsort(v, table_n(t), sizeof(*v), cmp_entries);
 	return v;
 }
 
@@ -876,7 +862,7 @@ put_groups(void)
 	opt.sort = SORT_SELF;
 	v = sorted_entries(&st.groups);
 	opt.sort = saved;
-	k = shown(st.groups.n, what, sizeof(what));
+	k = shown(table_n(&st.groups), what, sizeof(what));
 	if (!opt.raw) {
 		printf("%s %s\n", opt.grouping == GROUP_PROCESS ? "processes" :
 		    "threads", what);
@@ -977,7 +963,7 @@ put_functions(void)
 	char what[64], c1[48], c2[48];
 	size_t k, i, gw = 0;
 
-	k = shown(st.funcs.n, what, sizeof(what));
+	k = shown(table_n(&st.funcs), what, sizeof(what));
 	/* The group column is as wide as its longest shown name, capped. */
 	for (i = 0; opt.grouping != GROUP_NONE && i < k; i++) {
 		const char *key = table_key(&st.funcs, v[i]);
@@ -1024,7 +1010,7 @@ put_functions(void)
 		put_cut(key, len, room_after(21 + 2 * vw.cw + (gw ? gw + 2 : 0)), 0);
 		putchar('\n');
 	}
-	put_artefacts(v, st.funcs.n);
+	put_artefacts(v, table_n(&st.funcs));
 	if (!opt.raw)
 		putchar('\n');
 	free(v);
@@ -1079,7 +1065,7 @@ put_waiters(void)
 	if (!opt.user_only)
 		stackmap_foreach(st.stacks, stack_waiter, NULL);
 	v = sorted_entries(&st.waiters);
-	k = shown(st.waiters.n, what, sizeof(what));
+	k = shown(table_n(&st.waiters), what, sizeof(what));
 	for (i = 0; opt.grouping != GROUP_NONE && i < k; i++) {
 		const char *key = table_key(&st.waiters, v[i]);
 		const char *t1 = memchr(key, '\t', v[i]->len);

@@ -680,7 +680,13 @@ read_input(struct reader *rd, int fd, const char *name)
 		stack = fl.stack;
 		slen = stack_len_as_perl(line, len, &fl);
 		if (rd->cd != (iconv_t)-1) {
-			/* The stack lies in line, which is ours to pass on. */
+			/*
+			 * convert() takes a char * (iconv(3) wants char **), but
+			 * fl.stack is const.  It points into line, which lr_next
+			 * hands us writable, so the same address is made from
+			 * line instead of casting the const away (the build
+			 * forbids that); convert() only reads it.
+			 */
 			convert(rd, line + (fl.stack - line), slen);
 			stack = rd->conv.data;
 			slen = rd->conv.len;

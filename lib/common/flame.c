@@ -15,15 +15,14 @@
  * path are remembered and the shared frames cost a byte comparison
  * instead of look-ups.
  *
- * Why these two tables are not htab.h's: their slots are 8 bytes (32 bits
- * of hash beside a 32-bit id), half full at most, and every probe of a
- * batch is prefetched before it is read.  htab.h's 16-byte slots at 3/4
- * load were measured on the name table, the simpler of the two: pf-svg
- * over bench/pf-svg.sh's 110 MB shuffled input (no prefix shared between
- * lines, so every frame is interned) took 0.455 s of CPU (median of 22
- * runs, 0.31-0.77) against 0.43 s (0.32-0.71) with this table; in pairs
- * run back to back htab was slower in 15 of 22, by 0.045 s (about 10%)
- * at the median.  The child table is the hotter one, with the same slots.
+ * Names are interned in the one interning table (intern.h), hashed here
+ * by scan_frame as each frame's end is found, so that the slots of a
+ * batch of frames can be fetched before they are probed.  The child
+ * table is not htab.h's for the reasons intern.h gives for its own
+ * slots: 8 bytes (32 bits of the path hash beside a 32-bit node), every
+ * probe of a batch prefetched before it is read; htab.h's 16-byte slots
+ * were measured slower on the names, and the child table is the hotter
+ * of the two.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,12 +33,13 @@
 #include "flametree.h"
 #include "grow.h"
 #include "hash.h"
+#include "intern.h"
 
 #define NONE FLAME_NONE
 /*
- * Nodes and names are numbered in 32 bits, NONE among them, and their
- * tables' masks are 32 bits: at most 2^31 of each (where doubling their
- * 32-bit capacities from 1024 and 256 stopped).
+ * Nodes are numbered in 32 bits, NONE among them, and the child table's
+ * mask is 32 bits: at most 2^31 of them (where doubling its 32-bit
+ * capacity from 1024 stopped), as intern.h allows names.
  */
 #define MAX_IDS ((uint32_t)1 << 31)
 
@@ -148,6 +148,8 @@ struct flame *
 flame_new(int flamechart, int reverse)
 {
 	struct flame *f;
+	size_t end;
+	uint32_t id;
 
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return NULL;
@@ -157,26 +159,25 @@ flame_new(int flamechart, int reverse)
 	f->nodes = malloc(f->capnodes * sizeof(*f->nodes));
 	f->child_mask = 2047;
 	f->child_tab = calloc(f->child_mask + 1, sizeof(*f->child_tab));
-	f->capnames = 256;
-	f->name_off = malloc(f->capnames * sizeof(*f->name_off));
-	f->name_len = malloc(f->capnames * sizeof(*f->name_len));
-	f->name_mask = 511;
-	f->name_tab = calloc(f->name_mask + 1, sizeof(*f->name_tab));
-	if (f->nodes == NULL || f->child_tab == NULL || f->name_off == NULL ||
-	    f->name_len == NULL || f->name_tab == NULL ||
-	    pf_buf_reserve(&f->arena, 4096) == -1) {
+	if (f->nodes == NULL || f->child_tab == NULL ||
+	    pf_intern_init(&f->names, 256) == -1) {
 		flame_free(f);
 		errno = ENOMEM;
 		return NULL;
 	}
-	/* The root: name "all" (id 0), never looked up as a child. */
+	/*
+	 * The root: name "all" (id 0), never looked up as a child.  It is
+	 * hashed as a frame is, so a frame named "all" is the same name
+	 * (but another node).
+	 */
 	f->nodes[0] = (struct flame_node){ NONE, 0, NONE, NONE, 0, 0 };
 	f->nnodes = 1;
-	pf_buf_puts(&f->arena, "all");
-	f->name_off[0] = 0;
-	f->name_len[0] = 3;
-	/* "all" is never in name_tab: a frame named "all" is its own. */
-	f->nnames = 1;
+	if (pf_intern_add_hashed(&f->names, "all", 3,
+	    (uint32_t)scan_frame("all", 3, 0, &end), &id) == -1) {
+		flame_free(f);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return f;
 }
 
@@ -187,13 +188,10 @@ flame_free(struct flame *f)
 		return;
 	free(f->nodes);
 	free(f->child_tab);
-	free(f->name_off);
-	free(f->name_len);
-	free(f->name_tab);
+	pf_intern_free(&f->names);
 	free(f->prev_nodes);
 	free(f->prev_end);
 	free(f->prev_path);
-	pf_buf_free(&f->arena);
 	pf_buf_free(&f->prev);
 	pf_buf_free(&f->rev);
 	free(f);
@@ -209,81 +207,6 @@ size_t
 flame_nframes(const struct flame *f)
 {
 	return f->nnodes;
-}
-
-static int
-grow_names(struct flame *f)
-{
-	size_t coff = f->capnames, clen = f->capnames;
-	uint32_t i, h, mask;
-	struct flame_name_slot *tab;
-
-	if (f->nnames >= MAX_IDS) {
-		errno = ENOMEM;
-		return -1;
-	}
-	/*
-	 * Side by side, each from the one capacity: the smaller is kept, so
-	 * that a failure half-way leaves both at least as large as it says.
-	 */
-	if (pf_grow(&f->name_off, &coff, (size_t)f->nnames + 1, sizeof(*f->name_off)) == -1 ||
-	    pf_grow(&f->name_len, &clen, (size_t)f->nnames + 1, sizeof(*f->name_len)) == -1)
-		return -1;
-	f->capnames = coff < clen ? coff : clen;
-	/* Keep the table at most half full. */
-	mask = f->name_mask * 2 + 1;
-	if ((tab = calloc((size_t)mask + 1, sizeof(*tab))) == NULL)
-		return -1;
-	for (i = 0; i <= f->name_mask; i++) {
-		if (f->name_tab[i].id1 == 0)
-			continue;
-		for (h = f->name_tab[i].hash & mask; tab[h].id1 != 0;
-		    h = (h + 1) & mask)
-			;
-		tab[h] = f->name_tab[i];
-	}
-	free(f->name_tab);
-	f->name_tab = tab;
-	f->name_mask = mask;
-	return 0;
-}
-
-/*
- * The id of name s (n bytes, hashed h by scan_frame), interning it.  NONE
- * on ENOMEM.
- */
-static uint32_t
-intern(struct flame *f, const char *s, size_t n, uint32_t h)
-{
-	uint32_t i, id;
-
-	if (n > UINT32_MAX) {
-		errno = ENOMEM;
-		return NONE;
-	}
-	for (i = h & f->name_mask; f->name_tab[i].id1 != 0;
-	    i = (i + 1) & f->name_mask) {
-		if (f->name_tab[i].hash != h)
-			continue;
-		id = f->name_tab[i].id1 - 1;
-		if (f->name_len[id] == n && memcmp(flame_name(f, id), s, n) == 0)
-			return id;
-	}
-	if (f->nnames == f->capnames || f->nnames * 2 > f->name_mask) {
-		if (f->nnames >= NONE - 1 || grow_names(f) == -1)
-			return NONE;
-		for (i = h & f->name_mask; f->name_tab[i].id1 != 0;
-		    i = (i + 1) & f->name_mask)
-			;
-	}
-	id = f->nnames;
-	f->name_off[id] = f->arena.len;
-	f->name_len[id] = (uint32_t)n;
-	if (pf_buf_append(&f->arena, s, n) == -1)
-		return NONE;
-	f->name_tab[i] = (struct flame_name_slot){ h, id + 1 };
-	f->nnames++;
-	return id;
 }
 
 static int
@@ -421,7 +344,11 @@ remember(struct flame *f, size_t depth, uint32_t node, size_t end,
 	if (depth >= f->capprev) {
 		size_t ca = f->capprev, cb = f->capprev, cp = f->capprev;
 
-		/* Side by side, as the names' arrays (grow_names). */
+		/*
+		 * Side by side, each from the one capacity: the smallest is
+		 * kept, so that a failure half-way leaves every array at
+		 * least as large as it says (grow.h).
+		 */
 		if (pf_grow(&f->prev_nodes, &ca, depth + 1, sizeof(*f->prev_nodes)) == -1 ||
 		    pf_grow(&f->prev_end, &cb, depth + 1, sizeof(*f->prev_end)) == -1 ||
 		    pf_grow(&f->prev_path, &cp, depth + 1, sizeof(*f->prev_path)) == -1)
@@ -503,21 +430,17 @@ flame_add(struct flame *f, const char *stack, size_t len, int ncounts,
 			nh[nb] = (uint32_t)h;
 			ph[nb] = path;
 			tag[nb] = path_tag(path);
-			__builtin_prefetch(&f->name_tab[nh[nb] & f->name_mask]);
+			pf_intern_prefetch(&f->names, nh[nb]);
 			if (!f->flamechart)
 				__builtin_prefetch(&f->child_tab[tag[nb] &
 				    f->child_mask]);
 			pos = e + 1;
 		}
-		for (b = 0; b < nb; b++) {
-			const struct flame_name_slot *s =
-			    &f->name_tab[nh[b] & f->name_mask];
-			if (s->hash == nh[b] && s->id1 != 0)
-				__builtin_prefetch(flame_name(f, s->id1 - 1));
-		}
 		for (b = 0; b < nb; b++)
-			if ((id[b] = intern(f, stack + start[b],
-			    end[b] - start[b], nh[b])) == NONE)
+			pf_intern_prefetch_key(&f->names, nh[b]);
+		for (b = 0; b < nb; b++)
+			if (pf_intern_add_hashed(&f->names, stack + start[b],
+			    end[b] - start[b], nh[b], &id[b]) == -1)
 				goto fail;
 		if (!f->flamechart) {
 			for (b = 0; b < nb; b++) {

@@ -4,7 +4,7 @@
  * read it).  Everyone else sees struct flame through flame.h alone.
  *
  * Nodes live in one array and refer to each other by 32-bit index; frame
- * names are interned once, their bytes in one arena.
+ * names are interned once (intern.h).
  */
 #ifndef PF_FLAMETREE_H
 #define PF_FLAMETREE_H
@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "flame.h"
+#include "intern.h"
 
 /* No node: the root's parent, the end of a sibling list. */
 #define FLAME_NONE UINT32_MAX
@@ -36,12 +37,6 @@ struct flame_slot {
 	uint32_t node;		/* 0: empty (the root is nobody's child) */
 };
 
-/* A slot of the name table: the hash beside the id, for the same reason. */
-struct flame_name_slot {
-	uint32_t hash;
-	uint32_t id1;		/* id + 1; 0: empty */
-};
-
 struct flame {
 	int flamechart, reverse, diff;
 	struct flame_node *nodes;	/* nodes[0] is the root, "all" */
@@ -50,14 +45,7 @@ struct flame {
 	/* path hash -> node */
 	struct flame_slot *child_tab;
 	uint32_t child_mask;
-	/* interned names */
-	struct pf_buf arena;
-	uint64_t *name_off;
-	uint32_t *name_len;
-	uint32_t nnames;
-	size_t capnames;
-	struct flame_name_slot *name_tab;
-	uint32_t name_mask;
+	struct pf_intern names;	/* frame names; id 0 is the root's "all" */
 	/* the previous stack, its path and path hashes, for prefix reuse */
 	struct pf_buf prev;
 	uint32_t *prev_nodes, *prev_end;
@@ -70,13 +58,15 @@ struct flame {
 static inline const char *
 flame_name(const struct flame *f, uint32_t id)
 {
-	return f->arena.data + f->name_off[id];
+	size_t len;
+
+	return pf_intern_key(&f->names, id, &len);
 }
 
 static inline size_t
 flame_name_len(const struct flame *f, uint32_t id)
 {
-	return f->name_len[id];
+	return pf_intern_len(&f->names, id);
 }
 
 #endif

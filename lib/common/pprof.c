@@ -1,9 +1,9 @@
 /*
  * pprof: the profile.proto encoder and the profile builder.
  *
- * Everything pprof numbers (strings, functions, mappings, locations) is
- * interned in one kind of table: keys are byte strings kept in a pool,
- * found through htab, numbered in order of first sight.  pprof's ids are
+ * Everything pprof numbers (strings, functions, mappings, locations,
+ * samples) is interned in the one interning table (intern.h): a key is a
+ * byte string, numbered in order of first sight.  pprof's ids are
  * those numbers plus one, 0 meaning "none"; string 0 is "" as the format
  * requires.  Identical samples (same locations, same labels) merge, so
  * memory grows with the distinct stacks, as pf-fold's folded output does.
@@ -19,8 +19,7 @@
 
 #include "buf.h"
 #include "grow.h"
-#include "hash.h"
-#include "htab.h"
+#include "intern.h"
 #include "parse.h"
 #include "pf.h"
 #include "pprof.h"
@@ -32,25 +31,12 @@ enum {
 	P_DEFAULT_SAMPLE_TYPE
 };
 
-struct itab {
-	struct pf_htab h;
-	struct pf_buf pool;
-	size_t *off;		/* key i is pool.data[off[i], off[i + 1]) */
-	size_t n, cap;
-};
-
-struct ikey {
-	const struct itab *t;
-	const void *p;
-	size_t len;
-};
-
 struct sample_val {
 	uint64_t count, weight;
 };
 
 struct pprof {
-	struct itab strings, functions, mappings, locations, samples;
+	struct pf_intern strings, functions, mappings, locations, samples;
 	struct sample_val *vals;	/* per sample entry */
 	size_t valcap;
 	uint64_t total_weight, total_count;
@@ -64,63 +50,15 @@ struct pprof {
 	struct pf_buf key, tmp, msg;
 };
 
-static bool
-ikey_eq(const void *arg, size_t idx)
-{
-	const struct ikey *k = arg;
-	size_t a = k->t->off[idx], b = k->t->off[idx + 1];
-
-	return b - a == k->len && memcmp(k->t->pool.data + a, k->p, k->len) == 0;
-}
-
-static int
-itab_init(struct itab *t)
-{
-	memset(t, 0, sizeof(*t));
-	if (pf_htab_init(&t->h, 64) == -1 || (t->off = calloc(16, sizeof(*t->off))) == NULL)
-		return -1;
-	t->cap = 16;
-	return 0;
-}
-
-static void
-itab_free(struct itab *t)
-{
-	pf_htab_free(&t->h);
-	pf_buf_free(&t->pool);
-	free(t->off);
-}
-
-/* The number of key p[0, len), new keys numbered in order; *fresh says which. -1 on ENOMEM. */
+/* The number of key p[0, len) in t, new keys numbered in order.  -1 on ENOMEM. */
 static ssize_t
-itab_intern(struct itab *t, const void *p, size_t len, bool *fresh)
+number(struct pf_intern *t, const void *p, size_t len)
 {
-	struct ikey k = { t, p, len };
-	uint64_t h = pf_hash(p, len);
-	struct pf_htab_slot *s;
+	uint32_t id;
 
-	if (fresh != NULL)
-		*fresh = false;
-	if ((s = pf_htab_claim(&t->h, h, ikey_eq, &k)) == NULL)
+	if (pf_intern_add(t, p, len, &id) == -1)
 		return -1;
-	if (s->idx != 0)
-		return (ssize_t)(s->idx - 1);
-	if (pf_grow(&t->off, &t->cap, t->n + 2, sizeof(*t->off)) == -1)
-		return -1;
-	if (pf_buf_append(&t->pool, p, len) == -1)
-		return -1;
-	t->off[t->n + 1] = t->pool.len;
-	pf_htab_set(&t->h, s, h, t->n);
-	if (fresh != NULL)
-		*fresh = true;
-	return (ssize_t)t->n++;
-}
-
-static const char *
-itab_key(const struct itab *t, size_t i, size_t *len)
-{
-	*len = t->off[i + 1] - t->off[i];
-	return t->pool.data + t->off[i];
+	return (ssize_t)id;
 }
 
 int
@@ -173,9 +111,9 @@ pprof_new(void)
 
 	if ((pp = calloc(1, sizeof(*pp))) == NULL)
 		return NULL;
-	if (itab_init(&pp->strings) == -1 || itab_init(&pp->functions) == -1 ||
-	    itab_init(&pp->mappings) == -1 || itab_init(&pp->locations) == -1 ||
-	    itab_init(&pp->samples) == -1 || itab_intern(&pp->strings, "", 0, NULL) == -1) {
+	if (pf_intern_init(&pp->strings, 32) == -1 || pf_intern_init(&pp->functions, 32) == -1 ||
+	    pf_intern_init(&pp->mappings, 32) == -1 || pf_intern_init(&pp->locations, 32) == -1 ||
+	    pf_intern_init(&pp->samples, 32) == -1 || number(&pp->strings, "", 0) == -1) {
 		pprof_free(pp);
 		errno = ENOMEM;
 		return NULL;
@@ -188,11 +126,11 @@ pprof_free(struct pprof *pp)
 {
 	if (pp == NULL)
 		return;
-	itab_free(&pp->strings);
-	itab_free(&pp->functions);
-	itab_free(&pp->mappings);
-	itab_free(&pp->locations);
-	itab_free(&pp->samples);
+	pf_intern_free(&pp->strings);
+	pf_intern_free(&pp->functions);
+	pf_intern_free(&pp->mappings);
+	pf_intern_free(&pp->locations);
+	pf_intern_free(&pp->samples);
 	free(pp->vals);
 	pf_buf_free(&pp->key);
 	pf_buf_free(&pp->tmp);
@@ -203,13 +141,13 @@ pprof_free(struct pprof *pp)
 size_t
 pprof_nsamples(const struct pprof *pp)
 {
-	return pp->samples.n;
+	return pf_intern_count(&pp->samples);
 }
 
 static ssize_t
 str(struct pprof *pp, const char *s, size_t n)
 {
-	return itab_intern(&pp->strings, s, n, NULL);
+	return number(&pp->strings, s, n);
 }
 
 /* "YYYY-MM-DDTHH:MM:SSZ" to nanoseconds since the epoch; false if not that. */
@@ -300,7 +238,7 @@ function(struct pprof *pp, const char *name, size_t n)
 	if ((r = str(pp, name, n)) == -1)
 		return -1;
 	s = (uint64_t)r;
-	return itab_intern(&pp->functions, &s, sizeof(s), NULL);
+	return number(&pp->functions, &s, sizeof(s));
 }
 
 /*
@@ -343,7 +281,7 @@ mapping(struct pprof *pp, const struct ps_frame *f, uint64_t *id)
 	if ((s = str(pp, f->module, f->module_len)) == -1)
 		return -1;
 	k = (uint64_t)s;
-	if ((m = itab_intern(&pp->mappings, &k, sizeof(k), NULL)) == -1)
+	if ((m = number(&pp->mappings, &k, sizeof(k))) == -1)
 		return -1;
 	*id = (uint64_t)m + 1;
 	return 0;
@@ -373,7 +311,7 @@ location(struct pprof *pp, const struct ps_frame *fr, size_t a, size_t b)
 		if ((fn = frame_function(pp, &fr[i])) == -1 || key_u64(k, (uint64_t)fn) == -1)
 			return -1;
 	}
-	return itab_intern(&pp->locations, k->data, k->len, NULL);
+	return number(&pp->locations, k->data, k->len);
 }
 
 static bool
@@ -390,7 +328,8 @@ pprof_add_sample(struct pprof *pp, const struct ps_sample *smp)
 	uint64_t weight = smp->weight;
 	ssize_t s, loc;
 	size_t i, a;
-	bool fresh;
+	uint32_t id;
+	int fresh;
 
 	if (weight > INT64_MAX - pp->total_weight || pp->total_count == INT64_MAX) {
 		errno = EOVERFLOW;
@@ -410,8 +349,9 @@ pprof_add_sample(struct pprof *pp, const struct ps_sample *smp)
 			goto nomem;
 		a = i + 1;
 	}
-	if ((s = itab_intern(&pp->samples, k->data, k->len, &fresh)) == -1)
+	if ((fresh = pf_intern_add(&pp->samples, k->data, k->len, &id)) == -1)
 		goto nomem;
+	s = (ssize_t)id;
 	if (fresh) {
 		if (pf_grow(&pp->vals, &pp->valcap, (size_t)s + 1, sizeof(*pp->vals)) == -1)
 			goto nomem;
@@ -474,8 +414,8 @@ encode_samples(struct pprof *pp, struct pf_buf *out)
 	const uint64_t *key;
 	int rc = -1;
 
-	for (i = 0; i < pp->samples.n; i++) {
-		key = (const uint64_t *)(const void *)itab_key(&pp->samples, i, &n);
+	for (i = 0; i < pf_intern_count(&pp->samples); i++) {
+		key = (const uint64_t *)(const void *)pf_intern_key(&pp->samples, (uint32_t)i, &n);
 		n /= sizeof(uint64_t);
 		/* comm, has_pid, pid, has_tid, tid, then the locations leaf first. */
 		nl = n - 5;
@@ -514,8 +454,8 @@ encode_tables(struct pprof *pp, struct pf_buf *out)
 	size_t i, j, n, main_map;
 	int rc = -1;
 
-	for (i = 0; i < pp->locations.n; i++) {
-		key = (const uint64_t *)(const void *)itab_key(&pp->locations, i, &n);
+	for (i = 0; i < pf_intern_count(&pp->locations); i++) {
+		key = (const uint64_t *)(const void *)pf_intern_key(&pp->locations, (uint32_t)i, &n);
 		n /= sizeof(uint64_t);
 		pf_buf_reset(&m);
 		if (pb_uint(&m, 1, i + 1) == -1 || (key[0] && pb_uint(&m, 2, key[0]) == -1) ||
@@ -536,20 +476,20 @@ encode_tables(struct pprof *pp, struct pf_buf *out)
 	 * shared object goes first.
 	 */
 	main_map = 0;
-	for (i = 0; i < pp->mappings.n; i++) {
+	for (i = 0; i < pf_intern_count(&pp->mappings); i++) {
 		size_t flen;
 		const char *fname;
 
-		key = (const uint64_t *)(const void *)itab_key(&pp->mappings, i, &n);
-		fname = itab_key(&pp->strings, key[0], &flen);
+		key = (const uint64_t *)(const void *)pf_intern_key(&pp->mappings, (uint32_t)i, &n);
+		fname = pf_intern_key(&pp->strings, (uint32_t)key[0], &flen);
 		if (flen > 0 && fname[0] != '[' && memmem(fname, flen, ".so", 3) == NULL) {
 			main_map = i;
 			break;
 		}
 	}
-	for (j = 0; j < pp->mappings.n; j++) {
+	for (j = 0; j < pf_intern_count(&pp->mappings); j++) {
 		i = j == 0 ? main_map : j <= main_map ? j - 1 : j;
-		key = (const uint64_t *)(const void *)itab_key(&pp->mappings, i, &n);
+		key = (const uint64_t *)(const void *)pf_intern_key(&pp->mappings, (uint32_t)i, &n);
 		pf_buf_reset(&m);
 		/* Names come with the stream: nothing for pprof to symbolize. */
 		if (pb_uint(&m, 1, i + 1) == -1 || pb_uint(&m, 5, key[0]) == -1 ||
@@ -557,8 +497,8 @@ encode_tables(struct pprof *pp, struct pf_buf *out)
 		    pb_bytes(out, P_MAPPING, m.data, m.len) == -1)
 			goto out;
 	}
-	for (i = 0; i < pp->functions.n; i++) {
-		key = (const uint64_t *)(const void *)itab_key(&pp->functions, i, &n);
+	for (i = 0; i < pf_intern_count(&pp->functions); i++) {
+		key = (const uint64_t *)(const void *)pf_intern_key(&pp->functions, (uint32_t)i, &n);
 		pf_buf_reset(&m);
 		if (pb_uint(&m, 1, i + 1) == -1 || pb_uint(&m, 2, key[0]) == -1 ||
 		    pb_uint(&m, 3, key[0]) == -1 || pb_bytes(out, P_FUNCTION, m.data, m.len) == -1)
@@ -614,8 +554,8 @@ pprof_encode(struct pprof *pp, const char *event, struct pf_buf *out)
 	    pb_uint(out, P_DEFAULT_SAMPLE_TYPE, (uint64_t)dst) == -1)
 		goto nomem;
 	/* Last, once nothing more is interned. */
-	for (i = 0; i < pp->strings.n; i++) {
-		s = itab_key(&pp->strings, i, &n);
+	for (i = 0; i < pf_intern_count(&pp->strings); i++) {
+		s = pf_intern_key(&pp->strings, (uint32_t)i, &n);
 		if (pb_bytes(out, P_STRING_TABLE, s, n) == -1)
 			goto nomem;
 	}

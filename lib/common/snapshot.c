@@ -932,7 +932,14 @@ add_switches(const struct pf_snap_thread *before, const struct pf_snap_thread *a
 		p->switches_s += (double)(counter_delta(before->vcs, after->vcs) +
 		    counter_delta(before->nvcs, after->nvcs));
 	} else if (after->have_sched && before->have_sched) {
-		/* Every switch in starts a slice: the switches, unsplit. */
+		/*
+		 * Without the switch counts of the thread's status file, the
+		 * third field of its schedstat file stands in: it counts the
+		 * timeslices the thread ran, and each time the thread is
+		 * switched onto a CPU it starts one, so the count is its
+		 * switches.  It does not say which were voluntary, so only the
+		 * total is known and cswch_s, nvcswch_s stay unknown.
+		 */
 		p->have_switches = true;
 		p->switches_s += (double)counter_delta(before->sched.slices, after->sched.slices);
 	}

@@ -29,6 +29,7 @@ offcpu() { unit "$1" test-offcpu; }
 @test "the growable array doubles from 16 without passing SIZE_MAX bytes, keeps its contents, and refuses a size past SIZE_MAX leaving the array and its capacity as they were" { unit grow; }
 @test "the address search finds the last start at or below an address" { unit addrsearch; }
 @test "the hash table finds every key it holds, through collisions and growth" { unit htab; }
+@test "the interning table numbers keys of any bytes in order of first sight and gives them back whole, through collisions and growth, refusing a key past its most" { unit intern; }
 @test "the classification tables pick the first matching class" { unit classify; }
 @test "names demangle as perf prints them, within the caps on input and output" { unit demangle; }
 @test "JIT maps are trusted only from root or the target, and read within caps" { unit jitmap; }

@@ -341,12 +341,8 @@ alpha_share() {
 }
 
 @test "as nobody: exit 3 naming CAP_PERFMON and perf_event_paranoid" {
-	require_root
-	require_cmd setpriv
-	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] || skip "paranoid < 2 allows kernel stacks"
-	user_dir
-	run -3 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		--inh-caps=-all --bounding-set=-all "$USER_DIR/bin/pf-offcpu" -d 1 -- \
+	recorder_as_nobody_setup
+	run -3 --separate-stderr as_nobody_nocaps "$USER_DIR/bin/pf-offcpu" -d 1 -- \
 		"$USER_DIR/workloads/off-split" 1
 	[[ "$stderr" == *"CAP_PERFMON"*"kernel.perf_event_paranoid <= 1"* ]] || fail "stderr: $stderr"
 	[ -z "$output" ]

@@ -807,12 +807,8 @@ names_agree() {
 }
 
 @test "as nobody on its own child: user-only stacks and a header that says why" {
-	require_root
-	require_cmd setpriv
-	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] || skip "paranoid < 2 allows kernel stacks"
-	user_dir
-	run -0 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		--inh-caps=-all --bounding-set=-all "$USER_DIR/bin/pf-record" -F 199 -d 1 -- \
+	recorder_as_nobody_setup
+	run -0 --separate-stderr as_nobody_nocaps "$USER_DIR/bin/pf-record" -F 199 -d 1 -- \
 		"$USER_DIR/workloads/rec-split" 2
 	assert_line --index 0 --regexp ' kernel-stacks=no '
 	assert_line --index 1 --regexp '^# pf-record: kernel frames excluded: kernel\.perf_event_paranoid=[0-9]+ and no CAP_PERFMON or CAP_SYS_ADMIN'
@@ -827,13 +823,11 @@ names_agree() {
 	require_cmd setpriv
 	user_dir
 	start_split 5
-	run -3 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		--inh-caps=-all --bounding-set=-all "$USER_DIR/bin/pf-record" -d 1 -p "$BGPID"
+	run -3 --separate-stderr as_nobody_nocaps "$USER_DIR/bin/pf-record" -d 1 -p "$BGPID"
 	[[ "$stderr" == *"pid $BGPID"*"CAP_PERFMON"* ]] || fail "stderr: $stderr"
 	[ -z "$output" ]
 	# System-wide as nobody: refused, naming the capability and the sysctl.
-	run -3 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		--inh-caps=-all --bounding-set=-all "$USER_DIR/bin/pf-record" -d 1 -a
+	run -3 --separate-stderr as_nobody_nocaps "$USER_DIR/bin/pf-record" -d 1 -a
 	[[ "$stderr" == *"CAP_PERFMON"*"kernel.perf_event_paranoid"* ]] || fail "stderr: $stderr"
 }
 

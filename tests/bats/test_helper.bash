@@ -88,6 +88,7 @@ require_perf_events() {
 # there (/tmp mounted noexec), unless given --data (the caller only needs
 # nobody to read there, or checks exec itself).  The directory is removed
 # by user_dir_cleanup, which every suite using it calls from its teardown.
+# shellcheck disable=SC2120 # suites pass --data; this file calls it bare
 user_dir() {
 	local f
 	require_cmd setpriv
@@ -121,6 +122,26 @@ user_dir_cleanup() {
 # as_nobody CMD...: run CMD as nobody:nogroup, without supplementary groups.
 as_nobody() {
 	setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+}
+
+# as_nobody_nocaps CMD...: as_nobody, and CMD can hold no capability:
+# none inherited, none in its bounding set (setpriv itself still runs
+# with root's).
+as_nobody_nocaps() {
+	as_nobody --inh-caps=-all --bounding-set=-all "$@"
+}
+
+# recorder_as_nobody_setup: what a test of a recorder run by nobody
+# without capabilities needs, or a skip saying which is missing: root
+# (to become nobody), setpriv, a kernel.perf_event_paranoid of 2 or more
+# (below 2 an unprivileged user may record kernel stacks, so the user-only
+# recording and the refusal these tests expect would not happen), and
+# USER_DIR with the tools and workloads nobody can run.
+recorder_as_nobody_setup() {
+	require_root
+	require_cmd setpriv
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] || skip "paranoid < 2 allows kernel stacks"
+	user_dir
 }
 
 # segments FILE: FILE's executable PT_LOAD segments as a stream's build-id

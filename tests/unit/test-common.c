@@ -32,6 +32,7 @@
 #include "grow.h"
 #include "hash.h"
 #include "htab.h"
+#include "intern.h"
 #include "jitmap.h"
 #include "kallsyms.h"
 #include "linereader.h"
@@ -739,6 +740,93 @@ test_htab(void)
 	CHECK(pf_htab_find(&t, pf_hash_u64(key), htab_key_eq, &key)->idx == 0, "absent key");
 	pf_htab_free(&t);
 	CHECK(t.slots == NULL && t.n == 0, "free");
+}
+
+/*
+ * The interning table: keys of any bytes numbered in order of first
+ * sight and given back whole, through colliding hashes and growth; a
+ * key past the most it may hold refused, the table left as it was.
+ */
+static void
+test_intern(void)
+{
+	static const struct {
+		const char *key;
+		size_t len;
+		uint32_t want;	/* number, in order of first sight */
+		int added;
+	} c[] = {
+		{ "", 0, 0, 1 },
+		{ "main", 4, 1, 1 },
+		{ "mai", 3, 2, 1 },		/* a prefix is another key */
+		{ "main", 4, 1, 0 },
+		{ "a\0b", 3, 3, 1 },		/* a NUL inside a key */
+		{ "a", 1, 4, 1 },
+		{ "a\0c", 3, 5, 1 },
+		{ "", 0, 0, 0 },
+		{ "x;y\n", 4, 6, 1 },
+		{ "a\0b", 3, 3, 0 },
+	};
+	struct pf_intern t;
+	char key[32];
+	const char *p;
+	size_t k, len, bad = 0, badkey = 0;
+	uint32_t id, n;
+	int r;
+
+	CHECK(pf_intern_hash("frame", 5) == (uint32_t)pf_hash("frame", 5),
+	    "the hash is pf_hash's low 32 bits");
+	CHECK(pf_intern_init(&t, 10) == 0 && t.mask == 31, "init: 10 keys, 32 slots");
+	for (k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		id = UINT32_MAX;
+		r = pf_intern_add(&t, c[k].key, c[k].len, &id);
+		CHECK(r == c[k].added && id == c[k].want, "case %zu: %d, number %u, "
+		    "want %d, %u", k, r, id, c[k].added, c[k].want);
+		p = pf_intern_key(&t, id, &len);
+		CHECK(len == c[k].len && memcmp(p, c[k].key, len) == 0 &&
+		    pf_intern_len(&t, id) == len, "case %zu: the key given back", k);
+	}
+	CHECK(pf_intern_count(&t) == 7, "7 keys, not %u", pf_intern_count(&t));
+	/*
+	 * 20,000 more, the first 100 all of one hash: they probe past each
+	 * other and must stay apart, and the table grows through them.
+	 */
+	for (k = 0; k < 20000; k++) {
+		len = (size_t)snprintf(key, sizeof(key), "f%zu", k);
+		r = pf_intern_add_hashed(&t, key, len, k < 100 ? 42 : pf_intern_hash(key, len), &id);
+		if (r != 1 || id != 7 + k)
+			bad++;
+	}
+	CHECK(bad == 0, "%zu keys not added in order", bad);
+	CHECK(pf_intern_count(&t) == 20007 && (size_t)t.n * 2 <= (size_t)t.mask + 1,
+	    "%u keys in %u slots: at most half full", t.n, t.mask + 1);
+	for (k = 0, bad = 0; k < 20000; k++) {
+		len = (size_t)snprintf(key, sizeof(key), "f%zu", k);
+		r = pf_intern_add_hashed(&t, key, len, k < 100 ? 42 : pf_intern_hash(key, len), &id);
+		if (r != 0 || id != 7 + k)
+			bad++;
+		p = pf_intern_key(&t, (uint32_t)(7 + k), &len);
+		if (len != strlen(key) || memcmp(p, key, len) != 0)
+			badkey++;
+	}
+	CHECK(bad == 0, "%zu keys not found again at their number", bad);
+	CHECK(badkey == 0, "%zu keys not given back whole after growth", badkey);
+	CHECK(pf_intern_add(&t, "main", 4, &id) == 0 && id == 1, "an early key after growth");
+	/* Full: a new key is refused, a key held is still found. */
+	n = t.n;
+	t.n = PF_INTERN_MAX;
+	errno = 0;
+	id = 99;
+	CHECK(pf_intern_add(&t, "new", 3, &id) == -1 && errno == ENOMEM && id == 99,
+	    "a key past PF_INTERN_MAX: ENOMEM");
+	t.n = n;
+	CHECK(pf_intern_count(&t) == 20007 && pf_intern_add(&t, "new", 3, &id) == 1 &&
+	    id == 20007, "the refused key added once there is room");
+	CHECK(pf_intern_add(&t, "x;y\n", 4, &id) == 0 && id == 6, "a key held");
+	pf_intern_free(&t);
+	CHECK(t.slots == NULL && t.off == NULL && t.n == 0 && t.pool.data == NULL, "free");
+	CHECK(pf_intern_init(&t, (size_t)PF_INTERN_MAX + 1) == -1 && errno == ENOMEM,
+	    "room for more than PF_INTERN_MAX keys refused");
 }
 
 /* Each thread is put in the state it spent most of the interval in. */
@@ -2227,7 +2315,7 @@ main(int argc, char **argv)
 		{ "stackmap", test_stackmap }, { "linereader", test_linereader },
 		{ "outfile", test_outfile }, { "privs", test_privs }, { "buf", test_buf },
 		{ "grow", test_grow },
-		{ "addrsearch", test_addrsearch }, { "htab", test_htab },
+		{ "addrsearch", test_addrsearch }, { "htab", test_htab }, { "intern", test_intern },
 		{ "classify", test_classify },
 		{ "demangle", test_demangle }, { "jitmap", test_jitmap },
 		{ "nameclean", test_nameclean }, { "nameescape", test_nameescape },
