@@ -824,6 +824,8 @@ stats_line(struct pf_recorder *r, double tail)
 {
 	struct pf_sym_stats ss;
 	struct pf_buf b = { 0 };
+	uint64_t asked, got;
+	bool broken;
 
 	pf_sym_stats(r->sym, &ss);
 	pf_buf_printf(&b, "stats: window-end-to-last-byte %.3fs ", tail);
@@ -837,21 +839,15 @@ stats_line(struct pf_recorder *r, double tail)
 		    (unsigned long long)r->rec.deferred,
 		    (unsigned long long)(r->rec.unwind ? pf_unwind_refused(r->rec.unwind) : 0),
 		    (unsigned long long)(r->rec.unwind ? pf_unwind_cfi_refused(r->rec.unwind) : 0));
+	pf_mapfiles_stats(r->mf, &asked, &got, &broken);
+	pf_buf_printf(&b, " helper-asked %llu helper-opened %llu%s",
+	    (unsigned long long)asked, (unsigned long long)got, broken ? " helper-stopped" : "");
 	pf_buf_printf(&b, " raw-bytes %zu files %llu files-failed %llu lookups %llu "
 	    "cache-hits %llu inline-lookups %llu inline-frames %llu",
 	    r->rec.samples.len + r->rec.events.len + r->rec.switches.len,
 	    (unsigned long long)ss.files, (unsigned long long)ss.files_failed,
 	    (unsigned long long)ss.lookups, (unsigned long long)ss.cache_hits,
 	    (unsigned long long)ss.inline_lookups, (unsigned long long)ss.inline_frames);
-	{
-		uint64_t asked, got;
-		bool broken;
-
-		pf_mapfiles_stats(r->mf, &asked, &got, &broken);
-		pf_buf_printf(&b, " helper-asked %llu helper-opened %llu%s",
-		    (unsigned long long)asked, (unsigned long long)got,
-		    broken ? " helper-stopped" : "");
-	}
 	if (b.data != NULL)
 		say(r, PF_SAY_WARN, 0, "%s", b.data);
 	pf_buf_free(&b);
