@@ -34,7 +34,7 @@ static const char synopsis[] =
     "usage: pf-offcpu [-d seconds] [-g fp|dwarf|auto] [-o file [--force]] [--include-preempted]\n"
     "                 [--min-block us] [--max-block us] [--rate-cap n]\n"
     "                 [--max-size size] [--min-free size|N%] [--no-progress] [--stats]\n"
-    "                 -p pid[,pid...] | -a | -- command [arg...]\n";
+    "                 -p pid[,pid...] | -a | --cgroup path | -- command [arg...]\n";
 
 enum { OPT_INCLUDE_PREEMPTED = PF_REC_OPT_TOOL, OPT_MAX_BLOCK, OPT_MIN_BLOCK, OPT_PROC,
     OPT_RATE_CAP };
@@ -53,6 +53,9 @@ static const char help[] =
     "\n"
     "  -p, --pid PID[,PID...]  watch these processes (all threads, present and future)\n"
     "  -a, --all-cpus          watch the whole system\n"
+    "      --cgroup PATH       watch only the processes of a cgroup (a container, a\n"
+    "                          systemd unit) on every CPU, as -a; PATH in the v2\n"
+    "                          tree, as /proc/PID/cgroup names it\n"
     "  -- COMMAND [ARG...]     run COMMAND and watch it from its exec\n"
     "  -d, --duration SECONDS  window (default 10, ceiling 60)\n"
     "  -g, --call-graph fp     user stacks from frame pointers\n"

@@ -34,6 +34,7 @@
 #include "cgroup.h"
 #include "fpcheck.h"
 #include "fsfree.h"
+#include "mapfile.h"
 #include "msg.h"
 #include "parse.h"
 #include "pf.h"
@@ -54,7 +55,7 @@ static const char *const mode_names[] = { "oncpu", "offcpu", "system" };
 
 static const char synopsis[] =
     "usage: pf-precheck [-p PID[,PID...]] [-o DIR] [-g auto|fp|dwarf] [--min-free SIZE|N%]\n"
-    "                   [--mode oncpu|offcpu|system]\n"
+    "                   [--mode oncpu|offcpu|system] [--cgroup PATH]\n"
     "                   [--no-probe] [--proc-root DIR] [--sys-root DIR]\n";
 
 static struct {
@@ -62,6 +63,7 @@ static struct {
 	size_t npids;			/* 0: no -p */
 	char pidlist[PF_TARGET_MAX_PIDS * 12];	/* the same, joined by commas */
 	const char *outdir;
+	const char *cgroup;	/* --cgroup: recorded as --mode system, its tasks only */
 	uint64_t min_free_bytes;
 	double min_free_pct;
 	enum mode mode;
@@ -125,6 +127,8 @@ usage(void)
 	    "  -g, --call-graph dwarf the recording unwinds copied user stacks (-g dwarf)\n"
 	    "      --min-free SIZE|N% free-space floor, as pf-record (default max(1G, 5%); 0: none)\n"
 	    "      --mode MODE        oncpu (pf-record), offcpu (pf-offcpu) or system (pf-record -a)\n"
+	    "      --cgroup PATH      the processes of a cgroup (pf-record --cgroup): checked as\n"
+	    "                         --mode system\n"
 	    "      --no-probe         skip the live perf_event_open probe\n"
 	    "      --proc-root DIR    read /proc from DIR (fixture trees; implies --no-probe)\n"
 	    "      --sys-root DIR     read /sys from DIR (fixture trees; implies --no-probe)\n"
@@ -305,7 +309,25 @@ check_caps(struct env *e)
 static void
 check_no_target(struct env *e)
 {
-	if (opt.mode == MODE_SYSTEM)
+	char dir[PATH_MAX];
+	pid_t pids[PF_REC_CGROUP_PROCS];
+	size_t n;
+	int fd;
+
+	if (opt.cgroup != NULL) {
+		if ((fd = pf_cgroup_open_target(opt.sys_root, opt.cgroup, dir, sizeof(dir))) == -1) {
+			report(e, "fail", "target", "give the path /proc/PID/cgroup shows for a process "
+			    "of it (the line starting 0::)", "cgroup %s: %s", opt.cgroup,
+			    errno == EINVAL ? "a path with '..' in it is refused" :
+			    "no such cgroup in the v2 tree nor in a perf_event hierarchy");
+			return;
+		}
+		n = pf_cgroup_procs(fd, pids, PF_ARRAY_LEN(pids));
+		close(fd);
+		report(e, n ? "ok" : "warn", "target", n ? NULL : "start the service, or name "
+		    "the cgroup it runs in", "cgroup %s: %zu process%s%s", dir, n,
+		    n == 1 ? "" : "es", n ? "" : " (nothing to sample yet)");
+	} else if (opt.mode == MODE_SYSTEM)
 		report(e, "ok", "target", NULL, "system-wide");
 	else
 		report(e, "ok", "target", NULL, "none given: checks apply to a command pf-record starts");
@@ -792,6 +814,7 @@ c_runtime(const char *path)
 
 struct unwind_files {
 	char *path[UNWIND_FILES];
+	uint64_t start[UNWIND_FILES], end[UNWIND_FILES], ino[UNWIND_FILES];
 	size_t n;
 	bool more;
 };
@@ -811,8 +834,12 @@ unwind_map(const struct pf_maps_entry *m, void *arg)
 		u->more = true;
 		return 0;
 	}
-	if ((u->path[u->n] = strdup(m->path)) != NULL)
+	if ((u->path[u->n] = strdup(m->path)) != NULL) {
+		u->start[u->n] = m->start;
+		u->end[u->n] = m->end;
+		u->ino[u->n] = m->ino;
 		u->n++;
+	}
 	return 0;
 }
 
@@ -824,10 +851,10 @@ static void
 check_unwind(struct env *e, const struct target *t)
 {
 	struct unwind_files u = { .n = 0 };
-	char path[PATH_MAX], exe[PATH_MAX], lacking[256] = "", fix[256];
+	char path[PATH_MAX], exe[PATH_MAX], lacking[256] = "", fix[256], unjudged[256] = "";
 	const char *libc = NULL, *libc_state = "not mapped";
 	struct pf_fpinfo fi, libc_fi = { 0 };
-	size_t i, nlacking = 0, nlibs = 0;
+	size_t i, nlacking = 0, nlibs = 0, nunjudged = 0;
 	int fd;
 
 	if (!t->ok)
@@ -846,10 +873,20 @@ check_unwind(struct env *e, const struct target *t)
 		bool fp, first = strcmp(u.path[i], exe) == 0;
 		int rc;
 
-		/* Through the target's root: the path is the target's view. */
-		snprintf(path, sizeof(path), "%s/%d/root%s", opt.proc_root, t->pid, u.path[i]);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		/*
+		 * The mapped file itself (map_files), then its path through the
+		 * target's root: in a chroot or a container the path in the maps
+		 * is not the host's.
+		 */
+		if ((fd = pf_mapfile_open(NULL, opt.proc_root, t->pid, u.start[i], u.end[i],
+		    u.path[i], u.ino[i])) == -1) {
+			size_t l = strlen(unjudged);
+
+			if (nunjudged++ < 4)
+				snprintf(unjudged + l, sizeof(unjudged) - l, "%s%s", l ? ", " : "",
+				    u.path[i]);
 			continue;
+		}
 		rc = pf_fp_probe(fd, &fi);
 		close(fd);
 		if (rc == -1) {
@@ -936,6 +973,12 @@ check_unwind(struct env *e, const struct target *t)
 		    t->tag, libc, libc_state, libc_fi.rbp, libc_fi.probed,
 		    strcmp(libc_state, "no frame pointers") == 0 ? (opt.dwarf ?
 		    "; -g dwarf unwinds it" : "; with -g fp a sample inside it loses only its caller") : "");
+	if (nunjudged > 0)
+		report(e, opt.dwarf ? "ok" : "warn", "unwind", opt.dwarf ? NULL :
+		    "run as root, which opens a mapping through /proc/PID/map_files",
+		    "%s%zu mapped file%s could not be opened to judge (%s%s)%s", t->tag, nunjudged,
+		    nunjudged == 1 ? "" : "s", unjudged, nunjudged > 4 ? ", ..." : "",
+		    opt.dwarf ? ": -g dwarf unwinds what it can read" : "");
 	if (u.more)
 		report(e, "ok", "unwind", NULL, "%sonly the first %d files mapped were checked",
 		    t->tag, UNWIND_FILES);
@@ -957,6 +1000,7 @@ static void
 check_callgraph(struct env *e)
 {
 	const char *tool = opt.mode == MODE_OFFCPU ? "pf-offcpu" : "pf-record";
+	const char *how = opt.cgroup ? "--cgroup" : "-a";
 	char file[56], one[56], who[48] = "the target's";
 	const struct target *by = NULL;
 	size_t i;
@@ -970,15 +1014,15 @@ check_callgraph(struct env *e)
 		rc = pf_fp_lacking_libc(opt.proc_root, file, sizeof(file));
 		opt.dwarf = rc == PF_FP_LACKING;
 		if (opt.dwarf)
-			report(e, "ok", "unwind", NULL, "-g auto: %s -a will record with -g dwarf "
-			    "at up to %d Hz (the host's %s has no frame pointers)", tool,
+			report(e, "ok", "unwind", NULL, "-g auto: %s %s will record with -g dwarf "
+			    "at up to %d Hz (the host's %s has no frame pointers)", tool, how,
 			    PF_RECORD_FREQ_CEILING_DWARF_ALL, file);
 		else if (rc == 0)
-			report(e, "ok", "unwind", NULL, "-g auto: %s -a will record with -g fp "
-			    "(the host's C library keeps frame pointers)", tool);
+			report(e, "ok", "unwind", NULL, "-g auto: %s %s will record with -g fp "
+			    "(the host's C library keeps frame pointers)", tool, how);
 		else
-			report(e, "ok", "unwind", NULL, "-g auto: %s -a will record with -g fp "
-			    "(no C library of the host's found to judge)", tool);
+			report(e, "ok", "unwind", NULL, "-g auto: %s %s will record with -g fp "
+			    "(no C library of the host's found to judge)", tool, how);
 		return;
 	}
 	if (opt.npids == 0 && pf_fp_lacking_libc(opt.proc_root, file, sizeof(file)) ==
@@ -1036,6 +1080,9 @@ check_callgraph(struct env *e)
 	else if (rc == PF_FP_LACKING)
 		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g dwarf "
 		    "(%s%s has no frame pointers)", tool, by != NULL ? by->tag : "", file);
+	else if (rc == PF_FP_UNJUDGED)
+		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g dwarf "
+		    "(%s%s could not be judged)", tool, by != NULL ? by->tag : "", file);
 	else if (rc == 0)
 		report(e, "ok", "unwind", NULL, "-g auto: %s will record with -g fp "
 		    "(the files judged keep frame pointers)", tool);
@@ -1137,9 +1184,11 @@ check_container(struct env *e, const struct target *t)
 static void
 parse_options(int argc, char **argv)
 {
-	enum { OPT_MIN_FREE = 256, OPT_MODE, OPT_NO_PROBE, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_VERSION };
+	enum { OPT_MIN_FREE = 256, OPT_MODE, OPT_NO_PROBE, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_VERSION,
+		OPT_CGROUP };
 	static const struct option longopts[] = {
 		{ "call-graph", required_argument, NULL, 'g' },
+		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "help", no_argument, NULL, 'h' },
 		{ "min-free", required_argument, NULL, OPT_MIN_FREE },
 		{ "mode", required_argument, NULL, OPT_MODE },
@@ -1182,6 +1231,9 @@ parse_options(int argc, char **argv)
 				pf_usage_error(synopsis, "%s", why);
 			opt.npids = pf_pid_list_unique(opt.pids, opt.npids);
 			break;
+		case OPT_CGROUP:
+			opt.cgroup = optarg;
+			break;
 		case OPT_MIN_FREE:
 			if (pf_parse_size_or_percent(optarg, &opt.min_free_bytes, &opt.min_free_pct) == -1)
 				pf_usage_error(synopsis, "--min-free: invalid size or percentage '%s'", optarg);
@@ -1216,6 +1268,11 @@ parse_options(int argc, char **argv)
 		pf_usage_error(synopsis, "%s: unexpected argument", argv[optind]);
 	if (opt.npids > 0 && opt.mode == MODE_SYSTEM)
 		pf_usage_error(synopsis, "--mode system samples every process: drop -p");
+	if (opt.cgroup != NULL && opt.npids > 0)
+		pf_usage_error(synopsis, "give -p PID or --cgroup PATH, not both");
+	/* A cgroup is recorded on every CPU, as -a: what -a needs, it needs. */
+	if (opt.cgroup != NULL)
+		opt.mode = MODE_SYSTEM;
 	for (i = 0, l = 0; i < opt.npids; i++)
 		l += (size_t)snprintf(opt.pidlist + l, sizeof(opt.pidlist) - l, "%s%d",
 		    i ? "," : "", (int)opt.pids[i]);
@@ -1282,7 +1339,8 @@ main(int argc, char **argv)
 		    e.warned, e.warned == 1 ? "" : "s");
 	else
 		printf("ok verdict %s: safe to run %s, %d warning%s\n", mode_names[opt.mode],
-		    opt.mode == MODE_OFFCPU ? "pf-offcpu" : opt.mode == MODE_SYSTEM ? "pf-record -a" : "pf-record",
+		    opt.mode == MODE_OFFCPU ? "pf-offcpu" : opt.cgroup ? "pf-record --cgroup" :
+		    opt.mode == MODE_SYSTEM ? "pf-record -a" : "pf-record",
 		    e.warned, e.warned == 1 ? "" : "s");
 	pf_exit_checked(e.failed ? PF_EXIT_FINDING : PF_EXIT_OK);
 }

@@ -26,7 +26,7 @@
 static const char synopsis[] =
     "usage: pf-record [-F hz] [-d seconds] [-g auto|fp|dwarf] [-o file [--force]]\n"
     "                 [--max-size size] [--min-free size|N%] [--no-progress] [--stats]\n"
-    "                 -p pid[,pid...] | -a | -- command [arg...]\n";
+    "                 -p pid[,pid...] | -a | --cgroup path | -- command [arg...]\n";
 
 static uint64_t freq = PF_RECORD_FREQ_DEFAULT;
 static bool kernel;		/* kernel frames sampled and named */
@@ -36,6 +36,9 @@ static const char help[] =
     "\n"
     "  -p, --pid PID[,PID...]  sample these processes (all threads, present and future)\n"
     "  -a, --all-cpus          sample the whole system\n"
+    "      --cgroup PATH       sample only the processes of a cgroup (a container, a\n"
+    "                          systemd unit) on every CPU, as -a; PATH in the v2\n"
+    "                          tree, as /proc/PID/cgroup names it\n"
     "  -- COMMAND [ARG...]     run COMMAND and sample it from its exec\n"
     "  -F, --freq HZ           sampling rate (default 99, ceiling 999)\n"
     "  -d, --duration SECONDS  window (default 15, -a 10; ceiling 120, -a 30)\n"

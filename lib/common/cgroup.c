@@ -8,12 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "cgroup.h"
 #include "fileio.h"
 #include "linereader.h"
+#include "parse.h"
 #include "pf.h"
 #include "procstat.h"
 
@@ -214,4 +218,117 @@ pf_cgroup_cpu_read(const struct pf_cgroup *cg, struct pf_cgroup_cpu *c)
 		*slash = '\0';
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* A cgroup as a recording's target (--cgroup) */
+
+#define CGROUP_SUPER	0x27e0eb	/* cgroup v1 */
+#define CGROUP2_SUPER	0x63677270	/* cgroup v2 */
+
+int
+pf_cgroup_open_target(const char *sys_root, const char *arg, char *dir, size_t len)
+{
+	static const char *const roots[] = { "fs/cgroup", "fs/cgroup/unified",
+	    "fs/cgroup/perf_event" };
+	char base[PATH_MAX], tmp[PATH_MAX];
+	struct statfs sf;
+	size_t i;
+	int fd = -1;
+
+	if (arg[0] == '\0' || strstr(arg, "/../") != NULL || strncmp(arg, "../", 3) == 0 ||
+	    (strlen(arg) >= 3 && strcmp(arg + strlen(arg) - 3, "/..") == 0) ||
+	    strcmp(arg, "..") == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; fd == -1 && i < PF_ARRAY_LEN(roots); i++) {
+		if (join(base, sizeof(base), sys_root, roots[i]) == -1)
+			return -1;
+		/* A path given whole must lie in one of the hierarchies. */
+		if (arg[0] == '/' && strncmp(arg, base, strlen(base)) == 0 &&
+		    (arg[strlen(base)] == '/' || arg[strlen(base)] == '\0')) {
+			if (join(tmp, sizeof(tmp), arg, "") == -1)
+				return -1;
+		} else if (arg[0] == '/' && strncmp(arg, sys_root, strlen(sys_root)) == 0)
+			continue;
+		else if (join(tmp, sizeof(tmp), base, arg) == -1)
+			return -1;
+		if ((fd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+			continue;
+		if (fstatfs(fd, &sf) == -1 || (sf.f_type != CGROUP_SUPER &&
+		    sf.f_type != CGROUP2_SUPER) ||
+		    (sf.f_type == CGROUP_SUPER && strcmp(roots[i], "fs/cgroup/perf_event") != 0)) {
+			close(fd);
+			fd = -1;
+			continue;
+		}
+		if (join(dir, len, "", tmp) == -1) {
+			close(fd);
+			return -1;
+		}
+	}
+	if (fd == -1)
+		errno = ENOENT;
+	return fd;
+}
+
+/* The processes of cgroup directory dirfd and its descendants, depth levels down. */
+static void
+procs_of(int dirfd, pid_t *pids, size_t max, size_t *n, int depth)
+{
+	struct dirent *d;
+	char buf[4096];
+	ssize_t got;
+	size_t have = 0;
+	DIR *dir;
+	int fd, sub;
+
+	if ((fd = openat(dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC)) != -1) {
+		/* One number a line: read in pieces, a number cut at a piece's end kept. */
+		while (*n < max && (got = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+			char *p = buf, *nl;
+			uint64_t v;
+
+			have += (size_t)got;
+			buf[have] = '\0';
+			while (*n < max && (nl = strchr(p, '\n')) != NULL) {
+				*nl = '\0';
+				if (pf_parse_u64(p, 1, INT_MAX, &v) == 0)
+					pids[(*n)++] = (pid_t)v;
+				p = nl + 1;
+			}
+			have = strlen(p);
+			memmove(buf, p, have);
+		}
+		close(fd);
+	}
+	if (depth == 0 || *n >= max)
+		return;
+	if ((sub = dup(dirfd)) == -1 || (dir = fdopendir(sub)) == NULL) {
+		if (sub != -1)
+			close(sub);
+		return;
+	}
+	while (*n < max && (d = readdir(dir)) != NULL) {
+		int child;
+
+		if (d->d_type != DT_DIR || d->d_name[0] == '.')
+			continue;
+		if ((child = openat(dirfd, d->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+		    O_NOFOLLOW)) == -1)
+			continue;
+		procs_of(child, pids, max, n, depth - 1);
+		close(child);
+	}
+	closedir(dir);
+}
+
+size_t
+pf_cgroup_procs(int dirfd, pid_t *pids, size_t max)
+{
+	size_t n = 0;
+
+	procs_of(dirfd, pids, max, &n, PF_CGROUP_DEPTH);
+	return n;
 }

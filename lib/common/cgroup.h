@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct pf_cgroup {
 	int cpu_version;	/* 2 or 1: which tree cpu_dir is in; 0 none found */
@@ -38,5 +39,26 @@ struct pf_cgroup_cpu {
 
 /* Read cpu.stat and the quota of cg.  0, or -1 with errno. */
 int pf_cgroup_cpu_read(const struct pf_cgroup *cg, struct pf_cgroup_cpu *c);
+
+/*
+ * --cgroup ARG: the cgroup directory of a recording's target, opened
+ * read-only (the descriptor perf_event_open takes with
+ * PERF_FLAG_PID_CGROUP), its path in dir.  ARG is a path in the cgroup
+ * v2 tree (<sys>/fs/cgroup, or <sys>/fs/cgroup/unified on a hybrid host)
+ * or in a v1 perf_event hierarchy, given whole (/sys/fs/cgroup/...) or
+ * from the tree's root ("system.slice/nginx.service", as /proc/PID/cgroup
+ * writes it).  A ".." component is refused (EINVAL); none found, or not
+ * a cgroup, is ENOENT.  The descriptor, or -1 with errno.
+ */
+int pf_cgroup_open_target(const char *sys_root, const char *arg, char *dir, size_t len);
+
+/* Levels of child cgroups pf_cgroup_procs descends. */
+#define PF_CGROUP_DEPTH	8
+
+/*
+ * The processes of the cgroup open at dirfd and of its children (as
+ * perf's cgroup events count them), at most max, into pids.  The count.
+ */
+size_t pf_cgroup_procs(int dirfd, pid_t *pids, size_t max);
 
 #endif

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "fpcheck.h"
+#include "mapfile.h"
 #include "procmaps.h"
 
 static bool
@@ -137,7 +138,8 @@ pf_fp_verdict(const struct pf_fpinfo *fi)
 const char *
 pf_fp_word(int verdict)
 {
-	return verdict == PF_FP_GO ? "go" : "no-frame-pointers";
+	return verdict == PF_FP_GO ? "go" : verdict == PF_FP_UNJUDGED ? "unjudged" :
+	    "no-frame-pointers";
 }
 
 /*
@@ -180,16 +182,16 @@ struct walk {
 	size_t whylen;
 	int found;
 	bool full;
+	char unjudged[PATH_MAX];	/* the first file not opened or judged, "" if none */
 };
 
 static int
 walk_map(const struct pf_maps_entry *m, void *arg)
 {
 	struct walk *w = arg;
-	char path[PATH_MAX];
 	struct pf_fpinfo fi;
 	size_t i;
-	int v;
+	int v, fd;
 
 	if (!m->exec || m->path[0] != '/' || m->deleted)
 		return 0;
@@ -203,9 +205,17 @@ walk_map(const struct pf_maps_entry *m, void *arg)
 	}
 	if ((w->seen[w->nseen] = strdup(m->path)) != NULL)
 		w->nseen++;
-	/* Through the target's root: the path is the target's view. */
-	snprintf(path, sizeof(path), "%s/%d/root%s", w->proc_root, (int)w->pid, m->path);
-	if ((v = judge(path, &fi)) <= PF_FP_WALKS)
+	/* The mapped file itself, not whatever its path names here. */
+	if ((fd = pf_mapfile_open(NULL, w->proc_root, w->pid, m->start, m->end, m->path,
+	    m->ino)) == -1 || pf_fp_probe(fd, &fi) == -1)
+		v = -1;
+	else
+		v = pf_fp_verdict(&fi);
+	if (fd != -1)
+		close(fd);
+	if (v == -1 && w->unjudged[0] == '\0')
+		snprintf(w->unjudged, sizeof(w->unjudged), "%s", m->path);
+	if (v <= PF_FP_WALKS)
 		return 0;
 	name_of(m->path, w->why, w->whylen);
 	w->found = v;
@@ -233,6 +243,10 @@ pf_fp_lacking_proc(const char *proc_root, pid_t pid, char *why, size_t whylen)
 	if (rc == -1 && !w.full) {
 		errno = e;
 		return -1;
+	}
+	if (w.unjudged[0] != '\0') {
+		name_of(w.unjudged, why, whylen);
+		return PF_FP_UNJUDGED;
 	}
 	return 0;
 }

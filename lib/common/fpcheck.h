@@ -43,6 +43,13 @@ bool pf_fp_kept(const struct pf_fpinfo *fi);
 #define PF_FP_WALKS	0
 #define PF_FP_LACKING	1
 #define PF_FP_GO	2
+/*
+ * pf_fp_lacking_proc only: no file was found lacking, but one could not
+ * be opened or judged (a container's, one with no call-frame
+ * information to probe).  -g auto then takes dwarf, which unwinds what
+ * it can read and falls back to the frame-pointer chain elsewhere.
+ */
+#define PF_FP_UNJUDGED	3
 int pf_fp_verdict(const struct pf_fpinfo *fi);
 
 /* The header's auto= word for PF_FP_LACKING or PF_FP_GO, before ":FILE". */
@@ -50,12 +57,13 @@ const char *pf_fp_word(int verdict);
 
 /*
  * -g auto for a running process: its executable mappings, read from
- * <proc_root>/PID/maps, each file opened through <proc_root>/PID/root, in
- * the order mapped.  PF_FP_LACKING or PF_FP_GO for the first file a
- * frame-pointer walk does not hold through (its base name in why), 0
- * when every file judged keeps frame pointers, -1 with errno when the
- * maps cannot be read.  Files that cannot be opened or judged are passed
- * over: -g dwarf cannot unwind them either.
+ * <proc_root>/PID/maps, each file opened as every target's file is
+ * (pf_mapfile_open: the mapping itself first, so a container's or a
+ * chroot's file is the one judged), in the order mapped.  PF_FP_LACKING
+ * or PF_FP_GO for the first file a frame-pointer walk does not hold
+ * through (its base name in why); else PF_FP_UNJUDGED with the first
+ * file that could not be opened or judged; 0 when every file judged
+ * keeps frame pointers, -1 with errno when the maps cannot be read.
  */
 int pf_fp_lacking_proc(const char *proc_root, pid_t pid, char *why, size_t whylen);
 

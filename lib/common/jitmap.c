@@ -83,7 +83,6 @@ cmp_jent(const void *a, const void *b)
 int
 pf_jitmap_open(const char *path, uid_t owner, char *why, size_t whylen)
 {
-	struct stat st;
 	int fd, e;
 
 	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)) == -1) {
@@ -92,6 +91,15 @@ pf_jitmap_open(const char *path, uid_t owner, char *why, size_t whylen)
 		errno = e == ELOOP ? EPERM : e;
 		return -1;
 	}
+	return pf_jitmap_vet(fd, owner, why, whylen);
+}
+
+int
+pf_jitmap_vet(int fd, uid_t owner, char *why, size_t whylen)
+{
+	struct stat st;
+	int e;
+
 	if (fstat(fd, &st) == -1) {
 		e = errno;
 		snprintf(why, whylen, "%s", strerror(e));

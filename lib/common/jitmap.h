@@ -34,6 +34,12 @@ struct pf_jitmap;
 int pf_jitmap_open(const char *path, uid_t owner, char *why, size_t whylen);
 
 /*
+ * pf_jitmap_open's checks on a map opened elsewhere (by a recorder's
+ * file helper): fd itself, or -1 with it closed, errno and why as there.
+ */
+int pf_jitmap_vet(int fd, uid_t owner, char *why, size_t whylen);
+
+/*
  * Parse the map read from fd (the caller keeps fd), within the caps
  * above.  Malformed lines are skipped: the file belongs to the target,
  * not to us.  NULL with errno.

@@ -23,11 +23,17 @@
 #include "mapfile.h"
 #include "pf.h"
 #include "privs.h"
+#include "procstat.h"
 
-/* A request: which mapping of which process.  Fixed size, nothing to parse. */
+/*
+ * A request: which mapping of which process, or (kind REQ_JIT, start and
+ * end 0) its JIT map.  Fixed size, nothing to parse.
+ */
+enum { REQ_MAPPING, REQ_JIT };
+
 struct req {
 	int32_t pid;
-	uint32_t zero;
+	uint32_t kind;
 	uint64_t start, end;
 };
 
@@ -79,9 +85,9 @@ map_files_name(char *buf, size_t len, const char *proc_root, pid_t pid, uint64_t
 
 /* Ask the helper; -1 when it refused, or stopped answering. */
 static int
-ask(struct pf_mapfiles *mf, pid_t pid, uint64_t start, uint64_t end)
+ask(struct pf_mapfiles *mf, uint32_t kind, pid_t pid, uint64_t start, uint64_t end)
 {
-	struct req q = { .pid = (int32_t)pid, .start = start, .end = end };
+	struct req q = { .pid = (int32_t)pid, .kind = kind, .start = start, .end = end };
 	struct rep a;
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { &a, sizeof(a) };
@@ -135,7 +141,7 @@ pf_mapfile_open(struct pf_mapfiles *mf, const char *proc_root, pid_t pid, uint64
 
 	if (pid > 0 && start < end) {
 		if (mf != NULL && !mf->broken)
-			fd = ask(mf, pid, start, end);
+			fd = ask(mf, REQ_MAPPING, pid, start, end);
 		if (fd == -1) {
 			map_files_name(buf, sizeof(buf), proc_root, pid, start, end);
 			fd = open_regular(buf, 0);
@@ -152,6 +158,16 @@ pf_mapfile_open(struct pf_mapfiles *mf, const char *proc_root, pid_t pid, uint64
 		return -1;
 	}
 	return fd;
+}
+
+int
+pf_mapfiles_open_jit(struct pf_mapfiles *mf, pid_t pid)
+{
+	if (mf == NULL || mf->broken || pid <= 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	return ask(mf, REQ_JIT, pid, 0, 0);
 }
 
 pid_t
@@ -282,6 +298,32 @@ answer(int sock, int err, int fd)
 	(void)sendmsg(sock, &mh, MSG_NOSIGNAL);
 }
 
+/*
+ * The JIT map process pid writes in its own /tmp under the PID it has in
+ * its own namespace (the last of NSpid), through its root: a symbolic
+ * link there is refused (ELOOP), as is anything but a regular file.
+ */
+static int
+open_jit(pid_t pid)
+{
+	char path[96];
+	struct pf_status st;
+	struct stat sb;
+	int fd, ns = (int)pid;
+
+	if (pf_status_read("/proc", (int)pid, 0, &st) == 0 && st.nspid > 0)
+		ns = st.nspid;
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)pid, ns);
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return -1;
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		errno = ENOENT;
+		return -1;
+	}
+	return fd;
+}
+
 static void
 serve(struct helper *h)
 {
@@ -296,7 +338,8 @@ serve(struct helper *h)
 			continue;
 		if (n != (ssize_t)sizeof(q))
 			return;
-		if (q.pid <= 0 || q.zero != 0 || q.start >= q.end) {
+		if (q.pid <= 0 || (q.kind == REQ_MAPPING && q.start >= q.end) ||
+		    (q.kind == REQ_JIT && (q.start != 0 || q.end != 0)) || q.kind > REQ_JIT) {
 			answer(h->sock, EINVAL, -1);
 			continue;
 		}
@@ -304,8 +347,13 @@ serve(struct helper *h)
 			answer(h->sock, EPERM, -1);
 			continue;
 		}
-		map_files_name(path, sizeof(path), "/proc", (pid_t)q.pid, q.start, q.end);
-		if ((fd = open_regular(path, 0)) == -1) {
+		if (q.kind == REQ_JIT)
+			fd = open_jit((pid_t)q.pid);
+		else {
+			map_files_name(path, sizeof(path), "/proc", (pid_t)q.pid, q.start, q.end);
+			fd = open_regular(path, 0);
+		}
+		if (fd == -1) {
 			answer(h->sock, errno ? errno : ENOENT, -1);
 			continue;
 		}

@@ -64,6 +64,15 @@ int pf_mapfile_open(struct pf_mapfiles *mf, const char *proc_root, pid_t pid, ui
  */
 struct pf_mapfiles *pf_mapfiles_start(const pid_t *pids, size_t n, bool any, const char *comm);
 
+/*
+ * The JIT map (perf-N.map) a process in a container writes in its own
+ * /tmp, N its PID there: opened by the helper through /proc/PID/root,
+ * which Landlock refuses a confined recorder.  A descriptor (the caller
+ * vets it, pf_jitmap_vet), or -1 with errno (ELOOP for a symbolic link,
+ * ENOENT when there is no helper or no map).
+ */
+int pf_mapfiles_open_jit(struct pf_mapfiles *mf, pid_t pid);
+
 /* The helper's process ID. */
 pid_t pf_mapfiles_pid(const struct pf_mapfiles *mf);
 

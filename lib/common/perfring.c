@@ -37,11 +37,12 @@ struct pf_perf {
 	char scratch[65536];
 };
 
+/* pid is a cgroup's directory descriptor when cgroup is set. */
 static long
-perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, bool cgroup)
 {
 	return syscall(SYS_perf_event_open, attr, pid, cpu, -1,
-	    PERF_FLAG_FD_CLOEXEC);
+	    PERF_FLAG_FD_CLOEXEC | (cgroup ? PERF_FLAG_PID_CGROUP : 0));
 }
 
 static int
@@ -160,24 +161,27 @@ have_tid(const struct pf_perf *p, pid_t tid)
 	return false;
 }
 
-int
-pf_perf_open_task(struct pf_perf *p, pid_t tid)
+/*
+ * The events of thread tid on every CPU (tid -1: each CPU whole), or with
+ * cgroup those of the cgroup whose directory descriptor tid is.
+ */
+static int
+open_events(struct pf_perf *p, pid_t tid, bool cgroup)
 {
 	struct perf_event_attr e;
 	int cpu, fd, opened = 0, e_last = ENODEV;
+	bool task = tid >= 0 && !cgroup;
 
-	if (tid >= 0 && have_tid(p, tid))
-		return 0;
 	for (cpu = 0; cpu < p->ncpu; cpu++) {
 		struct ring *r = &p->rings[cpu];
 
-		fill_attr(p, &e, tid >= 0);
-		fd = (int)perf_open(&e, tid, cpu);
+		fill_attr(p, &e, task);
+		fd = (int)perf_open(&e, tid, cpu, cgroup);
 		/* A kernel before 5.12 knows no build_id bit: inodes must do. */
 		if (fd == -1 && errno == EINVAL && p->a.build_id) {
 			p->a.build_id = false;
-			fill_attr(p, &e, tid >= 0);
-			fd = (int)perf_open(&e, tid, cpu);
+			fill_attr(p, &e, task);
+			fd = (int)perf_open(&e, tid, cpu, cgroup);
 		}
 		if (fd == -1) {
 			p->failed = "perf_event_open";
@@ -203,12 +207,26 @@ pf_perf_open_task(struct pf_perf *p, pid_t tid)
 		errno = e_last;
 		return -1;
 	}
-	if (tid >= 0) {
+	if (task) {
 		if (pf_grow(&p->tids, &p->captids, p->ntids + 1, sizeof(*p->tids)) == -1)
 			return -1;
 		p->tids[p->ntids++] = tid;
 	}
 	return 0;
+}
+
+int
+pf_perf_open_task(struct pf_perf *p, pid_t tid)
+{
+	if (tid >= 0 && have_tid(p, tid))
+		return 0;
+	return open_events(p, tid, false);
+}
+
+int
+pf_perf_open_cgroup(struct pf_perf *p, int cgroup_fd)
+{
+	return open_events(p, cgroup_fd, true);
 }
 
 size_t

@@ -53,6 +53,14 @@ struct pf_perf *pf_perf_new(const struct pf_perf_attr *attr, unsigned pages);
  */
 int pf_perf_open_task(struct pf_perf *p, pid_t tid);
 
+/*
+ * One event per CPU counting only the tasks of a cgroup (a container, a
+ * systemd unit), as perf record --cgroup: cgroup_fd is the cgroup's
+ * directory, opened read-only.  It takes what a CPU-wide event takes
+ * (CAP_PERFMON, or perf_event_paranoid <= 0).  0, or -1 as above.
+ */
+int pf_perf_open_cgroup(struct pf_perf *p, int cgroup_fd);
+
 /* Number of fds and rings, and the data pages per ring finally used. */
 size_t pf_perf_nfds(const struct pf_perf *p);
 size_t pf_perf_nrings(const struct pf_perf *p);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "cgroup.h"
 #include "confine.h"
 #include "fileio.h"
 #include "fpcheck.h"
@@ -97,6 +98,9 @@ common_option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *
 	switch (ch) {
 	case 'a':
 		o->all = true;
+		return 0;
+	case PF_REC_OPT_CGROUP:
+		o->cgroup = arg;
 		return 0;
 	case 'd':
 		if (pf_parse_duration(arg, SECOND, 1000000ULL, UINT64_MAX / 2, &v) == -1)
@@ -218,9 +222,12 @@ parse_options(struct pf_recorder *r, int argc, char **argv, struct pf_result *st
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
-	if ((o->pids != NULL) + o->all + (o->cmd != NULL) != 1)
+	if ((o->pids != NULL) + o->all + (o->cmd != NULL) + (o->cgroup != NULL) != 1)
 		return pf_result_set(st, PF_EXIT_USAGE, 0,
-		    "give exactly one target: -p PID, -a or -- COMMAND");
+		    "give exactly one target: -p PID, -a, --cgroup PATH or -- COMMAND");
+	/* A cgroup is recorded on every CPU, as -a, its events counting its tasks only. */
+	if (o->cgroup != NULL)
+		o->all = true;
 	/* -a decides here, before the tool checks its rate against -g dwarf -a. */
 	if (r->callgraph == PF_CG_AUTO && o->all)
 		choose_callgraph_all(r);
@@ -554,7 +561,11 @@ attach(struct pf_recorder *r, struct pf_result *st)
 		if (pf_pid_state(r->t.pids[i]) == 'Z')
 			return pf_result_set(st, PF_EXIT_FAIL, 0, "pid %d: a zombie (it exited and "
 			    "its parent has not reaped it): nothing to sample", (int)r->t.pids[i]);
-	if (pf_target_attach(&r->t, r->opt.all, r->perf, &failed) == -1)
+	if (r->cgroup_fd != -1) {
+		failed = -1;
+		if (pf_perf_open_cgroup(r->perf, r->cgroup_fd) == -1)
+			return denied(r, failed, errno, st);
+	} else if (pf_target_attach(&r->t, r->opt.all, r->perf, &failed) == -1)
 		return denied(r, failed, errno, st);
 	if (r->opt.all) {
 		(void)pf_sym_load_all(r->sym, "/proc");
@@ -581,7 +592,7 @@ attach(struct pf_recorder *r, struct pf_result *st)
 static void
 start_helper(struct pf_recorder *r)
 {
-	pid_t pids[PF_TARGET_MAX_PIDS + 1];
+	pid_t pids[PF_REC_CGROUP_PROCS];
 	char comm[16];
 	size_t n = 0, i;
 
@@ -589,9 +600,29 @@ start_helper(struct pf_recorder *r)
 		pids[n++] = r->t.pids[i];
 	if (r->t.child > 0 && n < PF_ARRAY_LEN(pids))
 		pids[n++] = r->t.child;
+	/* A cgroup's processes now, and what they start: not every process's. */
+	if (r->cgroup_fd != -1)
+		n = pf_cgroup_procs(r->cgroup_fd, pids, PF_ARRAY_LEN(pids));
 	snprintf(comm, sizeof(comm), "%s-files", r->ops->tool->name);
-	if ((r->mf = pf_mapfiles_start(pids, n, r->opt.all, comm)) == NULL)
+	if ((r->mf = pf_mapfiles_start(pids, n, r->opt.all && r->cgroup_fd == -1, comm)) == NULL)
 		r->mf_err = errno;
+}
+
+/* --cgroup PATH: its directory, opened before anything else is. */
+static int
+open_cgroup(struct pf_recorder *r, struct pf_result *st)
+{
+	if (r->opt.cgroup == NULL)
+		return 0;
+	if ((r->cgroup_fd = pf_cgroup_open_target("/sys", r->opt.cgroup, r->cgroup_dir,
+	    sizeof(r->cgroup_dir))) != -1)
+		return 0;
+	if (errno == EINVAL)
+		return pf_result_set(st, PF_EXIT_USAGE, 0, "--cgroup %s: a path with '..' in it "
+		    "is refused", r->opt.cgroup);
+	return pf_result_set(st, PF_EXIT_USAGE, 0, "--cgroup %s: no such cgroup in the v2 tree "
+	    "(/sys/fs/cgroup, or /sys/fs/cgroup/unified) nor in a perf_event hierarchy",
+	    r->opt.cgroup);
 }
 
 /* A file mapped during the window: opened while it is mapped. */
@@ -766,7 +797,10 @@ write_header(struct pf_recorder *r, struct pf_writer *w)
 	pf_buf_puts(&h, " kernel=");
 	pf_name_escape_str(&h, u.release, PF_ESC_TOKEN);
 	pf_buf_puts(&h, " target=");
-	if (o->all)
+	if (o->cgroup) {
+		pf_buf_puts(&h, "cgroup:");
+		pf_name_escape_str(&h, r->cgroup_dir, PF_ESC_TOKEN);
+	} else if (o->all)
 		pf_buf_puts(&h, "all");
 	else if (o->cmd) {
 		const char *b = strrchr(o->cmd[0], '/');
@@ -1182,6 +1216,7 @@ run(struct pf_recorder *r, int argc, char **argv, struct pf_result *st)
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	if (read_settings(r, st) == -1 || (r->opt.pids && parse_pids(r, st) == -1) ||
+	    open_cgroup(r, st) == -1 ||
 	    r->ops->check_privileges(r, st) == -1 || open_output(r, st) == -1)
 		return -1;
 	choose_callgraph(r);
@@ -1282,6 +1317,7 @@ pf_recorder_main(const struct pf_recorder_ops *ops, void *tool, int argc, char *
 	r->opt.progress = true;
 	r->opt.inlines = true;
 	r->kallsyms_fd = -1;
+	r->cgroup_fd = -1;
 	r->out_fd = STDOUT_FILENO;
 	r->out.fd = -1;
 	r->evname = ops->tool->evname;
@@ -1299,6 +1335,9 @@ pf_recorder_main(const struct pf_recorder_ops *ops, void *tool, int argc, char *
 	r->rec.unwind = NULL;
 	pf_mapfiles_free(r->mf);
 	r->mf = NULL;
+	if (r->cgroup_fd != -1)
+		close(r->cgroup_fd);
+	r->cgroup_fd = -1;
 	pf_rawrec_free(&r->rec);
 	pf_comms_free(&r->comms);
 	return st;

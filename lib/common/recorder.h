@@ -80,6 +80,9 @@
  */
 #define PF_REC_FD_RESERVE	16
 
+/* The processes of a --cgroup target its file helper answers for at the start. */
+#define PF_REC_CGROUP_PROCS	4096
+
 /*
  * The common long options, for the tool's getopt_long table; a tool
  * numbers its own long options from PF_REC_OPT_TOOL.  The short ones are
@@ -89,13 +92,14 @@
 enum {
 	PF_REC_OPT_FORCE = 256, PF_REC_OPT_MAX_SIZE, PF_REC_OPT_MIN_FREE,
 	PF_REC_OPT_NO_PROGRESS, PF_REC_OPT_STATS, PF_REC_OPT_VERSION,
-	PF_REC_OPT_NO_INLINE, PF_REC_OPT_CMD_OUTPUT,
+	PF_REC_OPT_NO_INLINE, PF_REC_OPT_CMD_OUTPUT, PF_REC_OPT_CGROUP,
 	PF_REC_OPT_TOOL = 300
 };
 #define PF_REC_SHORTOPTS "ad:g:ho:p:"
 #define PF_REC_LONGOPTS							\
 	{ "all-cpus", no_argument, NULL, 'a' },				\
 	{ "call-graph", required_argument, NULL, 'g' },			\
+	{ "cgroup", required_argument, NULL, PF_REC_OPT_CGROUP },	\
 	{ "cmd-output", required_argument, NULL, PF_REC_OPT_CMD_OUTPUT },	\
 	{ "duration", required_argument, NULL, 'd' },			\
 	{ "force", no_argument, NULL, PF_REC_OPT_FORCE },		\
@@ -120,7 +124,12 @@ enum pf_rec_callgraph { PF_CG_FP, PF_CG_DWARF, PF_CG_AUTO };
 /* The common options, as parsed. */
 struct pf_rec_opts {
 	const char *pids;
+	/*
+	 * Every CPU: -a, or --cgroup (cgroup set), whose events count only
+	 * the cgroup's tasks and which is otherwise recorded as -a is.
+	 */
 	bool all;
+	const char *cgroup;
 	char **cmd;
 	uint64_t duration_ns;	/* 0: the tool's default for the mode */
 	uint64_t max_size;
@@ -224,6 +233,8 @@ struct pf_recorder {
 	struct pf_symbolizer *sym;
 	struct pf_mapfiles *mf;		/* the file helper (mapfile.h), NULL: files by path */
 	int mf_err;			/* why there is none: 0 or an errno */
+	int cgroup_fd;			/* --cgroup: its directory, else -1 */
+	char cgroup_dir[4096];		/* ... and its path */
 	struct pf_kallsyms *ksyms;
 	struct pf_comms comms;
 	struct pf_rawrec rec;

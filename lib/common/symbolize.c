@@ -31,6 +31,7 @@
 #include "jitmap.h"
 #include "mapfile.h"
 #include "procmaps.h"
+#include "procstat.h"
 #include "symbolize.h"
 
 #define MAX_PREOPEN 256
@@ -1505,20 +1506,39 @@ file_lookup(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr,
 
 /*
  * The target's own map, in our /tmp or else in its mount namespace's;
- * fd or -1 with why filled for a refusal (errno EPERM).
+ * fd or -1 with why filled for a refusal (errno EPERM).  A process in
+ * another PID namespace (a container) names its map by its PID there
+ * (the innermost NSpid) and writes it in its own /tmp: only that one is
+ * its map, our /tmp/perf-PID.map being some host process's.
  */
 static int
-jit_open(pid_t pid, uid_t owner, char *why, size_t whylen)
+jit_open(struct pf_mapfiles *mf, pid_t pid, uid_t owner, char *why, size_t whylen)
 {
 	char path[PATH_MAX], w[128];
-	int fd, i, refused = 0;
+	struct pf_status st;
+	int fd, i, refused = 0, nspid = (int)pid;
 
-	for (i = 0; i < 2; i++) {
+	if (pf_status_read("/proc", (int)pid, 0, &st) == 0 && st.nspid > 0)
+		nspid = st.nspid;
+	/*
+	 * A confined recorder cannot follow /proc/PID/root (Landlock): its
+	 * helper opens the map there, and it is vetted here as any other.
+	 */
+	if (nspid != (int)pid && mf != NULL) {
+		if ((fd = pf_mapfiles_open_jit(mf, pid)) != -1)
+			return pf_jitmap_vet(fd, owner, why, whylen);
+		if (errno == ELOOP) {
+			snprintf(why, whylen, "a symbolic link");
+			errno = EPERM;
+			return -1;
+		}
+	}
+	for (i = nspid == (int)pid ? 0 : 1; i < 2; i++) {
 		if (i == 0)
 			snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
 		else
 			snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map",
-			    (int)pid, (int)pid);
+			    (int)pid, nspid);
 		if ((fd = pf_jitmap_open(path, owner, w, sizeof(w))) != -1)
 			return fd;
 		if (errno == EPERM && !refused) {
@@ -1545,7 +1565,7 @@ pf_sym_jit_vet(pid_t pid, char *why, size_t whylen)
 {
 	int fd;
 
-	if ((fd = jit_open(pid, target_uid(pid), why, whylen)) == -1)
+	if ((fd = jit_open(NULL, pid, target_uid(pid), why, whylen)) == -1)
 		return errno == EPERM ? -1 : 0;
 	close(fd);
 	return 1;
@@ -1558,7 +1578,7 @@ jit_load(struct pf_symbolizer *s, struct proc *p)
 	int fd;
 
 	p->jit_tried = true;
-	if ((fd = jit_open(p->pid, p->uid_known ? p->uid : target_uid(p->pid),
+	if ((fd = jit_open(s->mf, p->pid, p->uid_known ? p->uid : target_uid(p->pid),
 	    why, sizeof(why))) == -1) {
 		if (errno == EPERM) {
 			s->st.jit_refused++;

@@ -633,3 +633,32 @@ many_threads() {
 @test "a full stdout is a failure, not success" {
 	run -3 sh -c "pf-precheck --no-probe -o /tmp --min-free 0 >/dev/full"
 }
+
+@test "unwind: a mapped file that cannot be opened to judge is listed by name, not passed over" {
+	require_root
+	local d="$USER_DIR/hidden" pid
+	# nobody's process maps a library from nobody's own directory, which is
+	# then closed to everyone: nobody's precheck reaches it neither through
+	# map_files (no capability) nor through its path.
+	mkdir -m 755 "$d"
+	printf 'void late_work(double u) { (void)u; for (;;) ; }\n' >"$BATS_TEST_TMPDIR/h.c"
+	cc -shared -fPIC -O1 -o "$d/libhidden.so" "$BATS_TEST_TMPDIR/h.c" || fail "cc failed"
+	cp "$WORKLOADS/nofp-late" "$USER_DIR/late"
+	chmod -R a+rX "$d" "$USER_DIR/late"
+	chown -R nobody "$d"
+	# setpriv itself, not a subshell around it: $! is the workload.
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$USER_DIR/late" \
+	    "$d/libhidden.so" 200 30 & pid=$!
+	KIDS="$KIDS $pid"
+	for _ in $(seq 50); do
+		grep -q libhidden "/proc/$pid/maps" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q libhidden "/proc/$pid/maps" || fail "the library was not loaded"
+	chmod 000 "$d"
+	run -0 as_nobody pf-precheck -p "$pid" -o /tmp --min-free 0 --no-probe
+	assert_line --regexp "^(ok|warn) +unwind +1 mapped file could not be opened to judge \\($d/libhidden\\.so\\)"
+	# Root opens it through the mapping, wherever it lies: nothing is listed.
+	run -0 pf-precheck -p "$pid" -o /tmp --min-free 0 --no-probe
+	refute_output --partial "could not be opened to judge"
+}
