@@ -506,17 +506,19 @@ zombie() {
 }
 
 @test "-g auto decides from the target's mapped files, read through its root: fp when all keep frame pointers" {
-	local w
+	local w ino
 	for w in keep:rec-split lack:nofp-split none:; do
 		mkproc "$FXD/$w" 1 0
 		mkdir -p "$FXD/$w/4242/root/opt"
 		echo '4242 (app) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 500 1000 100 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0' >"$FXD/$w/4242/stat"
 		printf 'Name:\tapp\nUid:\t0\t0\t0\t0\n' >"$FXD/$w/4242/status"
 		[ -z "${w#*:}" ] && continue	# no maps file
-		# The path in maps is the target's view: only its root has the file.
+		# The path in maps is the target's view: only its root has the file,
+		# and it is taken there only as the inode the maps name.
 		cp "$WORKLOADS/${w#*:}" "$FXD/$w/4242/root/opt/app"
-		printf '%s\n' '00400000-00401000 r--p 00000000 08:01 17 /opt/app' \
-			'00401000-00480000 r-xp 00001000 08:01 17 /opt/app' \
+		ino=$(stat -c %i "$FXD/$w/4242/root/opt/app")
+		printf '%s\n' "00400000-00401000 r--p 00000000 08:01 $ino /opt/app" \
+			"00401000-00480000 r-xp 00001000 08:01 $ino /opt/app" \
 			'7f0000000000-7f0000001000 r-xp 00000000 00:00 0 ' >"$FXD/$w/4242/maps"
 	done
 	run -0 pf-precheck -p 4242 --proc-root "$FXD/keep:rec-split" -o /tmp --min-free 0
@@ -531,6 +533,7 @@ zombie() {
 }
 
 @test "-g auto: a Go program (its build-id note) is recorded with -g dwarf, and -g fp warns why" {
+	local ino
 	if [ ! -x "$WORKLOADS/go-split" ]; then
 		command -v go >/dev/null 2>&1 || skip "go not installed: the Go workload (go-split) is not built"
 		fail "$WORKLOADS/go-split not built: run make"
@@ -541,19 +544,23 @@ zombie() {
 	printf 'Name:\tapp\nUid:\t0\t0\t0\t0\n' >"$FXD/go/4242/status"
 	cp "$WORKLOADS/go-split" "$FXD/go/4242/root/opt/app"
 	ln -s /opt/app "$FXD/go/4242/exe"
-	printf '%s\n' '00400000-00401000 r--p 00000000 08:01 17 /opt/app' \
-		'00401000-00480000 r-xp 00001000 08:01 17 /opt/app' >"$FXD/go/4242/maps"
+	ino=$(stat -c %i "$FXD/go/4242/root/opt/app")
+	printf '%s\n' "00400000-00401000 r--p 00000000 08:01 $ino /opt/app" \
+		"00401000-00480000 r-xp 00001000 08:01 $ino /opt/app" >"$FXD/go/4242/maps"
 	run -0 pf-precheck -p 4242 --proc-root "$FXD/go" -o /tmp --min-free 0
 	assert_line "ok unwind -g auto: pf-record will record with -g dwarf (app is Go code, whose assembly uses rbp as a general register)"
 	assert_line "ok unwind /opt/app: Go code (its build-id note or .go.buildinfo), whose assembly uses rbp as a general register; -g dwarf unwinds it from .debug_frame"
 	run -0 pf-precheck -g fp -p 4242 --proc-root "$FXD/go" -o /tmp --min-free 0
 	assert_line "warn unwind /opt/app: Go code (its build-id note or .go.buildinfo), whose assembly uses rbp as a general register: -g fp stacks lose the callers of a sample there"
 	assert_line "  fix: use pf-record -g auto or -g dwarf"
-	# Without .debug_frame (go build -ldflags=-w, or strip) -g dwarf has
-	# nothing to unwind it by either: it is not judged.
-	objcopy --remove-section .debug_frame "$WORKLOADS/go-split" "$FXD/go/4242/root/opt/app"
+	# Without .debug_frame (go build -ldflags=-w, or strip) it cannot be
+	# judged: -g auto takes dwarf, which follows frame pointers where it
+	# has no tables, rather than trust them unjudged.  The file is
+	# rewritten in place: the inode the maps name is still its own.
+	objcopy --remove-section .debug_frame "$WORKLOADS/go-split" "$BATS_TEST_TMPDIR/app"
+	cat "$BATS_TEST_TMPDIR/app" >"$FXD/go/4242/root/opt/app"
 	run -0 pf-precheck -p 4242 --proc-root "$FXD/go" -o /tmp --min-free 0
-	assert_line "ok unwind -g auto: pf-record will record with -g fp (the files judged keep frame pointers)"
+	assert_line "ok unwind -g auto: pf-record will record with -g dwarf (app could not be judged)"
 }
 
 @test "a zombie in a fixture tree fails the target check" {
