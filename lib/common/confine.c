@@ -203,20 +203,18 @@ static const int denied[] = {
 
 #define DENY_ERRNO	(SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
 
-int
-pf_confine_seccomp(bool allow_ptrace)
-{
 #ifdef PF_AUDIT_ARCH
-	/* arch check, x32 check, one compare per denied call, two returns */
-	struct sock_filter f[6 + PF_ARRAY_LEN(denied) + 1 + 2];
-	struct sock_fprog prog;
-	size_t n = 0, i, ndeny = PF_ARRAY_LEN(denied);
+/*
+ * The start of both filters, at f (six instructions at most): a foreign
+ * ABI (i386 int 0x80 from a 64-bit process, x32) numbers its calls
+ * differently, so no list of numbers would hold: it is refused whole.
+ * Then the call's number is loaded.  The count written.
+ */
+static size_t
+prologue(struct sock_filter *f)
+{
+	size_t n = 0;
 
-	/*
-	 * A foreign ABI (i386 int 0x80 from a 64-bit process, x32) numbers
-	 * its calls differently, so the list below would not hold: refuse it
-	 * whole.  Then each denied call jumps to the final EPERM.
-	 */
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 	    offsetof(struct seccomp_data, arch));
 	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PF_AUDIT_ARCH, 1, 0);
@@ -227,6 +225,21 @@ pf_confine_seccomp(bool allow_ptrace)
 	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, DENY_ERRNO);
 #endif
+	return n;
+}
+#endif
+
+int
+pf_confine_seccomp(bool allow_ptrace)
+{
+#ifdef PF_AUDIT_ARCH
+	/* arch check, x32 check, one compare per denied call, two returns */
+	struct sock_filter f[6 + PF_ARRAY_LEN(denied) + 1 + 2];
+	struct sock_fprog prog;
+	size_t n, i, ndeny = PF_ARRAY_LEN(denied);
+
+	/* Each denied call jumps to the final EPERM. */
+	n = prologue(f);
 	/* The ptrace compare, when kept, sits just before the returns. */
 	for (i = 0; i < ndeny; i++) {
 		size_t left = ndeny - i - 1 + (allow_ptrace ? 0 : 1);
@@ -256,23 +269,13 @@ pf_confine_seccomp_only(const int *allowed, size_t nallowed)
 #ifdef PF_AUDIT_ARCH
 	struct sock_filter f[6 + 64 + 2];
 	struct sock_fprog prog;
-	size_t n = 0, i;
+	size_t n, i;
 
 	if (nallowed > 64) {
 		errno = EINVAL;
 		return -1;
 	}
-	/* The architecture and x32 checks as in pf_confine_seccomp. */
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, arch));
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PF_AUDIT_ARCH, 1, 0);
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, DENY_ERRNO);
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, nr));
-#ifdef __x86_64__
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1);
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, DENY_ERRNO);
-#endif
+	n = prologue(f);
 	/* Each allowed call jumps to the ALLOW after the final EPERM. */
 	for (i = 0; i < nallowed; i++)
 		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
