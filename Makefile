@@ -344,7 +344,7 @@ demo: deps
 	@$(MAKE) -s --no-print-directory -j$(NPROC) all
 	@sh scripts/demo
 
-bench: all
+bench: all units
 	@sh bench/run
 
 # libFuzzer harnesses: fuzz/fuzz-*.c, built with clang, ASan+UBSan.  The
