@@ -111,8 +111,12 @@ judged_and_complete() {
 	assert_equal "$ours" "$theirs"
 }
 
+# The services below live 60 s, longer than any test of them (teardown
+# ends them): perf script reads a container's files through the process,
+# after its recording, and a service gone by then left perf naming none
+# of its frames (CI's sanitizer pass, with 8 s).
 @test "a service on a root the host cannot see (new mount and PID namespaces, pivot_root): dwarf is chosen, its stacks complete and named as perf names them" {
-	in_namespaces "$ROOTFS" /svc 8
+	in_namespaces "$ROOTFS" /svc 60
 	svc_pid svc
 	# The container's path names no host file.
 	[ ! -e /svc ] || skip "this host has a /svc of its own"
@@ -121,7 +125,7 @@ judged_and_complete() {
 }
 
 @test "a service in a plain chroot: pf-precheck judges its files (not the host path joined to its root), dwarf is chosen, its stacks complete" {
-	"${FAVOURED[@]}" chroot "$ROOTFS" /svc 8 & BGPID=$!
+	"${FAVOURED[@]}" chroot "$ROOTFS" /svc 60 & BGPID=$!
 	svc_pid svc
 	judged_and_complete "$SVCPID" "$ROOTFS/svc"
 }
@@ -158,14 +162,14 @@ EOF
 }
 
 @test "a service run by an OCI runtime (runc, its own mount and PID namespaces): dwarf is chosen, its stacks complete and named as perf names them" {
-	start_runc /svc 8
+	start_runc /svc 60
 	grep -q '^NSpid:.*[[:space:]]1$' "/proc/$SVCPID/status" || fail "not in a PID namespace of its own"
 	judged_and_complete "$SVCPID" /svc
 }
 
 @test "--cgroup on the runtime's cgroup records the container's processes and nothing else; pf-precheck takes it too" {
 	local cg pids
-	start_runc /svc 8
+	start_runc /svc 60
 	cg=$(awk -F: '$1 == "0" { print $3 }' "/proc/$SVCPID/cgroup")
 	[ -n "$cg" ] && [ "$cg" != / ] || skip "runc put the container in no cgroup v2 group here: $(cat "/proc/$SVCPID/cgroup")"
 	# The same work on the host, outside the cgroup, at the same time.

@@ -325,7 +325,7 @@ wait_for() {
 	local flag want
 	for flag in -h --help; do
 		run -0 --separate-stderr "$TRIAGE" "$flag"
-		assert_line --index 0 "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME]"
+		assert_line --index 0 "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME | --cgroup PATH]"
 		assert_line --partial -- "--version"
 		[ -z "$stderr" ]
 	done
@@ -345,7 +345,7 @@ wait_for() {
 		[ -z "$output" ] || fail "$args: wrote to stdout: $output"
 		[ "${#stderr_lines[@]}" -eq 2 ] || fail "$args: $stderr"
 		[[ "${stderr_lines[0]}" == "pf-triage: "* ]]
-		[ "${stderr_lines[1]}" = "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME]" ]
+		[ "${stderr_lines[1]}" = "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME | --cgroup PATH]" ]
 		[ ! -e ev ] || fail "$args: ran anyway"
 	done
 }
@@ -971,7 +971,7 @@ printf 'class ON_CPU_USER\\nnext pf-record -p %s\\n' $WPID"
 	# Only the cgroup's process was sampled, though the other ran as hard.
 	# shellcheck disable=SC2016 # an awk program
 	run -0 awk '/ cpu-clock: $/ { split($2, id, "/"); print id[1] }' ev/cpu.perf
-	[ "${#lines[@]}" -ge 100 ] || fail "only ${#lines[@]} samples"
+	[ "${#lines[@]}" -ge 100 ] || fail "only ${#lines[@]} samples: $(head -n 4 ev/cpu.perf; tail -n 1 ev/cpu.perf; cat ev/commands.log)"
 	! printf '%s\n' "${lines[@]}" | grep -qvx "$pid" ||
 		fail "samples outside the cgroup: $(printf '%s\n' "${lines[@]}" | sort | uniq -c)"
 	# One target only, a path with .. refused, a cgroup that is not there said.
