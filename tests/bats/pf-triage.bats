@@ -9,10 +9,6 @@ teardown() {
 	user_dir_cleanup
 	# shellcheck disable=SC2086 # WPID may hold several PIDs
 	[ -z "${WPID:-}" ] || kill $WPID 2>/dev/null || true
-	if [ -n "${CGDIR:-}" ]; then
-		sleep 0.2
-		rmdir "$CGDIR" 2>/dev/null || true
-	fi
 }
 
 @test "a busy PID is prechecked, classified, recorded, folded, drawn and bundled" {
@@ -325,7 +321,7 @@ wait_for() {
 	local flag want
 	for flag in -h --help; do
 		run -0 --separate-stderr "$TRIAGE" "$flag"
-		assert_line --index 0 "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME | --cgroup PATH]"
+		assert_line --index 0 "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME]"
 		assert_line --partial -- "--version"
 		[ -z "$stderr" ]
 	done
@@ -345,7 +341,7 @@ wait_for() {
 		[ -z "$output" ] || fail "$args: wrote to stdout: $output"
 		[ "${#stderr_lines[@]}" -eq 2 ] || fail "$args: $stderr"
 		[[ "${stderr_lines[0]}" == "pf-triage: "* ]]
-		[ "${stderr_lines[1]}" = "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME | --cgroup PATH]" ]
+		[ "${stderr_lines[1]}" = "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME]" ]
 		[ ! -e ev ] || fail "$args: ran anyway"
 	done
 }
@@ -940,44 +936,4 @@ printf 'class ON_CPU_USER\\nnext pf-record -p %s\\n' $WPID"
 	assert_line "== record cpu (1s): pf-record -g auto -p $WPID -d 1 -o cpu.perf"
 	refute_output --partial "of 1s"
 	[[ "$output" != *$'\r'* ]]
-}
-
-@test "--cgroup PATH triages the processes of a cgroup: prechecked and recorded by their cgroup, nothing outside it" {
-	require_root
-	require_perf_events
-	local root name pid other
-	# Our own group in the cgroup v2 tree (pure, or a hybrid host's unified one).
-	for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
-		[ "$(stat -f -c %T "$root" 2>/dev/null)" = cgroup2fs ] && break
-		root=
-	done
-	[ -n "$root" ] || skip "no cgroup v2 tree here: $(stat -f -c %T /sys/fs/cgroup 2>&1)"
-	name="pf-triage-test-$$"
-	CGDIR="$root/$name"
-	mkdir "$CGDIR" || skip "cannot make a cgroup here: $CGDIR"
-	"${FAVOURED[@]}" "$WORKLOADS/pprof-split" 30 & pid=$!
-	"${FAVOURED[@]}" "$WORKLOADS/rec-split" 30 & other=$!
-	WPID="$pid $other"
-	wait_exec "$pid" pprof-split
-	wait_exec "$other" rec-split
-	echo "$pid" >"$CGDIR/cgroup.procs"
-	cd "$BATS_TEST_TMPDIR"
-	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" --cgroup "/$name" -d 3 -i 1 -n -o ev
-	assert_line "target $pid cgroup /$name (1 process)"
-	assert_line --regexp '^recorded cpu ev/cpu\.perf$'
-	grep -Eq '^ok +verdict system: safe to run pf-record --cgroup' ev/precheck.txt ||
-		fail "precheck: $(cat ev/precheck.txt)"
-	grep -q " target=cgroup:[^ ]*$name " ev/cpu.perf || fail "header: $(head -1 ev/cpu.perf)"
-	# Only the cgroup's process was sampled, though the other ran as hard.
-	# shellcheck disable=SC2016 # an awk program
-	run -0 awk '/ cpu-clock: $/ { split($2, id, "/"); print id[1] }' ev/cpu.perf
-	[ "${#lines[@]}" -ge 100 ] || fail "only ${#lines[@]} samples: $(head -n 4 ev/cpu.perf; tail -n 1 ev/cpu.perf; cat ev/commands.log)"
-	! printf '%s\n' "${lines[@]}" | grep -qvx "$pid" ||
-		fail "samples outside the cgroup: $(printf '%s\n' "${lines[@]}" | sort | uniq -c)"
-	# One target only, a path with .. refused, a cgroup that is not there said.
-	run -2 "$TRIAGE" --cgroup "/$name" -p "$pid"
-	run -2 "$TRIAGE" --cgroup "../$name"
-	run -3 --separate-stderr "$TRIAGE" --cgroup "/$name-none" -n -o ev2
-	[[ "$stderr" == *"no such cgroup, or no process in it"* ]] || fail "$stderr"
-	[ ! -e ev2 ]
 }
