@@ -24,7 +24,7 @@
  * capabilities it forks a helper that keeps only CAP_SYS_ADMIN,
  * CAP_CHECKPOINT_RESTORE, CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH, holds
  * no other descriptor, sets no_new_privs and installs a seccomp filter
- * that allows a dozen system calls.  It parses nothing the recorder or a
+ * that allows some twenty system calls.  It parses nothing the recorder or a
  * target wrote: a request is a fixed-size (pid, start, end) record; the
  * helper builds the map_files name itself, opens it, takes it only when
  * it is a regular file and passes the descriptor back (SCM_RIGHTS).  It
