@@ -179,8 +179,14 @@ check_bundle() {
 # signal that was ignored when it started, and the suite itself may run
 # with SIGHUP ignored (under nohup) or SIGINT ignored (as a background job
 # of a script, as CI's passes are): the runbook starts with the default
-# dispositions, as from a terminal.
+# dispositions, as from a terminal.  out and err are emptied before it
+# starts, not by the background job's own redirection: a test that runs it
+# twice would otherwise find the first run's lines there (wait_for saw the
+# last run's "== classify" before the new one had even started, and the
+# signal came before the runbook had set its traps or reached classify).
 triage_bg() {
+	: > out
+	: > err
 	env --default-signal=HUP,INT,TERM "$TRIAGE" "$@" > out 2> err &
 	TPID=$!
 }
@@ -212,8 +218,9 @@ wait_for() {
 		wait "$TPID" || rc=$?
 		[ "$rc" -eq 1 ] || fail "SIG$sig: status $rc: $(cat err)"
 		[ $((SECONDS - start)) -lt 15 ] || fail "SIG$sig: the classification was not stopped"
-		grep -qx "interrupted SIG$sig during classify; later steps not run" out
-		grep -qx "bundle ev.tar.gz" out
+		grep -qx "interrupted SIG$sig during classify; later steps not run" out ||
+			fail "SIG$sig: not interrupted during classify: $(cat out err)"
+		grep -qx "bundle ev.tar.gz" out || fail "SIG$sig: no bundle: $(cat out err)"
 		[ ! -e ev/cpu.perf ]
 		check_bundle ev.tar.gz
 		grep -qx "interrupted SIG$sig during classify; later steps not run" x/pf-bundle-*/ev/summary.txt
