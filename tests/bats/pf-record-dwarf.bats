@@ -388,32 +388,39 @@ cfaloop_poll() {
 # moves as it grows makes one step), over the window's mean rate of
 # samples.
 cfaloop_growth() {
-	local mode=$1 n
-	# FAVOURED's sh passes on no exported function: the text goes instead.
-	"${FAVOURED[@]}" bash -c "$(declare -f cfaloop_poll)"'; cfaloop_poll "$@"' bash \
-	    "$WORKLOADS/rec-cfaloop" "$mode" "$d/$mode"
-	[ "$(cat "$d/$mode.rc")" = 0 ] || fail "pf-record -p on rec-cfaloop $mode: $(cat "$d/$mode.err")"
-	grep 'stats:' "$d/$mode.err" > "$d/$mode.stats" || fail "no --stats line: $(cat "$d/$mode.err")"
-	n=$(stat_word "$(cat "$d/$mode.stats")" unwound)
-	echo "$mode: $n samples in 4 s; VmRSS (s KB): $(tr '\n' ' ' < "$d/$mode.rss")"
-	# shellcheck disable=SC2016 # an awk program
-	awk -v n="${n:-0}" '
-	$1 >= 0.5 && $1 <= 3.6 {
-		if (k++)
-			s[++m] = ($2 - r) / ($1 - t)
-		t = $1; r = $2
-	}
-	END {
-		if (m < 8 || n < 2000)
-			exit 1
-		for (i = 2; i <= m; i++)
-			for (j = i; j > 1 && s[j - 1] > s[j]; j--) {
-				x = s[j]; s[j] = s[j - 1]; s[j - 1] = x
-			}
-		med = m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2
-		printf "%.0f\n", med * 1024 / (n / 4)
-	}' "$d/$mode.rss" > "$d/$mode.growth" ||
-		fail "$mode: too few readings or samples ($n samples)"
+	local mode=$1 n try
+	# A reading is the poller's: on a loaded machine (CI runs two suites
+	# at once) it has gone without the CPU for seconds, leaving too few
+	# readings to judge.  That run is measured again, twice at most; a
+	# run that had its readings is judged as it came.
+	for try in 1 2 3; do
+		rm -f "$d/$mode".*
+		# FAVOURED's sh passes on no exported function: the text goes instead.
+		"${FAVOURED[@]}" bash -c "$(declare -f cfaloop_poll)"'; cfaloop_poll "$@"' bash \
+		    "$WORKLOADS/rec-cfaloop" "$mode" "$d/$mode"
+		[ "$(cat "$d/$mode.rc")" = 0 ] || fail "pf-record -p on rec-cfaloop $mode: $(cat "$d/$mode.err")"
+		grep 'stats:' "$d/$mode.err" > "$d/$mode.stats" || fail "no --stats line: $(cat "$d/$mode.err")"
+		n=$(stat_word "$(cat "$d/$mode.stats")" unwound)
+		echo "$mode (run $try): $n samples in 4 s; VmRSS (s KB): $(tr '\n' ' ' < "$d/$mode.rss")"
+		# shellcheck disable=SC2016 # an awk program
+		awk -v n="${n:-0}" '
+		$1 >= 0.5 && $1 <= 3.6 {
+			if (k++)
+				s[++m] = ($2 - r) / ($1 - t)
+			t = $1; r = $2
+		}
+		END {
+			if (m < 8 || n < 2000)
+				exit 1
+			for (i = 2; i <= m; i++)
+				for (j = i; j > 1 && s[j - 1] > s[j]; j--) {
+					x = s[j]; s[j] = s[j - 1]; s[j - 1] = x
+				}
+			med = m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2
+			printf "%.0f\n", med * 1024 / (n / 4)
+		}' "$d/$mode.rss" > "$d/$mode.growth" && return 0
+	done
+	fail "$mode: too few readings or samples in 3 runs ($n samples in the last)"
 }
 
 @test "a target whose CFA expression loops costs no more memory per sample than an ordinary one; its stacks end at that frame" {
