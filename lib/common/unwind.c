@@ -157,6 +157,8 @@ struct pf_unwinder {
 	uint64_t sp, len;
 	struct proc *proc;	/* its process */
 	bool beyond;		/* a read above the copy */
+	/* libdw's walk: frames found when a read above the copy, or outside it, was refused */
+	size_t beyond_at, unread;	/* 0: none (see memory_read) */
 	bool miss;		/* the walk stopped at a pc in no file it knows */
 	bool refused;		/* the walk stopped at a frame with a RULE_REFUSED rule */
 	bool sig;		/* libdw's walk: the frame before was a signal frame */
@@ -622,42 +624,34 @@ report(struct pf_unwinder *u, struct proc *p, struct map *m)
 	return !m->unreadable;
 }
 
-/* A word of the sampled stack, or of a mapped file's contents. */
+/*
+ * A word of the sampled stack.  Nothing else is read: a return address
+ * or a saved register is on the stack, and a rule that reaches elsewhere
+ * (a frame pointer used as a general register, a garbage CFA) would read
+ * a file's bytes at an address that is no stack.  Reading a mapped
+ * file's contents there, as this once did for the modules offered so
+ * far, made the answer depend on which modules earlier samples had
+ * offered (found by fuzz-unwind: a new unwinder answered otherwise).  A
+ * read refused here is remembered with the frames found so far: libdw
+ * takes a return address it could not read for the outermost frame, so
+ * a walk that ends at the frame being unwound then is cut (truncated
+ * above the copy, else not complete); libdw goes on past a saved
+ * register it could not read, and then the refusal says nothing.
+ */
 static bool
 memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 {
 	struct pf_unwinder *u = arg;
-	Dwfl_Module *mod;
-	Dwarf_Addr bias;
-	Elf *elf;
-	size_t nph, i;
 
+	(void)dwfl;
 	if (addr >= u->sp && addr - u->sp <= u->len && u->len - (addr - u->sp) >= 8) {
 		memcpy(out, u->stack + (addr - u->sp), 8);
 		return true;
 	}
-	if (addr >= u->sp + u->len && addr - u->sp < STACK_REACH) {
-		u->beyond = true;
-		return false;
-	}
-	if ((mod = dwfl_addrmodule(dwfl, addr)) == NULL ||
-	    (elf = dwfl_module_getelf(mod, &bias)) == NULL || elf_getphdrnum(elf, &nph) != 0)
-		return false;
-	addr -= bias;
-	for (i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		Elf_Data *d;
-
-		if (gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD ||
-		    addr < ph.p_vaddr || addr + 8 > ph.p_vaddr + ph.p_filesz)
-			continue;
-		d = elf_getdata_rawchunk(elf, (int64_t)(ph.p_offset + (addr - ph.p_vaddr)), 8,
-		    ELF_T_BYTE);
-		if (d == NULL || d->d_size < 8)
-			return false;
-		memcpy(out, d->d_buf, 8);
-		return true;
-	}
+	if (addr >= u->sp + u->len && addr - u->sp < STACK_REACH)
+		u->beyond_at = u->npcs;
+	else
+		u->unread = u->npcs;
 	return false;
 }
 
@@ -1142,7 +1136,7 @@ walk_end(struct pf_unwinder *u, struct proc *p, bool complete)
 	const struct map *m;
 
 	u->nrefused += u->refused;
-	if (u->beyond)
+	if (u->beyond || (u->beyond_at != 0 && u->beyond_at == u->npcs))
 		return PF_UNWIND_TRUNCATED;
 	if (u->refused)
 		return PF_UNWIND_BUDGET;
@@ -1164,6 +1158,7 @@ walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 
 	*end = PF_UNWIND_BROKEN;
 	u->beyond = false;
+	u->beyond_at = 0;
 	u->miss = false;
 	u->refused = false;
 	u->npcs = 0;
@@ -1182,12 +1177,19 @@ walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 		u->miss = false;
 		u->refused = false;
 		u->sig = false;
+		u->beyond_at = 0;
+		u->unread = 0;
 		u->npcs = 0;
 		rc = dwfl_getthread_frames(p->dwfl, tid, frame, u);
 		if (!u->miss || tries == OFFER_RETRIES || !offer_at(u, p, u->miss_pc))
 			break;
 	}
-	*end = walk_end(u, p, rc == 0);
+	/*
+	 * The last frame's caller could not be read: the stack is cut there,
+	 * not ended (an outermost frame's return address is undefined by its
+	 * rule, or zero on the stack, and read as such).
+	 */
+	*end = walk_end(u, p, rc == 0 && (u->unread == 0 || u->unread != u->npcs));
 	return u->npcs;
 }
 
