@@ -14,9 +14,10 @@
 # and <regex> (libLLVM and libclang-cpp: 100,000 symbols and more),
 # recorded with -p for CSECS (8) s at 999 Hz (the compile takes longer):
 # pf-record's CPU a sample and the time from the window's end to the
-# last byte (bar: <= 2 s), beside perf record --call-graph dwarf -F 999
-# (its default 8 KiB of stack) and perf script on the same compile for
-# the same time.  With -p, not -- CMD: the CPU time of a command run
+# last byte (bar: <= 2 s) and the share of its stacks that reach an
+# entry frame (pf-record copies 65528 bytes of stack from a target; bar:
+# >= 90%), beside perf record --call-graph dwarf,16384 -F 999 and perf
+# script on the same compile for the same time.  With -p, not -- CMD: the CPU time of a command run
 # under a tool counts in the tool's own.  REC=path/to/pf-record measures
 # another build.
 set -eu
@@ -152,7 +153,7 @@ start_clang() {
 	sleep 0.3
 }
 
-# pf-record: "cpu_s samples tail_s rss_kb stop"
+# pf-record: "cpu_s samples tail_s rss_kb stop incomplete"
 cpf=$(for _ in $(seq "$RUNS"); do
 	start_clang
 	/usr/bin/time -f "%U %S %M" -o "$OUT/ct" "$REC" -g dwarf -F 999 -d "$CSECS" -p "$wp" \
@@ -168,25 +169,32 @@ cpf=$(for _ in $(seq "$RUNS"); do
 			}
 			next
 		}
-		{ for (i = 1; i <= NF; i++) if ($i ~ /^stop=/) { stop = $i; sub(/stop=/, "", stop) } }
-		END { printf "%.3f %d %.3f %d %s\n", cpu, n, t, rss, stop }
+		{
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^stop=/) { stop = $i; sub(/stop=/, "", stop) }
+				if ($i ~ /^incomplete=/) { inc = $i; sub(/incomplete=/, "", inc) }
+			}
+		}
+		END { printf "%.3f %d %.3f %d %s %d\n", cpu, n, t, rss, stop, inc }
 	' "$OUT/ct" "$OUT/cstats" "$OUT/ctrailer"
 done)
 # The run with the least CPU a sample, and the spread of the tails.
 echo "$cpf" | awk '{ printf "%.1f %s\n", $2 ? 1e6 * $1 / $2 : 0, $0 }' | sort -n | head -n 1 > "$OUT/cbest"
-read -r cus ccpu cn ctail crss cstop < "$OUT/cbest"
+read -r cus ccpu cn ctail crss cstop cinc < "$OUT/cbest"
 ctails=$(echo "$cpf" | awk '{ print $3 }' | sort -n |
     awk 'NR == 1 { b = $1 } { w = $1 } END { printf "%.2f to %.2f", b, w }')
 echo "pf-record -g dwarf, clang++-14 -O2, 999 Hz, $CSECS s: $cn samples, stop=$cstop"
 echo "  own CPU $ccpu s, $cus us a sample; last byte $ctail s after the window" \
     "($ctails s over $RUNS runs); peak RSS $((crss / 1024)) MB"
+ccomplete=$(echo "$cn $cinc" | awk '{ printf "%.1f", $1 ? 100 * ($1 - $2) / $1 : 0 }')
+echo "  $ccomplete% of its stacks reach an entry frame ($cinc of $cn incomplete)"
 
 cpc=
 if command -v perf >/dev/null 2>&1; then
 	# perf: "us_a_sample cpu_s samples rss_kb"
 	cperf=$(for _ in $(seq "$RUNS"); do
 		start_clang
-		/usr/bin/time -f "%U %S %M" -o "$OUT/ct1" perf record -q -F 999 --call-graph dwarf \
+		/usr/bin/time -f "%U %S %M" -o "$OUT/ct1" perf record -q -F 999 --call-graph dwarf,16384 \
 		    -p "$wp" -o "$OUT/cperf.data" -- sleep "$CSECS" > /dev/null 2> "$OUT/cperf.err" || true
 		stop_busy
 		/usr/bin/time -f "%U %S %M" -o "$OUT/ct2" perf script -i "$OUT/cperf.data" \
@@ -198,13 +206,15 @@ if command -v perf >/dev/null 2>&1; then
 	done)
 	echo "$cperf" | sort -n | head -n 1 > "$OUT/cperfbest"
 	read -r cpus cpc cpn cprss < "$OUT/cperfbest"
-	echo "perf record --call-graph dwarf -F 999 + perf script, same compile and time: $cpn samples"
+	echo "perf record --call-graph dwarf,16384 -F 999 + perf script, same compile and time: $cpn samples"
 	echo "  CPU $cpc s, $cpus us a sample; peak RSS $((cprss / 1024)) MB"
 else
 	echo "perf not installed: no perf comparison"
 fi
 bar "$(echo "$ctail" | awk '{ if ($1 <= 2) print 1 }')" \
     "clang++: the last byte within 2 s of the window's end ($ctail s)"
+bar "$(echo "$ccomplete" | awk '{ if ($1 >= 90) print 1 }')" \
+    "clang++: >= 90% of the stacks reach an entry frame ($ccomplete%)"
 if [ -n "$cpc" ]; then
 	echo "clang++: pf-record's CPU a sample $cus us against perf's $cpus us, ratio" \
 	    "$(echo "$cus $cpus" | awk '{ printf "%.2f", ($2 > 0) ? $1 / $2 : 99 }')"

@@ -2,7 +2,9 @@
 # bench/pf-record.sh: what pf-record costs.
 #  1. the slowdown of the sampled process under pf-record at 99 Hz and
 #     999 Hz (targets: <= 1% and <= 5%), from the time a CPU-bound probe
-#     loses (rec-stall), with perf record beside it; then, as a cross-check,
+#     loses (rec-stall), with perf record beside it; at 999 Hz under
+#     -g dwarf with a probe 128 KiB deep, so that each sample copies the
+#     whole 65528 bytes, beside perf's dwarf,16384 and dwarf,65528; then, as a cross-check,
 #     the CPU time of a fixed amount of work (rec-split -n);
 #  2. pf-record's own CPU time for a 3 s window on a busy process;
 #  3. the time from the window's end to the last byte for ~3000 samples
@@ -46,6 +48,7 @@ best_spread() {
 STALL=build/workloads/rec-stall
 PAIRS=${PAIRS:-9}
 SECS=${SECS:-3}
+STALL_ARGS=
 lost() {	# prints the lost share of one rec-stall line
 	awk '{ printf "%.6f\n", $4 / $2 }'
 }
@@ -53,8 +56,10 @@ slowdown() {	# label hz target recorder-command...
 	label=$1 hz=$2 t=$3
 	shift 3
 	r=$(for _ in $(seq "$PAIRS"); do
-		a=$($STALL "$SECS" | lost)
-		s=$("$@" $STALL "$SECS" 2>/dev/null | grep '^elapsed_ns' | lost)
+		# shellcheck disable=SC2086 # STALL_ARGS is words
+		a=$($STALL $STALL_ARGS "$SECS" | lost)
+		# shellcheck disable=SC2086
+		s=$("$@" $STALL $STALL_ARGS "$SECS" 2>/dev/null | grep '^elapsed_ns' | lost)
 		echo "$a $s" | awk '{ printf "%.4f %.4f %.4f\n", 100 * ((1 - $1) / (1 - $2) - 1), 100 * $1, 100 * $2 }'
 	done)
 	echo "$r" | sort -n | awk -v l="$label" -v hz="$hz" -v t="$t" '
@@ -73,6 +78,20 @@ done
 if command -v perf >/dev/null 2>&1; then
 	slowdown "perf record -g (for comparison)" 999 "" perf record -q -F 999 -g -o "$OUT/stall.data" --
 fi
+# The -g dwarf stack copy's size: the probe runs under 128 KiB of stack,
+# so that every sample copies all the bytes its recorder asks for
+# (pf-record: 65528, the kernel's ceiling), beside perf with 16 KiB and
+# with the same 65528.
+STALL_ARGS="-s 128"
+slowdown "pf-record -g dwarf (65528-byte copies), a 128 KiB-deep probe" 999 "<= 5%" \
+    $REC -g dwarf -F 999 -d 60 --no-progress --min-free 0 -o "$OUT/stall.txt" --force --
+if command -v perf >/dev/null 2>&1; then
+	slowdown "perf record --call-graph dwarf,16384, the same probe" 999 "" \
+	    perf record -q -F 999 --call-graph dwarf,16384 -o "$OUT/stall.data" --
+	slowdown "perf record --call-graph dwarf,65528, the same probe" 999 "" \
+	    perf record -q -F 999 --call-graph dwarf,65528 -o "$OUT/stall.data" --
+fi
+STALL_ARGS=
 
 # Cross-check: the CPU time a fixed amount of work takes (rec-split -n
 # prints it to the nanosecond, sampling interrupts included), alone and

@@ -86,6 +86,14 @@ static struct {
 	.fixture = false,
 };
 
+/* The stack copy of a -g dwarf sample in the mode checked, as its recorder takes it. */
+static unsigned
+dwarf_stack(void)
+{
+	return pf_rec_dwarf_stack(opt.mode == MODE_OFFCPU ? &pf_rec_offcpu : &pf_rec_record,
+	    opt.mode == MODE_SYSTEM);
+}
+
 /* One process of -p, and what the target check learnt of it. */
 struct target {
 	int pid;
@@ -440,7 +448,7 @@ check_probe(struct env *e, const struct target *t)
 	if (opt.dwarf) {
 		a.sample_type = PF_RAWREC_SAMPLE_TYPE_DWARF;
 		a.sample_regs_user = PF_UNWIND_REGS_MASK;
-		a.sample_stack_user = PF_REC_DWARF_STACK;
+		a.sample_stack_user = dwarf_stack();
 	}
 	if (pf_sysctl_long(opt.proc_root, "sys/kernel/perf_event_max_stack", &max_stack) == -1 ||
 	    max_stack > PF_REC_MAX_STACK)
@@ -476,7 +484,7 @@ check_probe(struct env *e, const struct target *t)
 		if (opt.dwarf) {
 			a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 			a.sample_regs_user = PF_UNWIND_REGS_MASK;
-			a.sample_stack_user = PF_REC_DWARF_STACK;
+			a.sample_stack_user = dwarf_stack();
 		}
 		a.context_switch = 1;
 		a.disabled = 1;
@@ -547,7 +555,7 @@ check_disk(struct env *e)
  * entries.
  */
 #define DWARF_SAMPLE_BYTES \
-	(PF_REC_DWARF_STACK + 16 + 8 * (1 + PF_UNWIND_NREGS) + 64 + 8 * 64)
+	(dwarf_stack() + 16 + 8 * (1 + PF_UNWIND_NREGS) + 64 + 8 * 64)
 
 static void
 check_memlock(struct env *e)
@@ -589,9 +597,9 @@ check_memlock(struct env *e)
 	/* What a ring then holds between two reads, at the -g dwarf stack copy's size. */
 	if (opt.dwarf)
 		snprintf(held, sizeof(held), "; -g dwarf: rings of %u pages hold some %llu samples "
-		    "of %d stack bytes each", got,
+		    "of %u stack bytes each", got,
 		    (unsigned long long)((uint64_t)got * (uint64_t)pg / DWARF_SAMPLE_BYTES),
-		    PF_REC_DWARF_STACK);
+		    dwarf_stack());
 	if (need <= allow) {
 		report(e, "ok", "memlock", NULL, "%s of rings for %d CPUs within %s (perf_event_mlock_kb %ld x %d + RLIMIT_MEMLOCK)%s",
 		    n, ncpu, al, mlock_kb, ncpu, held);

@@ -161,6 +161,14 @@ unwind_chain(struct pf_rawrec *r, const struct pf_rawsample *s, const char *ips,
 	return n;
 }
 
+/* Whether a record of len bytes finds no more room among the held-back ones. */
+static bool
+pending_full(const struct pf_rawrec *r, size_t len)
+{
+	return r->npending == PF_RAWREC_PENDING ||
+	    len > PF_RAWREC_PENDING_BYTES - r->pending_bytes;
+}
+
 /* Hold back a sample's ring bytes [p, end) until its mapping's record; -1 when full or ENOMEM. */
 static int
 defer(struct pf_rawrec *r, const char *p, const char *end)
@@ -168,11 +176,12 @@ defer(struct pf_rawrec *r, const char *p, const char *end)
 	size_t len = (size_t)(end - p);
 	char *c;
 
-	if (r->npending == PF_RAWREC_PENDING || (c = malloc(len + sizeof(len))) == NULL)
+	if (pending_full(r, len) || (c = malloc(len + sizeof(len))) == NULL)
 		return -1;
 	memcpy(c, &len, sizeof(len));
 	memcpy(c + sizeof(len), p, len);
 	r->pending[r->npending++] = c;
+	r->pending_bytes += len;
 	r->deferred++;
 	return 0;
 }
@@ -204,7 +213,7 @@ add_sample(struct pf_rawrec *r, const char *p, const char *end, bool final, bool
 	s.nr = (uint32_t)nr;
 	if (r->unwind != NULL && nr <= PF_UNWIND_MAX_FRAMES + 4) {
 		s.nr = (uint32_t)unwind_chain(r, &s, p + S_IPS, (size_t)nr, p + S_IPS + nr * 8,
-		    end, chain, final || r->npending == PF_RAWREC_PENDING, &later);
+		    end, chain, final || pending_full(r, (size_t)(end - p)), &later);
 		if (later && defer(r, p, end) == 0) {
 			*held = true;
 			return 0;
@@ -291,10 +300,13 @@ retry_pending(struct pf_rawrec *r, uint32_t pid, bool final)
 
 	/* Out of the queue first: add_sample may hold one back again. */
 	for (i = 0; i < r->npending; i++) {
-		if (pid == 0 || u32_at(r->pending[i] + sizeof(len) + S_TID) == pid)
+		if (pid == 0 || u32_at(r->pending[i] + sizeof(len) + S_TID) == pid) {
 			batch[n++] = r->pending[i];
-		else
+			memcpy(&len, r->pending[i], sizeof(len));
+			r->pending_bytes -= len;
+		} else {
 			r->pending[keep++] = r->pending[i];
+		}
 	}
 	r->npending = keep;
 	for (i = 0; i < n; i++) {
@@ -490,4 +502,5 @@ pf_rawrec_free(struct pf_rawrec *r)
 	r->nev = r->evi = 0;
 	while (r->npending > 0)
 		free(r->pending[--r->npending]);
+	r->pending_bytes = 0;
 }

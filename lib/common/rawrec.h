@@ -93,10 +93,13 @@ struct pf_rawswitch {
  * had named yet: the record may come through another CPU's ring, drained
  * after this one.  Each is retried when its process's next mapping
  * arrives and unwound as it is at pf_rawrec_flush or when the queue is
- * full.  At most this many (a sample copies up to 16 KiB of stack; a
- * ring drained every 100 ms holds some 100 samples at 999 Hz).
+ * full.  At most this many, and this many bytes of records: a sample
+ * copies up to 64 KiB of stack, so 4 MiB hold 64 of the deepest, and 256
+ * of 16 KiB (a ring drained every 100 ms holds some 100 samples at 999
+ * Hz).
  */
 #define PF_RAWREC_PENDING 256
+#define PF_RAWREC_PENDING_BYTES (4u << 20)
 
 /* A sample to write: its offset in samples and the period to write. */
 struct pf_rawref {
@@ -138,6 +141,7 @@ struct pf_rawrec {
 	uint64_t deferred;	/* dwarf samples held back for a mapping record */
 	char *pending[PF_RAWREC_PENDING];	/* their ring records, copied */
 	size_t npending;
+	size_t pending_bytes;	/* their records' bytes */
 	/* replay state (replay.h) */
 	const struct pf_rawevent **ev;
 	size_t nev, evi;

@@ -48,6 +48,7 @@ const struct pf_rec_tool pf_rec_record = {
 	.dur_default = PF_RECORD_DUR_DEFAULT, .dur_default_all = PF_RECORD_DUR_DEFAULT_ALL,
 	.dur_ceiling = PF_RECORD_DUR_CEILING, .dur_ceiling_all = PF_RECORD_DUR_CEILING_ALL,
 	.callgraph = PF_CG_AUTO, .auto_all = true,
+	.dwarf_stack = PF_RECORD_DWARF_STACK, .dwarf_stack_all = PF_REC_DWARF_STACK,
 };
 
 const struct pf_rec_tool pf_rec_offcpu = {
@@ -62,7 +63,14 @@ const struct pf_rec_tool pf_rec_offcpu = {
 	 * under -a.
 	 */
 	.callgraph = PF_CG_AUTO, .auto_rate_max = PF_OFFCPU_AUTO_RATE,
+	.dwarf_stack = PF_REC_DWARF_STACK, .dwarf_stack_all = PF_REC_DWARF_STACK,
 };
+
+unsigned
+pf_rec_dwarf_stack(const struct pf_rec_tool *tool, bool all)
+{
+	return all ? tool->dwarf_stack_all : tool->dwarf_stack;
+}
 
 static volatile sig_atomic_t got_signal;
 
@@ -350,7 +358,7 @@ pf_recorder_callgraph(const struct pf_recorder *r, struct pf_buf *h)
 {
 	pf_buf_puts(h, "callgraph=");
 	if (r->dwarf)
-		pf_buf_printf(h, "dwarf stack=%d", PF_REC_DWARF_STACK);
+		pf_buf_printf(h, "dwarf stack=%u", pf_rec_dwarf_stack(r->ops->tool, r->opt.all));
 	else
 		pf_buf_puts(h, "fp");
 	if (r->auto_why[0] != '\0') {
@@ -648,7 +656,7 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 	if (r->dwarf) {
 		a.sample_type = PF_RAWREC_SAMPLE_TYPE_DWARF;
 		a.regs_user = PF_UNWIND_REGS_MASK;
-		a.stack_user = PF_REC_DWARF_STACK;
+		a.stack_user = pf_rec_dwarf_stack(r->ops->tool, r->opt.all);
 		/* The unwinder reads only the file the mapping named. */
 		a.build_id = true;
 		if ((r->rec.unwind = pf_unwind_new()) == NULL)

@@ -48,9 +48,15 @@
 #define PF_RECORD_FREQ_CEILING_DWARF_ALL 99	/* -g dwarf -a: every sample is unwound */
 /*
  * -g dwarf: the bytes of user stack each sample copies from the stack
- * pointer up (the kernel's ceiling is 65528); a deeper stack ends in a
- * [truncated] frame.
+ * pointer up; a deeper stack ends in a [truncated] frame.  pf-record
+ * copies the kernel's ceiling (65528) from a target: compilers and
+ * interpreters run deeper than 16 KiB (clang++ -O2 on a big file: 99.8%
+ * of its stacks were cut at 16 KiB, 2% at 65528), for some 20% more of
+ * pf-record's CPU a sample and no loss (pf-record(8), make bench).
+ * Under -a, where every CPU's ring takes copies, and in pf-offcpu, whose
+ * samples come at every switch, 16 KiB.
  */
+#define PF_RECORD_DWARF_STACK	65528
 #define PF_REC_DWARF_STACK	16384
 /* -g dwarf rings: a sample is 16 KiB and more, 2 MiB hold some 120 of them. */
 #define PF_REC_DWARF_RING_PAGES	512
@@ -167,7 +173,11 @@ struct pf_rec_tool {
 	enum pf_rec_callgraph callgraph;	/* without -g */
 	bool auto_all;			/* -g auto -a judges the host's C library (else fp) */
 	uint64_t auto_rate_max;		/* -g auto -p: fp above this many switches/s; 0: none */
+	unsigned dwarf_stack, dwarf_stack_all;	/* -g dwarf's stack copy, bytes; with -a */
 };
+
+/* The bytes of user stack a -g dwarf sample of tool copies, with -a or not. */
+unsigned pf_rec_dwarf_stack(const struct pf_rec_tool *tool, bool all);
 
 extern const struct pf_rec_tool pf_rec_record, pf_rec_offcpu;
 

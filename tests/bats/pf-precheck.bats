@@ -450,7 +450,7 @@ zombie() {
 	# 2 CPUs x 1 + 512 pages do not fit 2 x 516 KiB: rings of 128 pages, ~30 samples.
 	run -0 prlimit --memlock=0:0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		pf-precheck -g dwarf --proc-root "$FXD/m516" -o /tmp --min-free 0
-	assert_line --regexp '^warn memlock 4\.0M of rings for 2 CPUs exceeds 1\.0M \(perf_event_mlock_kb 516 x 2 \+ RLIMIT_MEMLOCK\): pf-record will use rings of 128 pages and may lose samples; -g dwarf: rings of 128 pages hold some [0-9]+ samples of 16384 stack bytes each$'
+	assert_line --regexp '^warn memlock 4\.0M of rings for 2 CPUs exceeds 1\.0M \(perf_event_mlock_kb 516 x 2 \+ RLIMIT_MEMLOCK\): pf-record will use rings of 128 pages and may lose samples; -g dwarf: rings of 128 pages hold some [0-9]+ samples of 65528 stack bytes each$'
 	assert_line "  fix: ulimit -l unlimited (or larger), sysctl -w kernel.perf_event_mlock_kb=2052, or run as root"
 	# The same room is enough for the frame-pointer rings.
 	run -0 prlimit --memlock=0:0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
@@ -459,7 +459,7 @@ zombie() {
 	# 16 KiB per CPU holds no dwarf sample at all, but a small fp ring.
 	run -1 prlimit --memlock=0:0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		pf-precheck -g dwarf --proc-root "$FXD/m16" -o /tmp --min-free 0
-	assert_line --regexp '^fail memlock even the smallest rings that hold one -g dwarf sample \(72\.0K for 2 CPUs\) exceed 32\.0K$'
+	assert_line --regexp '^fail memlock even the smallest rings that hold one -g dwarf sample \(264\.0K for 2 CPUs\) exceed 32\.0K$'
 	run -0 prlimit --memlock=0:0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		pf-precheck -g fp --proc-root "$FXD/m16" -o /tmp --min-free 0
 	assert_line --regexp '^warn memlock .* will use rings of 2 pages and may lose samples$'

@@ -94,7 +94,7 @@ entry_share() {
 	# other pass beside it (load 9) the workload got a fraction of a CPU,
 	# too few samples for 7 points (nofp_sixty 67.3%).
 	run -0 "${FAVOURED[@]}" pf-record -g dwarf -F 499 --no-progress -o "$d/d.txt" -- "$WORKLOADS/nofp-split" 3
-	grep -q " callgraph=dwarf stack=16384 " "$d/d.txt" || fail "header: $(head -1 "$d/d.txt")"
+	grep -q " callgraph=dwarf stack=65528 " "$d/d.txt" || fail "header: $(head -1 "$d/d.txt")"
 	grep -Eq '^# pf-record: samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ truncated=0 unknown-chain=0 incomplete=[0-9]+ .*stop=' "$d/d.txt" ||
 		fail "trailer: $(tail -1 "$d/d.txt")"
 	for f in nofp_sixty:60 nofp_forty:40; do
@@ -258,7 +258,7 @@ incomplete_count() {
 @test "-g auto, the default: -g dwarf for a target without frame pointers (-- CMD and -p), the header says why" {
 	local d="$BATS_TEST_TMPDIR" got
 	run -0 pf-record -F 499 --no-progress -o "$d/c.txt" -- "$WORKLOADS/nofp-split" 3
-	head -n 1 "$d/c.txt" | grep -q " callgraph=dwarf stack=16384 auto=no-frame-pointers:nofp-split kernel-stacks=" ||
+	head -n 1 "$d/c.txt" | grep -q " callgraph=dwarf stack=65528 auto=no-frame-pointers:nofp-split kernel-stacks=" ||
 		fail "header: $(head -n 1 "$d/c.txt")"
 	run -0 valid_stream "$d/c.txt"
 	pf-fold "$d/c.txt" > "$d/c.folded"
@@ -268,7 +268,7 @@ incomplete_count() {
 	"$WORKLOADS/nofp-split" 8 & BGPID=$!
 	wait_exec "$BGPID" nofp-split
 	run -0 pf-record --call-graph auto -d 1 --no-progress -o "$d/p.txt" -p "$BGPID"
-	head -n 1 "$d/p.txt" | grep -q " callgraph=dwarf stack=16384 auto=no-frame-pointers:nofp-split kernel-stacks=" ||
+	head -n 1 "$d/p.txt" | grep -q " callgraph=dwarf stack=65528 auto=no-frame-pointers:nofp-split kernel-stacks=" ||
 		fail "-p header: $(head -n 1 "$d/p.txt")"
 	run -0 valid_stream "$d/p.txt"
 }
@@ -335,7 +335,7 @@ go_shares() {
 		sleep 0.3; exec pf-record -p $! -F 499 -d 2 --no-progress -o "$2"' sh "$WORKLOADS/go-split" "$d/g.txt"
 	pid=$(cat "$d/g.txt.pid")
 	BGPID=$pid
-	head -n 1 "$d/g.txt" | grep -q " callgraph=dwarf stack=16384 auto=go:go-split kernel-stacks=" ||
+	head -n 1 "$d/g.txt" | grep -q " callgraph=dwarf stack=65528 auto=go:go-split kernel-stacks=" ||
 		fail "header: $(head -n 1 "$d/g.txt")"
 	run -0 valid_stream "$d/g.txt"
 	pf-fold "$d/g.txt" > "$d/g.folded"

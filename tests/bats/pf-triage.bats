@@ -58,7 +58,7 @@ teardown() {
 	cd "$BATS_TEST_TMPDIR"
 	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "$WPID" -d 2 -i 1 -o ev
 	grep -q '^pf-record -g auto -p '"$WPID"' -d 2 -o cpu.perf$' ev/commands.log
-	head -n 1 ev/cpu.perf | grep -q ' callgraph=dwarf stack=16384 auto=no-frame-pointers:nofp-split ' ||
+	head -n 1 ev/cpu.perf | grep -q ' callgraph=dwarf stack=65528 auto=no-frame-pointers:nofp-split ' ||
 		fail "header: $(head -n 1 ev/cpu.perf)"
 	# Unwound, the leaves sit under main (work is inlined into it).
 	grep -Eq '(^|;)main;work;nofp_(sixty|forty) ' ev/cpu.folded || fail "$(sort -k2 -n ev/cpu.folded | tail -n 3)"

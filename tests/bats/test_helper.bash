@@ -302,7 +302,7 @@ valid_stream() {
 	read -r _ tool _ < "$1" || true
 	case $tool in
 	pf-record)
-		hdr='freq=[0-9]+ callgraph=(fp|dwarf stack=16384)( auto=(all-cpus|frame-pointers|freq-above-dwarf-ceiling|maps-unreadable|(no-frame-pointers|go):[^ ]+))? kernel-stacks=(yes|no)'
+		hdr='freq=[0-9]+ callgraph=(fp|dwarf stack=(65528|16384))( auto=(all-cpus|frame-pointers|freq-above-dwarf-ceiling|maps-unreadable|(no-frame-pointers|go):[^ ]+))? kernel-stacks=(yes|no)'
 		event='cpu-clock(:u)?' agg=''
 		;;
 	pf-offcpu)

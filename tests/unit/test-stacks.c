@@ -33,6 +33,7 @@
 #include "kallsyms.h"
 #include "perfscript.h"
 #include "procmaps.h"
+#include "rawrec.h"
 #include "replay.h"
 #include "symbolize.h"
 #include "unwind.h"
@@ -2406,6 +2407,93 @@ test_debugfile(void)
 	pf_sym_free(s);
 }
 
+/* ---- samples held back for a mapping record ----------------------------- */
+
+/*
+ * A -g dwarf ring record of pid's: no callchain, the registers zero but
+ * sp and ip, and stack bytes of copy, all of them valid.  Returns the
+ * record's size (header included), its bytes in rec.
+ */
+static size_t
+dwarf_record(char *rec, size_t room, uint32_t pid, uint64_t time, size_t copy)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, 0 };
+	uint64_t w[6 + 1 + 1 + PF_UNWIND_NREGS + 1] = { 0 };
+	size_t n = 0, at;
+
+	w[n++] = FAKE_START + 0x100;			/* ip */
+	w[n++] = (uint64_t)pid | (uint64_t)pid << 32;	/* pid, tid */
+	w[n++] = time;
+	w[n++] = 0;					/* cpu */
+	w[n++] = 1;					/* period */
+	w[n++] = 0;					/* nr: no callchain */
+	w[n++] = PERF_SAMPLE_REGS_ABI_64;
+	w[n + 7] = 0x7ffc00000000ULL;			/* sp (R_SP: the 8th register) */
+	w[n + 8] = FAKE_START + 0x100;			/* ip (R_IP) */
+	n += PF_UNWIND_NREGS;
+	w[n++] = copy;					/* the stack copy's size */
+	at = sizeof(h) + n * 8;
+	if (at + copy + 8 > room || at + copy + 8 > UINT16_MAX)
+		return 0;
+	h.size = (uint16_t)(at + copy + 8);
+	memcpy(rec, &h, sizeof(h));
+	memcpy(rec + sizeof(h), w, n * 8);
+	memset(rec + at, 0x5a, copy);
+	memcpy(rec + at + copy, &copy, 8);		/* dyn_size */
+	return h.size;
+}
+
+/*
+ * Samples of a process no mapping record has named yet wait for one: at
+ * most PF_RAWREC_PENDING of them and PF_RAWREC_PENDING_BYTES of their
+ * records, whatever the stack copy's size; past that each is unwound as
+ * it comes, and every sample is kept.
+ */
+static void
+test_defer(void)
+{
+	static const size_t copies[] = { 512, 16384, 65000 };
+	static char rec[70000];
+	size_t c, i, len, want, sent;
+
+	for (c = 0; c < sizeof(copies) / sizeof(copies[0]); c++) {
+		struct pf_rawrec r;
+		struct perf_event_header h;
+
+		memset(&r, 0, sizeof(r));
+		r.cap_bytes = UINT64_MAX;
+		if ((r.unwind = pf_unwind_new()) == NULL) {
+			CHECK(0, "pf_unwind_new: %s", strerror(errno));
+			return;
+		}
+		len = dwarf_record(rec, sizeof(rec), FAKE_PID, 1, copies[c]);
+		CHECK(len > 0, "a record of %zu stack bytes", copies[c]);
+		if (len == 0)
+			continue;
+		/* The records wait while both caps leave room. */
+		want = PF_RAWREC_PENDING_BYTES / (len - sizeof(h));
+		if (want > PF_RAWREC_PENDING)
+			want = PF_RAWREC_PENDING;
+		sent = want + 10;
+		for (i = 0; i < sent; i++) {
+			memcpy(&h, rec, sizeof(h));
+			CHECK(pf_rawrec_on_record(&h, rec, &r) == 0, "record %zu: %s", i, strerror(errno));
+		}
+		CHECK(r.deferred == want && r.npending == want,
+		    "%zu-byte copies: %llu held back (%zu waiting), want %zu", copies[c],
+		    (unsigned long long)r.deferred, r.npending, want);
+		CHECK(r.pending_bytes <= PF_RAWREC_PENDING_BYTES,
+		    "%zu-byte copies: %zu bytes held back", copies[c], r.pending_bytes);
+		CHECK(r.nsamples == sent - want, "%zu-byte copies: %llu kept as they came, want %zu",
+		    copies[c], (unsigned long long)r.nsamples, sent - want);
+		CHECK(pf_rawrec_flush(&r) == 0 && r.npending == 0 && r.pending_bytes == 0 &&
+		    r.nsamples == sent, "%zu-byte copies: after the flush %llu of %zu samples kept",
+		    copies[c], (unsigned long long)r.nsamples, sent);
+		pf_unwind_free(r.unwind);
+		pf_rawrec_free(&r);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2415,6 +2503,7 @@ main(int argc, char **argv)
 		{ "symindex", test_symindex }, { "debugfile", test_debugfile },
 		{ "names", test_names },
 		{ "writer", test_writer }, { "stack-end", test_stack_end },
+		{ "defer", test_defer },
 	};
 
 	return unit_main(argc, argv, groups, sizeof(groups) / sizeof(groups[0]));

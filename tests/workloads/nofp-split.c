@@ -7,8 +7,10 @@
  * A profiler that follows frame pointers loses main above the leaves; one
  * that unwinds with the call-frame information finds it.  main keeps a
  * marker string on its stack, which a recording must never contain.
- * With "deep" after SECONDS the work runs 400 calls deep (more than any
- * copied stack holds), so every stack is cut short.
+ * With "deep" after SECONDS the work runs 400 calls deep, each with 1 KiB
+ * of its own: 400 KiB, more than any copied stack holds (the kernel's
+ * ceiling is 65528 bytes), reached in fewer frames than an unwinder's
+ * limit (127), so every stack is cut short by the copy.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -62,11 +64,11 @@ work(double end)
 	}
 }
 
-/* Each level keeps 64 bytes of its own: 400 levels are 25 KiB and more of stack. */
+/* Each level keeps 1 KiB of its own: 400 levels are 400 KiB and more of stack. */
 __attribute__((noinline)) void
 nofp_deep(int n, double end)
 {
-	volatile char pad[64];
+	volatile char pad[1024];
 
 	pad[0] = (char)n;
 	if (n > 0)

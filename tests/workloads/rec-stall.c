@@ -11,9 +11,12 @@
  * and this measures it without timing whole runs, whose length varies by
  * far more than a few percent on a shared virtual machine.
  *
- *   rec-stall [-g NS] [-v FILE] [SECONDS]
+ *   rec-stall [-g NS] [-s KIB] [-v FILE] [SECONDS]
  *
  * -g NS sets the smallest step counted as a stall (default 2000 ns).
+ * -s KIB runs the loop under KIB kibibytes of stack (1 KiB a call), so
+ * that each sample of a -g dwarf recorder copies as many stack bytes as
+ * it asks for: the cost of the copy's size.
  * -v FILE writes this process's vDSO image to FILE before the loop: a
  * test reads which addresses the vDSO's own .dynsym covers, which depends
  * on the kernel and on the clocksource (kvm-clock's reader is a static
@@ -66,30 +69,72 @@ dump_vdso(const char *path)
 	return ok ? 0 : -1;
 }
 
+struct result {
+	uint64_t elapsed, stalled, nstalls;
+};
+
+/* The loop, for seconds of wall time. */
+static void
+measure(double seconds, uint64_t gap, struct result *r)
+{
+	uint64_t t0, t, prev, end;
+
+	t0 = prev = now_ns();
+	end = t0 + (uint64_t)(seconds * 1e9);
+	do {
+		t = now_ns();
+		if (t - prev >= gap) {
+			r->stalled += t - prev;
+			r->nstalls++;
+		}
+		prev = t;
+	} while (t < end);
+	r->elapsed = t - t0;
+}
+
+/* The loop under kib calls of 1 KiB of stack each. */
+__attribute__((noinline)) static void
+deep(unsigned kib, double seconds, uint64_t gap, struct result *r)
+{
+	volatile char pad[1024];
+
+	pad[0] = (char)kib;
+	if (kib > 0)
+		deep(kib - 1, seconds, gap, r);
+	else
+		measure(seconds, gap, r);
+	pad[1] = pad[0];
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *vdso = NULL;
 	double seconds = 3;
-	uint64_t gap = 2000, t0, t, prev, end, stalled = 0, nstalls = 0;
+	uint64_t gap = 2000;
+	unsigned kib = 0;
+	struct result r = { 0, 0, 0 };
 	int ch;
 
-	while ((ch = getopt(argc, argv, "g:v:")) != -1) {
+	while ((ch = getopt(argc, argv, "g:s:v:")) != -1) {
 		switch (ch) {
 		case 'g':
 			gap = strtoull(optarg, NULL, 10);
+			break;
+		case 's':
+			kib = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case 'v':
 			vdso = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: rec-stall [-g NS] [-v FILE] [SECONDS]\n");
+			fprintf(stderr, "usage: rec-stall [-g NS] [-s KIB] [-v FILE] [SECONDS]\n");
 			return 2;
 		}
 	}
 	if (optind < argc)
 		seconds = atof(argv[optind]);
-	if (!(seconds > 0 && seconds <= 3600) || gap == 0) {
+	if (!(seconds > 0 && seconds <= 3600) || gap == 0 || kib > 4096) {
 		fprintf(stderr, "rec-stall: bad arguments\n");
 		return 2;
 	}
@@ -97,18 +142,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "rec-stall: %s: cannot write the vDSO image\n", vdso);
 		return 1;
 	}
-	t0 = prev = now_ns();
-	end = t0 + (uint64_t)(seconds * 1e9);
-	do {
-		t = now_ns();
-		if (t - prev >= gap) {
-			stalled += t - prev;
-			nstalls++;
-		}
-		prev = t;
-	} while (t < end);
+	deep(kib, seconds, gap, &r);
 	printf("elapsed_ns %llu stalled_ns %llu stalls %llu\n",
-	    (unsigned long long)(t - t0), (unsigned long long)stalled,
-	    (unsigned long long)nstalls);
+	    (unsigned long long)r.elapsed, (unsigned long long)r.stalled,
+	    (unsigned long long)r.nstalls);
 	return 0;
 }
