@@ -385,3 +385,23 @@ needs_arg_option() {
 	    lib/common/*.c bin/*.c | grep -vE '^lib/common/(grow|buf|linereader)\.c:') || true
 	[ -z "$hits" ] || fail "grown by hand, not through pf_grow:"$'\n'"$hits"
 }
+
+# The library's names are one namespace, pf_ (doc/style.md): every
+# function, object, type, enumerator and macro a lib/common header
+# declares starts with pf_ or PF_, so no tool's or libc's name can clash
+# with one, and a name says it is the library's.  tests/header-names.pl
+# lists them; the known names below prove it read each kind.
+@test "every name a lib/common header declares carries pf_ (PF_ for macros and enumerators)" {
+	local names bad want
+	require_cmd perl
+	names=$(cd "$PF_ROOT/lib/common" && perl "$PF_ROOT/tests/header-names.pl" ./*.h) ||
+	    fail "tests/header-names.pl failed"
+	for want in 'grow.h function pf_grow' 'intern.h function pf_intern_add' \
+	    'symbolize.h function pf_sym_frame' 'buf.h tag pf_buf' 'pf.h enumerator PF_EXIT_FAIL' \
+	    'intern.h macro PF_INTERN_MAX' 'kallsyms.h tag pf_kallsyms'; do
+		grep -qxF -- "$want" <<<"$names" || fail "the listing lacks '$want': $names"
+	done
+	[ "$(wc -l <<<"$names")" -ge 500 ] || fail "only $(wc -l <<<"$names") names: $names"
+	bad=$(grep -vE ' (pf_|PF_)[A-Za-z0-9_]+$' <<<"$names") || true
+	[ -z "$bad" ] || fail "named outside pf_:"$'\n'"$bad"
+}
