@@ -405,3 +405,20 @@ needs_arg_option() {
 	bad=$(grep -vE ' (pf_|PF_)[A-Za-z0-9_]+$' <<<"$names") || true
 	[ -z "$bad" ] || fail "named outside pf_:"$'\n'"$bad"
 }
+
+# doc/modules.md keeps each list in name order (its own rule), so a module
+# is found where it should be and a second line for one stands beside it.
+@test "doc/modules.md lists the tools and each group of lib/common modules in name order" {
+	local m group bad=() n=0
+	m="$PF_ROOT/doc/modules.md"
+	# Each run of bin/ or lib/common lines between headings is a group.
+	while IFS= read -r group; do
+		n=$((n + 1))
+		LC_ALL=C sort -c <<<"${group//,/$'\n'}" 2>/dev/null || bad+=("out of order: $group")
+	done < <(awk '/^#/ { if (g != "") print g; g = "" }
+	    match($0, /^- `(bin|lib\/common)\/[^`]+`/) {
+		name = substr($0, 4, RLENGTH - 4); g = g == "" ? name : g "," name }
+	    END { if (g != "") print g }' "$m")
+	[ "$n" -ge 7 ] || fail "only $n groups found in $m"
+	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
+}
