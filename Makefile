@@ -151,18 +151,19 @@ $(B)/bin/%.o: bin/%.c | $(B)/bin
 # The flame graph's script, lib/common/flame.js, becomes a C array at
 # build time (od and sed only), so the SVG writer embeds it while it stays
 # a file of its own that node can check.  "]]>" would end the SVG's CDATA
-# section early: refused here.
+# section early: refused here.  It is made again when flamejs.h, which
+# declares its names, changes.
 LIBOBJ  += $(B)/lib/flame-js.o
 
-%/gen/flame-js.c: lib/common/flame.js
+%/gen/flame-js.c: lib/common/flame.js lib/common/flamejs.h
 	@mkdir -p $(@D)
 	@if grep -q ']]>' $<; then echo "$<: holds ]]>" >&2; exit 1; fi
 	@{ echo '/* Generated from $< by make: do not edit. */'; \
 	  echo '#include "flamejs.h"'; \
-	  echo 'const char flame_js[] = {'; \
+	  echo 'const char pf_flame_js[] = {'; \
 	  od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	  echo '};'; \
-	  echo 'const size_t flame_js_len = sizeof(flame_js);'; } >$@.tmp
+	  echo 'const size_t pf_flame_js_len = sizeof(pf_flame_js);'; } >$@.tmp
 	@mv $@.tmp $@
 
 $(B)/lib/flame-js.o: $(B)/gen/flame-js.c | $(B)/lib

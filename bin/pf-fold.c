@@ -62,7 +62,7 @@ enum {
 };
 
 static struct options {
-	struct ps_config ps;
+	struct pf_ps_config ps;
 	uint64_t *pids;
 	int folded;
 	int diff;
@@ -79,13 +79,13 @@ static struct options {
 
 /* What reading all inputs leaves behind. */
 struct state {
-	struct stackmap *map;
-	struct perfscript *ps;	/* NULL with --folded and --diff */
+	struct pf_stackmap *map;
+	struct pf_perfscript *ps;	/* NULL with --folded and --diff */
 	uint64_t malformed;
 	int ncounts;		/* --folded: 1 or 2 once the first line decided it */
 	int column;		/* --diff: 0 reading BEFORE, 1 reading AFTER */
 	struct pf_buf tmp;
-	struct pprof *pp;	/* --pprof: the profile, fed every sample and comment */
+	struct pf_pprof *pp;	/* --pprof: the profile, fed every sample and comment */
 	const char *file;	/* for messages */
 	uint64_t line;
 	uint64_t data_lines;	/* of this input, neither blank nor a comment, up to 2 */
@@ -193,7 +193,7 @@ malformed(struct state *st, const char *why)
 static void
 add_or_die(struct state *st, const char *key, size_t len, uint64_t c0, uint64_t c1)
 {
-	if (stackmap_add(st->map, key, len, c0, c1) == -1) {
+	if (pf_stackmap_add(st->map, key, len, c0, c1) == -1) {
 		if (errno == EOVERFLOW)
 			pf_diex(PF_EXIT_FAIL, "%s:%llu: count overflows 64 bits",
 			    st->file, (unsigned long long)st->line);
@@ -202,12 +202,12 @@ add_or_die(struct state *st, const char *key, size_t len, uint64_t c0, uint64_t 
 }
 
 static int
-emit_sample(const struct ps_sample *s, void *arg)
+emit_sample(const struct pf_ps_sample *s, void *arg)
 {
 	struct state *st = arg;
 
 	if (st->pp != NULL) {
-		if (pprof_add_sample(st->pp, s) == -1) {
+		if (pf_pprof_add_sample(st->pp, s) == -1) {
 			if (errno == EOVERFLOW)
 				pf_diex(PF_EXIT_FAIL, "%s:%llu: --pprof: total weight "
 				    "overflows 63 bits", st->file, (unsigned long long)st->line);
@@ -303,7 +303,7 @@ static struct debugdir {
 	const char **inl;		/* the inlined ones, in names */
 	size_t *inloff;			/* their offsets there while it grows */
 	size_t inlcap;
-	struct ps_names out;
+	struct pf_ps_names out;
 } dd;
 
 struct bid_key {
@@ -512,7 +512,7 @@ debug_name(const char *name)
 }
 
 /* perfscript's unknown callback: the names of an [unknown] frame, or NULL. */
-static const struct ps_names *
+static const struct pf_ps_names *
 debug_frame(const char *mod, size_t modlen, uint64_t addr, int retaddr, void *arg)
 {
 	struct pf_frame_out out;
@@ -591,7 +591,7 @@ stream_comment(const char *l, size_t len, void *arg)
 		take_trailer(st);
 		debug_reset();
 		/* A version 2 stream's comms are escaped: one byte is a comm. */
-		ps_names_escaped(st->ps, p.version >= 2);
+		pf_ps_names_escaped(st->ps, p.version >= 2);
 		if (pf_grow(&st->prov, &st->capprov, st->nprov + 1, sizeof(*st->prov)) == -1)
 			pf_die(PF_EXIT_FAIL, "memory");
 		st->prov[st->nprov++] = p;
@@ -606,7 +606,7 @@ stream_comment(const char *l, size_t len, void *arg)
 		if (pf_buf_append(&st->trailer, l, len) == -1)
 			pf_die(PF_EXIT_FAIL, "memory");
 	}
-	return st->pp != NULL ? pprof_comment(st->pp, l, len) : 0;
+	return st->pp != NULL ? pf_pprof_comment(st->pp, l, len) : 0;
 }
 
 /*
@@ -631,7 +631,7 @@ check_binary(struct state *st, const char *l, size_t len)
 static void
 folded_line(struct state *st, const char *l, size_t len)
 {
-	struct folded_line fl;
+	struct pf_folded_line fl;
 	const char *key;
 	size_t klen;
 	struct pf_prov p;
@@ -640,7 +640,7 @@ folded_line(struct state *st, const char *l, size_t len)
 		add_prov_line(st, &p);
 		return;
 	}
-	switch (folded_parse(l, len, &fl)) {
+	switch (pf_folded_parse(l, len, &fl)) {
 	case 0:
 		break;
 	case 1:
@@ -674,9 +674,9 @@ folded_line(struct state *st, const char *l, size_t len)
 }
 
 static void
-read_input(struct state *st, struct perfscript *ps, const char *path)
+read_input(struct state *st, struct pf_perfscript *ps, const char *path)
 {
-	struct linereader *lr;
+	struct pf_linereader *lr;
 	char *l;
 	size_t len;
 	int fd, r;
@@ -689,16 +689,16 @@ read_input(struct state *st, struct perfscript *ps, const char *path)
 			pf_die(PF_EXIT_FAIL, "%s", path);
 		st->file = path;
 	}
-	if ((lr = lr_new(fd, st->file)) == NULL)
+	if ((lr = pf_lr_new(fd, st->file)) == NULL)
 		pf_die(PF_EXIT_FAIL, "%s", st->file);
 	st->probed = 0;
 	st->data_lines = 0;
 	if (ps != NULL)
-		ps_names_escaped(ps, 0);
+		pf_ps_names_escaped(ps, 0);
 	/* An input's frames are named by its own recordings' build-ids only. */
 	debug_reset();
-	while ((r = lr_next(lr, &l, &len)) == 1) {
-		st->line = lr_lineno(lr);
+	while ((r = pf_lr_next(lr, &l, &len)) == 1) {
+		st->line = pf_lr_lineno(lr);
 		check_binary(st, l, len);
 		if (ps == NULL) {
 			folded_line(st, l, len);
@@ -712,29 +712,29 @@ read_input(struct state *st, struct perfscript *ps, const char *path)
 			st->in_body = 1;
 			pf_buf_reset(&st->trailer);
 		}
-		if (ps_line(ps, l, len) == -1) {
-			struct folded_line fl;
+		if (pf_ps_line(ps, l, len) == -1) {
+			struct pf_folded_line fl;
 
 			if (errno != EBADMSG)
 				pf_die(PF_EXIT_FAIL, "%s:%llu", st->file,
 				    (unsigned long long)st->line);
 			/* Folded stacks already: no sample stream starts so. */
-			if (st->data_lines == 1 && folded_parse(l, len, &fl) == 0)
+			if (st->data_lines == 1 && pf_folded_parse(l, len, &fl) == 0)
 				pf_diex(PF_EXIT_FAIL, "%s:%llu: folded stacks, not a sample "
 				    "stream: pf-fold --folded reads (and sums) these",
 				    st->file, (unsigned long long)st->line);
-			malformed(st, ps_malformed(ps));
+			malformed(st, pf_ps_malformed(ps));
 		}
 	}
 	if (r == -1) {
 		if (errno == E2BIG)
 			pf_diex(PF_EXIT_FAIL, "%s:%llu: line longer than %u bytes",
-			    st->file, (unsigned long long)lr_lineno(lr) + 1, LR_MAX_LINE);
+			    st->file, (unsigned long long)pf_lr_lineno(lr) + 1, PF_LR_MAX_LINE);
 		pf_die(PF_EXIT_FAIL, "%s", st->file);
 	}
-	if (ps != NULL && ps_finish(ps) == -1)
+	if (ps != NULL && pf_ps_finish(ps) == -1)
 		pf_die(PF_EXIT_FAIL, "%s", st->file);
-	lr_free(lr);
+	pf_lr_free(lr);
 	if (fd != STDIN_FILENO)
 		close(fd);
 }
@@ -766,14 +766,14 @@ scale_count(uint64_t c, unsigned __int128 num, unsigned __int128 den, uint64_t *
  * never wrapped.
  */
 static void
-print_map(const struct stackmap *m, int two, int scale)
+print_map(const struct pf_stackmap *m, int two, int scale)
 {
-	const struct stackmap_entry **v;
+	const struct pf_stackmap_entry **v;
 	unsigned __int128 t1 = 0, t2 = 0;
 	char num[48];
 	size_t n, i;
 
-	if ((v = stackmap_sorted(m, &n)) == NULL)
+	if ((v = pf_stackmap_sorted(m, &n)) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
 	if (scale) {
 		for (i = 0; i < n; i++) {
@@ -813,13 +813,13 @@ print_map(const struct stackmap *m, int two, int scale)
 
 /* The profile, uncompressed: pprof reads it as it is. */
 static void
-write_pprof(struct pprof *pp, const struct perfscript *ps)
+write_pprof(struct pf_pprof *pp, const struct pf_perfscript *ps)
 {
 	struct pf_buf out = { 0 };
-	struct ps_stats pst;
+	struct pf_ps_stats pst;
 
-	ps_get_stats(ps, &pst);
-	if (pprof_encode(pp, pst.event, &out) == -1)
+	pf_ps_get_stats(ps, &pst);
+	if (pf_pprof_encode(pp, pst.event, &out) == -1)
 		pf_die(PF_EXIT_FAIL, "--pprof");
 	if (fflush(stdout) == EOF || pf_write_all(STDOUT_FILENO, out.data, out.len) == -1) {
 		if (errno == EPIPE)
@@ -827,7 +827,7 @@ write_pprof(struct pprof *pp, const struct perfscript *ps)
 		pf_die(PF_EXIT_FAIL, "stdout");
 	}
 	pf_buf_free(&out);
-	pprof_free(pp);
+	pf_pprof_free(pp);
 }
 
 static const struct option longopts[] = {
@@ -983,7 +983,7 @@ main(int argc, char *argv[])
 {
 	static const char *const stdin_only[] = { "-", NULL };
 	struct state st = { 0 };
-	struct perfscript *ps = NULL;
+	struct pf_perfscript *ps = NULL;
 	const char *const *inputs;
 	int first, i, ninputs;
 
@@ -996,21 +996,21 @@ main(int argc, char *argv[])
 		ninputs = 1;
 	}
 
-	if ((st.map = stackmap_new()) == NULL)
+	if ((st.map = pf_stackmap_new()) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
 	/* --pprof: perfscript reads the stream, each sample with its frames, for the builder. */
 	opt.ps.keep_frames = opt.pprof;
 	if (!opt.folded && !opt.diff) {
-		if ((ps = ps_new(&opt.ps, emit_sample, &st)) == NULL)
+		if ((ps = pf_ps_new(&opt.ps, emit_sample, &st)) == NULL)
 			pf_die(PF_EXIT_FAIL, "memory");
-		ps_on_comment(ps, stream_comment);
+		pf_ps_on_comment(ps, stream_comment);
 		st.ps = ps;
 		if (opt.debug_dir != NULL) {
 			debug_init();
-			ps_on_unknown(ps, debug_frame);
+			pf_ps_on_unknown(ps, debug_frame);
 		}
 	}
-	if (opt.pprof && (st.pp = pprof_new()) == NULL)
+	if (opt.pprof && (st.pp = pf_pprof_new()) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
 	for (i = 0; i < ninputs; i++) {
 		st.column = i;
@@ -1021,9 +1021,9 @@ main(int argc, char *argv[])
 		    (unsigned long long)st.malformed,
 		    (unsigned long long)(st.malformed - MAX_WARNINGS));
 	if (ps != NULL) {
-		struct ps_stats pst;
+		struct pf_ps_stats pst;
 
-		ps_get_stats(ps, &pst);
+		pf_ps_get_stats(ps, &pst);
 		/* Text, but nothing of a sample stream in it: say so, not "done". */
 		if (pst.events == 0 && st.malformed > 0)
 			pf_diex(PF_EXIT_FAIL, "no sample stream in the input: none of its %llu "
@@ -1044,13 +1044,13 @@ main(int argc, char *argv[])
 		 * No stack, no provenance: an empty output stays empty, which is
 		 * how a script tells that there is no graph to draw.
 		 */
-		if (st.provout.len > 0 && stackmap_size(st.map) > 0)
+		if (st.provout.len > 0 && pf_stackmap_size(st.map) > 0)
 			fwrite(st.provout.data, 1, st.provout.len, stdout);
 		print_map(st.map, opt.diff || st.ncounts == 2, opt.normalize);
 	}
-	ps_free(ps);
+	pf_ps_free(ps);
 	debug_free();
-	stackmap_free(st.map);
+	pf_stackmap_free(st.map);
 	pf_buf_free(&st.tmp);
 	pf_buf_free(&st.provout);
 	pf_buf_free(&st.trailer);

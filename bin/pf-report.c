@@ -175,7 +175,7 @@ static struct state {
 	struct table waiters;	/* kind '\t' libc entry '\t' [group '\t'] waiter */
 	struct table kinds;	/* a kernel frame's wait_kind + 1, as self */
 	int seen_kernel, seen_libc;	/* a "_[k]", a "_[l]" frame was read */
-	struct stackmap *stacks;
+	struct pf_stackmap *stacks;
 	struct pf_buf key;
 	struct pf_buf user;	/* -u: the stack without its kernel frames */
 	uint64_t sum;
@@ -441,7 +441,7 @@ add_stack(const char *s, size_t len, uint64_t c, const char *name,
 		user_only(s, len, &s, &len);
 		semi = memchr(s, ';', len);
 	}
-	if (stackmap_add(st.stacks, s, len, c, 0) == -1)
+	if (pf_stackmap_add(st.stacks, s, len, c, 0) == -1)
 		pf_die(PF_EXIT_FAIL, "%s:%llu", name, (unsigned long long)lineno);
 	if (opt.grouping != GROUP_NONE)
 		table_get(&st.groups, s, glen)->self += c;
@@ -461,15 +461,15 @@ static void
 read_input(int fd, const char *name)
 {
 	struct pf_prov prov;
-	struct linereader *lr;
+	struct pf_linereader *lr;
 	char *line;
 	size_t len;
 	int r;
 
-	if ((lr = lr_new(fd, name)) == NULL)
+	if ((lr = pf_lr_new(fd, name)) == NULL)
 		pf_die(PF_EXIT_FAIL, "%s", name);
-	while ((r = lr_next(lr, &line, &len)) == 1) {
-		struct folded_line fl;
+	while ((r = pf_lr_next(lr, &line, &len)) == 1) {
+		struct pf_folded_line fl;
 		char *stack;
 		uint64_t c;
 
@@ -480,13 +480,13 @@ read_input(int fd, const char *name)
 				st.extra_rec++;
 			continue;
 		}
-		r = folded_parse(line, len, &fl);
+		r = pf_folded_parse(line, len, &fl);
 		if (r == 1)
 			continue;
 		if (r == -1) {
 			if (++st.invalid <= MAX_SHOWN_INVALID)
 				pf_warnx("%s:%llu: ignored: %s", name,
-				    (unsigned long long)lr_lineno(lr), folded_why(errno));
+				    (unsigned long long)pf_lr_lineno(lr), pf_folded_why(errno));
 			continue;
 		}
 		c = fl.count[0];
@@ -494,19 +494,19 @@ read_input(int fd, const char *name)
 			if (!st.differential)
 				pf_warnx("%s:%llu: a differential line: reporting "
 				    "its second count", name,
-				    (unsigned long long)lr_lineno(lr));
+				    (unsigned long long)pf_lr_lineno(lr));
 			st.differential = 1;
 			c = fl.count[1];
 		}
 		/* The stack lies in line, which is ours to clean. */
 		stack = line + (fl.stack - line);
 		add_stack(stack, pf_name_clean(stack, fl.stack_len), c, name,
-		    lr_lineno(lr));
+		    pf_lr_lineno(lr));
 	}
 	if (r == -1)
 		pf_die(PF_EXIT_FAIL, "%s:%llu", name,
-		    (unsigned long long)lr_lineno(lr) + 1);
-	lr_free(lr);
+		    (unsigned long long)pf_lr_lineno(lr) + 1);
+	pf_lr_free(lr);
 }
 
 /* Every file operand ("-" is stdin), or stdin when there is none. */
@@ -1035,9 +1035,9 @@ is_offcpu(void)
 	return 1;
 }
 
-/* stackmap_foreach: one stack's waiter (without -u). */
+/* pf_stackmap_foreach: one stack's waiter (without -u). */
 static void
-stack_waiter(const struct stackmap_entry *e, void *arg)
+stack_waiter(const struct pf_stackmap_entry *e, void *arg)
 {
 	const char *semi = memchr(e->key, ';', e->len);
 	size_t rlen = semi ? (size_t)(semi - e->key) : e->len;
@@ -1063,7 +1063,7 @@ put_waiters(void)
 	size_t k, i, gw = 0;
 
 	if (!opt.user_only)
-		stackmap_foreach(st.stacks, stack_waiter, NULL);
+		pf_stackmap_foreach(st.stacks, stack_waiter, NULL);
 	v = sorted_entries(&st.waiters);
 	k = shown(table_n(&st.waiters), what, sizeof(what));
 	for (i = 0; opt.grouping != GROUP_NONE && i < k; i++) {
@@ -1137,8 +1137,8 @@ put_waiters(void)
 static int
 cmp_stacks(const void *a, const void *b)
 {
-	const struct stackmap_entry *x = *(const struct stackmap_entry *const *)a;
-	const struct stackmap_entry *y = *(const struct stackmap_entry *const *)b;
+	const struct pf_stackmap_entry *x = *(const struct pf_stackmap_entry *const *)a;
+	const struct pf_stackmap_entry *y = *(const struct pf_stackmap_entry *const *)b;
 	size_t n = x->len < y->len ? x->len : y->len;
 	int c;
 
@@ -1152,11 +1152,11 @@ cmp_stacks(const void *a, const void *b)
 static void
 put_stacks(void)
 {
-	const struct stackmap_entry **v;
+	const struct pf_stackmap_entry **v;
 	char what[64], cnt[48];
 	size_t n, k, i;
 
-	if ((v = stackmap_sorted(st.stacks, &n)) == NULL)
+	if ((v = pf_stackmap_sorted(st.stacks, &n)) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
 	qsort(v, n, sizeof(*v), cmp_stacks);
 	k = shown(n, what, sizeof(what));
@@ -1217,7 +1217,7 @@ report(void)
 	else
 		printf("total: %s%s in %zu stacks\n\n", cnt,
 		    vw.unit == UNIT_SAMPLES ? " samples" : "",
-		    stackmap_size(st.stacks));
+		    pf_stackmap_size(st.stacks));
 	if (opt.grouping != GROUP_NONE)
 		put_groups();
 	/* Off the CPU, the answer is who waited: first. */
@@ -1343,7 +1343,7 @@ main(int argc, char *argv[])
 	table_init(&st.groups);
 	table_init(&st.waiters);
 	table_init(&st.kinds);
-	if ((st.stacks = stackmap_new()) == NULL)
+	if ((st.stacks = pf_stackmap_new()) == NULL)
 		pf_die(PF_EXIT_FAIL, "memory");
 	read_inputs(argc - first, argv + first);
 	if (st.sum == 0) {
@@ -1361,7 +1361,7 @@ main(int argc, char *argv[])
 	table_free(&st.groups);
 	table_free(&st.waiters);
 	table_free(&st.kinds);
-	stackmap_free(st.stacks);
+	pf_stackmap_free(st.stacks);
 	pf_buf_free(&st.key);
 	pf_buf_free(&st.user);
 	pf_exit_checked(PF_EXIT_OK);

@@ -49,16 +49,16 @@ static const char synopsis[] =
     "              [--encoding ENC] [file ...]\n";
 
 static const char *const palettes[] = {
-	[FLAME_HOT] = "hot", [FLAME_MEM] = "mem", [FLAME_IO] = "io",
-	[FLAME_WAKEUP] = "wakeup", [FLAME_CHAIN] = "chain",
-	[FLAME_JAVA] = "java", [FLAME_JS] = "js", [FLAME_PERL] = "perl",
-	[FLAME_RED] = "red", [FLAME_GREEN] = "green", [FLAME_BLUE] = "blue",
-	[FLAME_AQUA] = "aqua", [FLAME_YELLOW] = "yellow",
-	[FLAME_PURPLE] = "purple", [FLAME_ORANGE] = "orange",
+	[PF_FLAME_HOT] = "hot", [PF_FLAME_MEM] = "mem", [PF_FLAME_IO] = "io",
+	[PF_FLAME_WAKEUP] = "wakeup", [PF_FLAME_CHAIN] = "chain",
+	[PF_FLAME_JAVA] = "java", [PF_FLAME_JS] = "js", [PF_FLAME_PERL] = "perl",
+	[PF_FLAME_RED] = "red", [PF_FLAME_GREEN] = "green", [PF_FLAME_BLUE] = "blue",
+	[PF_FLAME_AQUA] = "aqua", [PF_FLAME_YELLOW] = "yellow",
+	[PF_FLAME_PURPLE] = "purple", [PF_FLAME_ORANGE] = "orange",
 };
 
 static struct options {
-	struct flame_opts fo;
+	struct pf_flame_opts fo;
 	int cp;
 	int flamechart;
 	int reverse;
@@ -70,7 +70,7 @@ static struct options {
 
 /*
  * What went to stdout: once a document began there, a failure must not
- * start a second one (flame_render closes what it began).
+ * start a second one (pf_flame_render closes what it began).
  */
 static struct {
 	int begun;
@@ -119,7 +119,7 @@ vfail(int with_errno, const char *fmt, va_list ap)
 		snprintf(why + n, sizeof(why) - n, ": %s", strerror(saved));
 	fprintf(stderr, "%s\n", why);
 	if (!sout.begun)
-		(void)flame_render_empty(&opt.fo, why, write_stdout, NULL);
+		(void)pf_flame_render_empty(&opt.fo, why, write_stdout, NULL);
 	exit(PF_EXIT_FAIL);
 }
 
@@ -262,7 +262,7 @@ colors_arg(const char *s)
 
 	for (i = 0; i < PF_ARRAY_LEN(palettes); i++) {
 		if (strcmp(s, palettes[i]) == 0) {
-			opt.fo.palette = (enum flame_palette)i;
+			opt.fo.palette = (enum pf_flame_palette)i;
 			return;
 		}
 	}
@@ -328,8 +328,8 @@ static int cp_lost;
 static void
 cp_color(void *arg, const char *name, size_t len, unsigned char rgb[3])
 {
-	struct stackmap *m = arg;
-	const struct stackmap_entry *e = stackmap_get(m, name, len);
+	struct pf_stackmap *m = arg;
+	const struct pf_stackmap_entry *e = pf_stackmap_get(m, name, len);
 
 	if (e != NULL) {
 		rgb[0] = (unsigned char)(e->count[0] >> 16);
@@ -342,7 +342,7 @@ cp_color(void *arg, const char *name, size_t len, unsigned char rgb[3])
 	 * it.  The frame keeps its computed colour; main reports the loss
 	 * after the document is whole.
 	 */
-	if (cp_lost == 0 && stackmap_add(m, name, len,
+	if (cp_lost == 0 && pf_stackmap_add(m, name, len,
 	    (uint64_t)rgb[0] << 16 | (uint64_t)rgb[1] << 8 | rgb[2], 1) == -1)
 		cp_lost = errno;
 }
@@ -390,11 +390,11 @@ parse_palette_line(const char *line, size_t len, size_t *namelen,
 
 /* Read ./palette.map if there is one; never through a symlink. */
 static void
-cp_read(struct stackmap *m)
+cp_read(struct pf_stackmap *m)
 {
 	int fd;
 	struct stat st;
-	struct linereader *lr;
+	struct pf_linereader *lr;
 	char *line;
 	size_t len, namelen;
 	uint64_t rgb;
@@ -413,23 +413,23 @@ cp_read(struct stackmap *m)
 		fail("%s", PALETTE_MAP);
 	if (!S_ISREG(st.st_mode))
 		failx("%s: not a regular file", PALETTE_MAP);
-	if ((lr = lr_new(fd, PALETTE_MAP)) == NULL)
+	if ((lr = pf_lr_new(fd, PALETTE_MAP)) == NULL)
 		fail("%s", PALETTE_MAP);
-	while ((r = lr_next(lr, &line, &len)) == 1) {
+	while ((r = pf_lr_next(lr, &line, &len)) == 1) {
 		if (len == 0)
 			continue;
 		if (parse_palette_line(line, len, &namelen, &rgb) == -1) {
 			pf_warnx("%s:%llu: ignored: not name->rgb(r,g,b)",
-			    PALETTE_MAP, (unsigned long long)lr_lineno(lr));
+			    PALETTE_MAP, (unsigned long long)pf_lr_lineno(lr));
 			continue;
 		}
-		if (stackmap_get(m, line, namelen) == NULL &&
-		    stackmap_add(m, line, namelen, rgb, 1) == -1)
+		if (pf_stackmap_get(m, line, namelen) == NULL &&
+		    pf_stackmap_add(m, line, namelen, rgb, 1) == -1)
 			fail("%s", PALETTE_MAP);
 	}
 	if (r == -1)
 		fail("%s", PALETTE_MAP);
-	lr_free(lr);
+	pf_lr_free(lr);
 	close(fd);
 }
 
@@ -438,15 +438,15 @@ cp_read(struct stackmap *m)
  * name, which replaces a planted symlink instead of following it.
  */
 static void
-cp_write(struct stackmap *m)
+cp_write(struct pf_stackmap *m)
 {
 	char tmp[] = PALETTE_MAP ".XXXXXX";
-	const struct stackmap_entry **v;
+	const struct pf_stackmap_entry **v;
 	struct pf_buf b = { 0 };
 	size_t n, i;
 	int fd;
 
-	if ((v = stackmap_sorted(m, &n)) == NULL)
+	if ((v = pf_stackmap_sorted(m, &n)) == NULL)
 		fail("%s", PALETTE_MAP);
 	for (i = 0; i < n; i++) {
 		uint64_t c = v[i]->count[0];
@@ -474,8 +474,8 @@ cp_write(struct stackmap *m)
 
 /* The hooks share one argument: the palette map or the attributes. */
 struct hooks {
-	struct stackmap *cp;
-	struct nameattr *na;
+	struct pf_stackmap *cp;
+	struct pf_nameattr *na;
 };
 
 static void
@@ -484,43 +484,43 @@ hook_color(void *arg, const char *name, size_t len, unsigned char rgb[3])
 	cp_color(((struct hooks *)arg)->cp, name, len, rgb);
 }
 
-static const struct flame_nameattr *
+static const struct pf_flame_nameattr *
 hook_nameattr(void *arg, const char *name, size_t len)
 {
-	return nameattr_get(((struct hooks *)arg)->na, name, len);
+	return pf_nameattr_get(((struct hooks *)arg)->na, name, len);
 }
 
 static void
 nameattr_warning(void *arg, const char *why)
 {
-	const struct linereader *lr = arg;
+	const struct pf_linereader *lr = arg;
 
-	pf_warnx("%s:%llu: %s", lr_name(lr), (unsigned long long)lr_lineno(lr),
+	pf_warnx("%s:%llu: %s", pf_lr_name(lr), (unsigned long long)pf_lr_lineno(lr),
 	    why);
 }
 
 /* The --nameattr file: NAME<TAB>KEY=VALUE[<TAB>KEY=VALUE...] lines. */
-static struct nameattr *
+static struct pf_nameattr *
 nameattr_read(const char *path)
 {
-	struct nameattr *na;
-	struct linereader *lr;
+	struct pf_nameattr *na;
+	struct pf_linereader *lr;
 	char *line;
 	size_t len;
 	int fd, r;
 
-	if ((na = nameattr_new()) == NULL)
+	if ((na = pf_nameattr_new()) == NULL)
 		fail("%s", path);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		fail("%s", path);
-	if ((lr = lr_new(fd, path)) == NULL)
+	if ((lr = pf_lr_new(fd, path)) == NULL)
 		fail("%s", path);
-	while ((r = lr_next(lr, &line, &len)) == 1)
-		if (nameattr_line(na, line, len, nameattr_warning, lr) == -1)
-			fail("%s:%llu", path, (unsigned long long)lr_lineno(lr));
+	while ((r = pf_lr_next(lr, &line, &len)) == 1)
+		if (pf_nameattr_line(na, line, len, nameattr_warning, lr) == -1)
+			fail("%s:%llu", path, (unsigned long long)pf_lr_lineno(lr));
 	if (r == -1)
 		fail("%s", path);
-	lr_free(lr);
+	pf_lr_free(lr);
 	close(fd);
 	return na;
 }
@@ -528,7 +528,7 @@ nameattr_read(const char *path)
 /* ---- input -------------------------------------------------------- */
 
 struct reader {
-	struct flame *f;
+	struct pf_flame *f;
 	iconv_t cd;		/* (iconv_t)-1 unless --encoding converts */
 	struct pf_buf conv;
 	uint64_t invalid;
@@ -610,7 +610,7 @@ apply_prov(const struct reader *rd, struct pf_buf *title, struct pf_buf *subtitl
 	if (ns == rd->nprov && !opt.countname_set)
 		opt.fo.time_ns = 1;
 	if (off == rd->nprov && !opt.colors_set)
-		opt.fo.palette = FLAME_IO;
+		opt.fo.palette = PF_FLAME_IO;
 	/* A fleet's graph names a few recordings and counts the rest. */
 	for (i = 0; i < rd->nprov && i < MAX_NAMED_RECORDINGS; i++) {
 		if (i == 0 ? pf_prov_describe(&rd->prov[0], title, NULL) == -1 :
@@ -635,13 +635,13 @@ apply_prov(const struct reader *rd, struct pf_buf *title, struct pf_buf *subtitl
  * white-space character separates the stack from its count (the first of
  * two), and any more before it stay at the end of the last frame's name.
  * So "a;  3" ends in a frame named by one space (what a perf frame
- * printed without a symbol can fold to), which the stack folded_parse
+ * printed without a symbol can fold to), which the stack pf_folded_parse
  * gives, all the white space left out, would lose as an empty last frame;
  * and "a;b  3" ends in "b ".  line[fl->stack_len] is white space: the
  * stack ends where the white space before the count begins.
  */
 static size_t
-stack_len_as_perl(const char *line, size_t len, const struct folded_line *fl)
+stack_len_as_perl(const char *line, size_t len, const struct pf_folded_line *fl)
 {
 	size_t e = fl->stack_len;
 
@@ -653,19 +653,19 @@ stack_len_as_perl(const char *line, size_t len, const struct folded_line *fl)
 static void
 read_input(struct reader *rd, int fd, const char *name)
 {
-	struct linereader *lr;
+	struct pf_linereader *lr;
 	char *line;
 	size_t len;
 	int r;
 
-	if ((lr = lr_new(fd, name)) == NULL)
+	if ((lr = pf_lr_new(fd, name)) == NULL)
 		fail("%s", name);
-	while ((r = lr_next(lr, &line, &len)) == 1) {
-		struct folded_line fl;
+	while ((r = pf_lr_next(lr, &line, &len)) == 1) {
+		struct pf_folded_line fl;
 		const char *stack;
 		size_t slen;
 
-		r = folded_parse(line, len, &fl);
+		r = pf_folded_parse(line, len, &fl);
 		if (r == 1) {
 			if (len > 0 && line[0] == '#')
 				add_prov(rd, line, len);
@@ -674,7 +674,7 @@ read_input(struct reader *rd, int fd, const char *name)
 		if (r == -1) {
 			if (++rd->invalid <= MAX_SHOWN_INVALID)
 				pf_warnx("%s:%llu: ignored: %s", name,
-				    (unsigned long long)lr_lineno(lr), folded_why(errno));
+				    (unsigned long long)pf_lr_lineno(lr), pf_folded_why(errno));
 			continue;
 		}
 		stack = fl.stack;
@@ -682,7 +682,7 @@ read_input(struct reader *rd, int fd, const char *name)
 		if (rd->cd != (iconv_t)-1) {
 			/*
 			 * convert() takes a char * (iconv(3) wants char **), but
-			 * fl.stack is const.  It points into line, which lr_next
+			 * fl.stack is const.  It points into line, which pf_lr_next
 			 * hands us writable, so the same address is made from
 			 * line instead of casting the const away (the build
 			 * forbids that); convert() only reads it.
@@ -691,19 +691,19 @@ read_input(struct reader *rd, int fd, const char *name)
 			stack = rd->conv.data;
 			slen = rd->conv.len;
 		}
-		if (flame_add(rd->f, stack, slen, fl.ncounts, fl.count[0],
+		if (pf_flame_add(rd->f, stack, slen, fl.ncounts, fl.count[0],
 		    fl.ncounts == 2 ? fl.count[1] : fl.count[0]) == -1) {
 			if (errno == EOVERFLOW)
 				failx("%s:%llu: total count over "
-				    "2^64-1", name, (unsigned long long)lr_lineno(lr));
+				    "2^64-1", name, (unsigned long long)pf_lr_lineno(lr));
 			fail("%s:%llu", name,
-			    (unsigned long long)lr_lineno(lr));
+			    (unsigned long long)pf_lr_lineno(lr));
 		}
 	}
 	if (r == -1)
 		fail("%s:%llu", name,
-		    (unsigned long long)lr_lineno(lr) + 1);
-	lr_free(lr);
+		    (unsigned long long)pf_lr_lineno(lr) + 1);
+	pf_lr_free(lr);
 }
 
 /* ':' first: a missing value comes back as ':', not '?' (pf_usage_getopt). */
@@ -802,7 +802,7 @@ parse_options(int argc, char *argv[])
 {
 	int c;
 
-	flame_opts_init(&opt.fo);
+	pf_flame_opts_init(&opt.fo);
 	opterr = 0;	/* one message, in the house format */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1)
 		set_option(c, optarg, argv);
@@ -810,11 +810,11 @@ parse_options(int argc, char *argv[])
 }
 
 /*
- * The hooks flame_render calls for --nameattr and --cp, set in opt.fo;
+ * The hooks pf_flame_render calls for --nameattr and --cp, set in opt.fo;
  * the palette map, to write back after rendering, in *cpmap.
  */
 static void
-set_hooks(struct hooks *hooks, struct stackmap **cpmap)
+set_hooks(struct hooks *hooks, struct pf_stackmap **cpmap)
 {
 	if (opt.nameattr != NULL) {
 		hooks->na = nameattr_read(opt.nameattr);
@@ -822,7 +822,7 @@ set_hooks(struct hooks *hooks, struct stackmap **cpmap)
 		opt.fo.hook_arg = hooks;
 	}
 	if (opt.cp) {
-		if ((*cpmap = stackmap_new()) == NULL)
+		if ((*cpmap = pf_stackmap_new()) == NULL)
 			fail("memory");
 		cp_read(*cpmap);
 		hooks->cp = *cpmap;
@@ -859,22 +859,22 @@ read_inputs(struct reader *rd, int nfiles, char *files[])
  * says so, and exits 3; a --total below the sum is dropped.
  */
 static void
-render(const struct flame *f)
+render(const struct pf_flame *f)
 {
-	if (flame_total(f) == 0) {
+	if (pf_flame_total(f) == 0) {
 		pf_warnx("no stack counts found in the input");
-		if (flame_render_empty(&opt.fo, "no stack counts found in the "
+		if (pf_flame_render_empty(&opt.fo, "no stack counts found in the "
 		    "input of pf-svg", write_stdout, NULL) == -1)
 			fail("stdout");
 		pf_exit_checked(PF_EXIT_FAIL);
 	}
-	if (opt.fo.total != 0 && opt.fo.total < flame_total(f)) {
+	if (opt.fo.total != 0 && opt.fo.total < pf_flame_total(f)) {
 		pf_warnx("--total %llu is below the sum of the counts (%llu); "
 		    "ignored", (unsigned long long)opt.fo.total,
-		    (unsigned long long)flame_total(f));
+		    (unsigned long long)pf_flame_total(f));
 		opt.fo.total = 0;
 	}
-	if (flame_render(f, &opt.fo, write_stdout, NULL) == -1)
+	if (pf_flame_render(f, &opt.fo, write_stdout, NULL) == -1)
 		fail("%s", sout.failed ? "stdout" : "rendering the graph");
 	if (cp_lost != 0) {
 		errno = cp_lost;
@@ -886,7 +886,7 @@ int
 main(int argc, char *argv[])
 {
 	struct reader rd = { .cd = (iconv_t)-1 };
-	struct stackmap *cpmap = NULL;
+	struct pf_stackmap *cpmap = NULL;
 	struct hooks hooks = { 0 };
 	struct pf_buf title = { 0 }, subtitle = { 0 };
 	int first;
@@ -895,7 +895,7 @@ main(int argc, char *argv[])
 	if (opt.encoding != NULL && !is_utf8_name(opt.encoding) &&
 	    (rd.cd = iconv_open("UTF-8", opt.encoding)) == (iconv_t)-1)
 		pf_die(PF_EXIT_USAGE, "--encoding: %s", opt.encoding);
-	if ((rd.f = flame_new(opt.flamechart, opt.reverse)) == NULL)
+	if ((rd.f = pf_flame_new(opt.flamechart, opt.reverse)) == NULL)
 		fail("memory");
 	set_hooks(&hooks, &cpmap);
 	read_inputs(&rd, argc - first, argv + first);
@@ -904,9 +904,9 @@ main(int argc, char *argv[])
 	if (cpmap != NULL)
 		cp_write(cpmap);
 
-	flame_free(rd.f);
-	stackmap_free(cpmap);
-	nameattr_free(hooks.na);
+	pf_flame_free(rd.f);
+	pf_stackmap_free(cpmap);
+	pf_nameattr_free(hooks.na);
 	pf_buf_free(&rd.conv);
 	pf_buf_free(&title);
 	pf_buf_free(&subtitle);

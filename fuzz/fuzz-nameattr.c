@@ -1,5 +1,5 @@
 /*
- * fuzz-nameattr: pf-svg's --nameattr parser (nameattr_line) on arbitrary
+ * fuzz-nameattr: pf-svg's --nameattr parser (pf_nameattr_line) on arbitrary
  * lines, then a graph of the names it kept rendered with their extras.
  * Besides the sanitizers' findings it aborts when a warning is not
  * printable ASCII, or when a frame's start tag in the document is not a
@@ -35,10 +35,10 @@ warn(void *arg, const char *why)
 			abort();
 }
 
-static const struct flame_nameattr *
+static const struct pf_flame_nameattr *
 lookup(void *arg, const char *name, size_t len)
 {
-	return nameattr_get(arg, name, len);
+	return pf_nameattr_get(arg, name, len);
 }
 
 /* The scheme of an escaped link value v (n bytes) must be http(s) or none. */
@@ -129,42 +129,42 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *s = (const char *)data, *nl, *tab;
-	struct nameattr *na;
-	struct flame *f;
-	struct flame_opts o;
+	struct pf_nameattr *na;
+	struct pf_flame *f;
+	struct pf_flame_opts o;
 	struct pf_buf out = { 0 }, stack = { 0 };
 	size_t left = size, n;
 
-	if ((na = nameattr_new()) == NULL)
+	if ((na = pf_nameattr_new()) == NULL)
 		return 0;
-	if ((f = flame_new(0, 0)) == NULL) {
-		nameattr_free(na);
+	if ((f = pf_flame_new(0, 0)) == NULL) {
+		pf_nameattr_free(na);
 		return 0;
 	}
 	while (left > 0) {
 		nl = memchr(s, '\n', left);
 		n = nl != NULL ? (size_t)(nl - s) : left;
-		if (nameattr_line(na, s, n, warn, NULL) == 0 &&
+		if (pf_nameattr_line(na, s, n, warn, NULL) == 0 &&
 		    (tab = memchr(s, '\t', n)) != NULL && tab > s &&
 		    memchr(s, ';', (size_t)(tab - s)) == NULL) {
 			/* The name as a frame, so its extras are drawn. */
 			pf_buf_reset(&stack);
 			if (pf_buf_puts(&stack, "root;") == 0 &&
 			    pf_buf_append(&stack, s, (size_t)(tab - s)) == 0)
-				(void)flame_add(f, stack.data, stack.len, 1, 1, 1);
+				(void)pf_flame_add(f, stack.data, stack.len, 1, 1, 1);
 		}
 		s += n + (nl != NULL);
 		left -= n + (nl != NULL);
 	}
-	flame_opts_init(&o);
+	pf_flame_opts_init(&o);
 	o.minwidth = 0;
 	o.nameattr = lookup;
 	o.hook_arg = na;
-	if (flame_total(f) > 0 && flame_render(f, &o, sink, &out) == 0)
+	if (pf_flame_total(f) > 0 && pf_flame_render(f, &o, sink, &out) == 0)
 		check_doc(&out);
 	pf_buf_free(&out);
 	pf_buf_free(&stack);
-	flame_free(f);
-	nameattr_free(na);
+	pf_flame_free(f);
+	pf_nameattr_free(na);
 	return 0;
 }

@@ -27,12 +27,12 @@ struct run {
 	struct pf_buildid id;	/* the last good build-id line's */
 	char path[256];
 	size_t pathlen;		/* 0: none */
-	struct ps_names out;
+	struct pf_ps_names out;
 	const char *inl[3];
 };
 
 static int
-check(const struct ps_sample *s, void *arg)
+check(const struct pf_ps_sample *s, void *arg)
 {
 	struct run *r = arg;
 
@@ -82,7 +82,7 @@ comment(const char *l, size_t n, void *arg)
 }
 
 /* pf-fold's renaming, with names that hold what the tidy rules change. */
-static const struct ps_names *
+static const struct pf_ps_names *
 unknown(const char *mod, size_t n, uint64_t addr, int retaddr, void *arg)
 {
 	static const char *const names[] = {
@@ -111,9 +111,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ps_config cfg = { 0 };
-	struct perfscript *ps;
-	struct ps_stats st;
+	struct pf_ps_config cfg = { 0 };
+	struct pf_perfscript *ps;
+	struct pf_ps_stats st;
 	struct run run = { 0 };
 	const char *p, *end, *nl;
 	uint8_t o;
@@ -143,14 +143,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cfg.time_end_ns = 5000000000ULL;
 	}
 	cfg.keep_frames = (int)((size >> 2) & 1);
-	if ((ps = ps_new(&cfg, check, &run)) == NULL)
+	if ((ps = pf_ps_new(&cfg, check, &run)) == NULL)
 		return 0;
 	if ((size >> 2) & 1) {
-		ps_on_comment(ps, comment);
-		ps_on_unknown(ps, unknown);
+		pf_ps_on_comment(ps, comment);
+		pf_ps_on_unknown(ps, unknown);
 	}
 	/* An odd size reads as a version 2 pf stream's (one-byte comms). */
-	ps_names_escaped(ps, (int)(size & 1));
+	pf_ps_names_escaped(ps, (int)(size & 1));
 	p = (const char *)data + 1;
 	end = (const char *)data + size;
 	while (p < end) {
@@ -164,15 +164,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		memcpy(line, p, n);
 		/* The callback never fails, so the only error is a malformed line. */
-		if (ps_line(ps, line, n) == -1 && errno != EBADMSG)
+		if (pf_ps_line(ps, line, n) == -1 && errno != EBADMSG)
 			abort();
 		free(line);
 		p += n + 1;
 	}
-	ps_finish(ps);
-	ps_get_stats(ps, &st);
+	pf_ps_finish(ps);
+	pf_ps_get_stats(ps, &st);
 	if (st.samples > 0 && run.total == 0)
 		abort();
-	ps_free(ps);
+	pf_ps_free(ps);
 	return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * fuzz-pprof: lib/common/pprof.c on arbitrary sample streams, fed as
  * pf-fold --pprof feeds it: each line to perfscript (keep_frames), each
- * sample it emits to pprof_add_sample, each '#' line to pprof_comment.
+ * sample it emits to pf_pprof_add_sample, each '#' line to pf_pprof_comment.
  * Every string perfscript hands over is read whole (ASan sees a read past
  * its buffer).  The encoded profile is then read back with a wire-format reader
  * of its own and checked: it parses to its end, string 0 is empty, every
@@ -19,7 +19,7 @@
 #include "pprof.h"
 
 struct run {
-	struct pprof *pp;
+	struct pf_pprof *pp;
 	uint64_t count, weight;
 	bool overflow;
 };
@@ -37,7 +37,7 @@ touch(const char *p, size_t n)
 }
 
 static int
-add(const struct ps_sample *s, void *arg)
+add(const struct pf_ps_sample *s, void *arg)
 {
 	struct run *r = arg;
 	size_t i;
@@ -53,7 +53,7 @@ add(const struct ps_sample *s, void *arg)
 	}
 	if (r->overflow)
 		return 0;
-	if (pprof_add_sample(r->pp, s) == -1) {
+	if (pf_pprof_add_sample(r->pp, s) == -1) {
 		if (errno != EOVERFLOW)
 			abort();
 		r->overflow = true;
@@ -69,7 +69,7 @@ comment(const char *l, size_t len, void *arg)
 {
 	struct run *r = arg;
 
-	if (pprof_comment(r->pp, l, len) == -1)
+	if (pf_pprof_comment(r->pp, l, len) == -1)
 		abort();
 	return 0;
 }
@@ -187,18 +187,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ps_config cfg = { .keep_frames = 1 };
+	struct pf_ps_config cfg = { .keep_frames = 1 };
 	struct run r = { 0 };
-	struct perfscript *ps;
-	struct ps_stats st;
+	struct pf_perfscript *ps;
+	struct pf_ps_stats st;
 	struct pf_buf out = { 0 };
 	const char *p = (const char *)data, *end = p + size, *nl;
 
-	if ((r.pp = pprof_new()) == NULL)
+	if ((r.pp = pf_pprof_new()) == NULL)
 		return 0;
-	if ((ps = ps_new(&cfg, add, &r)) == NULL)
+	if ((ps = pf_ps_new(&cfg, add, &r)) == NULL)
 		abort();
-	ps_on_comment(ps, comment);
+	pf_ps_on_comment(ps, comment);
 	while (p < end) {
 		size_t n;
 		char *line;
@@ -209,19 +209,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((line = malloc(n ? n : 1)) == NULL)
 			abort();
 		memcpy(line, p, n);
-		if (ps_line(ps, line, n) == -1 && errno != EBADMSG)
+		if (pf_ps_line(ps, line, n) == -1 && errno != EBADMSG)
 			abort();
 		free(line);
 		p += n + 1;
 	}
-	if (ps_finish(ps) == -1)
+	if (pf_ps_finish(ps) == -1)
 		abort();
-	ps_get_stats(ps, &st);
-	if (pprof_encode(r.pp, st.event, &out) == -1)
+	pf_ps_get_stats(ps, &st);
+	if (pf_pprof_encode(r.pp, st.event, &out) == -1)
 		abort();
 	check(&out, &r);
 	pf_buf_free(&out);
-	ps_free(ps);
-	pprof_free(r.pp);
+	pf_ps_free(ps);
+	pf_pprof_free(r.pp);
 	return 0;
 }

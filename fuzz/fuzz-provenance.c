@@ -20,7 +20,7 @@ static void
 check(const struct pf_prov *p)
 {
 	struct pf_buf b = { 0 }, t = { 0 }, st = { 0 };
-	struct folded_line fl;
+	struct pf_folded_line fl;
 	struct pf_prov q;
 	const char *tail;
 	size_t i, k;
@@ -36,7 +36,7 @@ check(const struct pf_prov *p)
 	tail = p->unit_ns ? " unit=ns\n" : " unit=samples\n";
 	if (b.len < strlen(tail) || strcmp(b.data + b.len - strlen(tail), tail) != 0)
 		abort();
-	if (folded_parse(b.data, b.len - 1, &fl) != 1)
+	if (pf_folded_parse(b.data, b.len - 1, &fl) != 1)
 		abort();
 	if (pf_prov_parse(&q, b.data, b.len - 1) != 1 || q.unit_ns != p->unit_ns ||
 	    memcmp(q.val, p->val, sizeof(q.val)) != 0)

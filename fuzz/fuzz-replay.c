@@ -280,7 +280,7 @@ struct got {
 };
 
 static int
-emitted(const struct ps_sample *s, void *arg)
+emitted(const struct pf_ps_sample *s, void *arg)
 {
 	struct got *g = arg;
 
@@ -406,7 +406,7 @@ want_frames(struct pf_symbolizer *sym, const struct pf_rawsample *s, struct pf_b
 static void
 check(struct pf_symbolizer *sym, const struct pf_rawsample *s, uint64_t period,
     const char *comm, const struct pf_buf *b, const struct pf_stack_end *se,
-    struct perfscript *ps, struct got *g)
+    struct pf_perfscript *ps, struct got *g)
 {
 	struct pf_buf want = { 0 }, ename = { 0 };
 	const char *p = b->data, *end = b->data + b->len, *nl;
@@ -435,12 +435,12 @@ check(struct pf_symbolizer *sym, const struct pf_rawsample *s, uint64_t period,
 		if ((line == 0) == (*p == '\t') || nl - p < 2)
 			abort();
 		frames += line > 0;
-		if (ps_line(ps, p, (size_t)(nl - p)) == -1)
+		if (pf_ps_line(ps, p, (size_t)(nl - p)) == -1)
 			abort();	/* pf-fold could not read it */
 	}
 	if (line == 0 || nl + 1 != end)
 		abort();
-	if (ps_line(ps, "", 0) == -1 || g->n != 1)
+	if (pf_ps_line(ps, "", 0) == -1 || g->n != 1)
 		abort();
 
 	/* The name. */
@@ -483,8 +483,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pf_symbolizer *sym;
 	struct pf_comms comms = { 0 };
 	struct model m;
-	struct ps_config cfg = { .keep_frames = 1 };
-	struct perfscript *ps;
+	struct pf_ps_config cfg = { .keep_frames = 1 };
+	struct pf_perfscript *ps;
 	struct pf_rawref *refs;
 	struct pf_buf b = { 0 };
 	struct got g;
@@ -583,7 +583,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 
-	if ((sym = pf_sym_new(k)) == NULL || (ps = ps_new(&cfg, emitted, &g)) == NULL)
+	if ((sym = pf_sym_new(k)) == NULL || (ps = pf_ps_new(&cfg, emitted, &g)) == NULL)
 		abort();
 	if ((refs = pf_rawrec_sample_order(&r, &n)) == NULL || pf_replay_begin(&r) == -1)
 		abort();
@@ -612,7 +612,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(refs);
 	pf_buf_free(&b);
-	ps_free(ps);
+	pf_ps_free(ps);
 	pf_sym_free(sym);
 	pf_kallsyms_free(k);
 	pf_comms_free(&comms);

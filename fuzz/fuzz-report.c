@@ -1,10 +1,10 @@
 /*
  * fuzz-report: what pf-report (bin/pf-report.c, a tool, so not linked
  * here) does with a folded file that a target's names fill: each line
- * through folded_parse, its stack cleaned in place for the terminal by
+ * through pf_folded_parse, its stack cleaned in place for the terminal by
  * pf_name_clean (lib/common/xmlesc.c), then added to a stackmap with
  * pf-report's rule for the total (it stops at a sum over 2^64-1, which
- * also keeps every stack's count from wrapping).  folded_parse and the
+ * also keeps every stack's count from wrapping).  pf_folded_parse and the
  * stackmap alone are fuzz-folded's; this adds the cleaning and the
  * aggregation of cleaned stacks.  pf-report's provenance and --process
  * parsing are static in the tool, out of reach.
@@ -13,7 +13,7 @@
  *
  *   - pf_name_clean does what xmlesc.h says, byte for byte, against a
  *     well-formed UTF-8 reader written here from the Unicode table (not
- *     xmlesc_utf8_decode): a well-formed character that is not a C0 or
+ *     pf_xmlesc_utf8_decode): a well-formed character that is not a C0 or
  *     C1 control nor DEL is kept, anything else becomes one '?' (a
  *     whole C1 sequence; one per byte of what is not UTF-8).  So the
  *     result is well-formed UTF-8 without controls, never longer, and
@@ -159,26 +159,26 @@ static void
 report(const uint8_t *data, size_t size)
 {
 	const char *p = (const char *)data, *end = p + size;
-	const struct stackmap_entry **v;
-	struct stackmap *m;
+	const struct pf_stackmap_entry **v;
+	struct pf_stackmap *m;
 	uint64_t sum = 0, listed = 0;
 	size_t added = 0, n, i;
 
-	if ((m = stackmap_new()) == NULL)
+	if ((m = pf_stackmap_new()) == NULL)
 		abort();
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p), slen;
 		char *line = malloc(len ? len : 1), *stack, *orig;
-		struct folded_line fl;
-		const struct stackmap_entry *e;
+		struct pf_folded_line fl;
+		const struct pf_stackmap_entry *e;
 		uint64_t c;
 
 		if (line == NULL)
 			abort();
 		memcpy(line, p, len);
 		p += len + 1;
-		if (folded_parse(line, len, &fl) != 0) {
+		if (pf_folded_parse(line, len, &fl) != 0) {
 			free(line);
 			continue;
 		}
@@ -198,14 +198,14 @@ report(const uint8_t *data, size_t size)
 			break;
 		}
 		sum += c;
-		if (stackmap_add(m, stack, slen, c, 0) == -1)
+		if (pf_stackmap_add(m, stack, slen, c, 0) == -1)
 			abort();	/* no count can wrap below the sum */
 		added++;
-		if ((e = stackmap_get(m, stack, slen)) == NULL || e->count[0] < c)
+		if ((e = pf_stackmap_get(m, stack, slen)) == NULL || e->count[0] < c)
 			abort();
 		free(line);
 	}
-	if ((v = stackmap_sorted(m, &n)) == NULL || n > added || n != stackmap_size(m))
+	if ((v = pf_stackmap_sorted(m, &n)) == NULL || n > added || n != pf_stackmap_size(m))
 		abort();
 	for (i = 0; i < n; i++) {
 		if (v[i]->len == 0 || !clean(v[i]->key, v[i]->len) || v[i]->count[1] != 0 ||
@@ -216,7 +216,7 @@ report(const uint8_t *data, size_t size)
 	if (listed != sum)
 		abort();
 	free(v);
-	stackmap_free(m);
+	pf_stackmap_free(m);
 }
 
 int

@@ -1,6 +1,6 @@
 /*
- * fuzz-svg: the whole folded -> SVG path of pf-svg (folded_parse,
- * flame_add, flame_render into memory) on arbitrary bytes, with options
+ * fuzz-svg: the whole folded -> SVG path of pf-svg (pf_folded_parse,
+ * pf_flame_add, pf_flame_render into memory) on arbitrary bytes, with options
  * and user strings taken from the input too.  Besides the sanitizers'
  * findings it aborts when the document is not clean UTF-8 free of
  * control characters, when a comment holds "--", or when a user string
@@ -34,7 +34,7 @@ check_text(const struct pf_buf *b)
 	unsigned cp;
 
 	while (i < b->len) {
-		n = xmlesc_utf8_decode((const unsigned char *)b->data + i,
+		n = pf_xmlesc_utf8_decode((const unsigned char *)b->data + i,
 		    b->len - i, &cp);
 		if (n == 0)
 			abort();
@@ -94,8 +94,8 @@ take_string(const uint8_t **d, size_t *n)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct flame_opts o;
-	struct flame *f;
+	struct pf_flame_opts o;
+	struct pf_flame *f;
 	struct pf_buf out = { 0 };
 	const char *strs[3];
 	uint8_t o1, o2;
@@ -111,8 +111,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < 3; i++)
 		strs[i] = (o1 & (0x20 << (i % 3))) ? take_string(&data, &size) : NULL;
 
-	flame_opts_init(&o);
-	o.palette = (enum flame_palette)(o2 % (FLAME_ORANGE + 1));
+	pf_flame_opts_init(&o);
+	o.palette = (enum pf_flame_palette)(o2 % (PF_FLAME_ORANGE + 1));
 	o.hash = (o2 >> 4) & 1;
 	o.inverted = o1 & 1;
 	o.negate = (o1 >> 3) & 1;
@@ -130,37 +130,37 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.nametype = strs[2] ? strs[2] : o.nametype;
 	o.countname = strs[1] ? strs[1] : o.countname;
 
-	if ((f = flame_new((o1 >> 1) & 1, (o1 >> 2) & 1)) == NULL)
+	if ((f = pf_flame_new((o1 >> 1) & 1, (o1 >> 2) & 1)) == NULL)
 		return 0;
 	/* A writable, NUL-free-terminated copy: lines are cut in place. */
 	if ((text = malloc(size + 1)) == NULL) {
-		flame_free(f);
+		pf_flame_free(f);
 		return 0;
 	}
 	memcpy(text, data, size);
 	text[size] = '\0';
 	for (start = 0, i = 0; i <= size; i++) {
 		if (i == size || text[i] == '\n') {
-			struct folded_line fl;
+			struct pf_folded_line fl;
 
-			if (folded_parse(text + start, i - start, &fl) == 0)
-				(void)flame_add(f, fl.stack, fl.stack_len, fl.ncounts,
+			if (pf_folded_parse(text + start, i - start, &fl) == 0)
+				(void)pf_flame_add(f, fl.stack, fl.stack_len, fl.ncounts,
 				    fl.count[0], fl.ncounts == 2 ? fl.count[1] :
 				    fl.count[0]);
 			start = i + 1;
 		}
 	}
-	if (flame_total(f) == 0) {
-		if (flame_render_empty(&o, "nothing", sink, &out) == 0) {
+	if (pf_flame_total(f) == 0) {
+		if (pf_flame_render_empty(&o, "nothing", sink, &out) == 0) {
 			check_text(&out);
 			check_structure(&out);
 		}
-	} else if (flame_render(f, &o, sink, &out) == 0) {
+	} else if (pf_flame_render(f, &o, sink, &out) == 0) {
 		check_text(&out);
 		check_structure(&out);
 	}
 	pf_buf_free(&out);
 	free(text);
-	flame_free(f);
+	pf_flame_free(f);
 	return 0;
 }

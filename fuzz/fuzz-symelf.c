@@ -58,6 +58,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "symbolize.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -113,12 +114,42 @@ check_frame(const struct pf_frame_out *o, uint64_t addr, uint64_t pgoff, bool in
 			abort();
 }
 
+/*
+ * An answer as bytes, its names copied (they last only until the next
+ * look-up): the symbol, the offset, then each inlined name, each name
+ * after its length.
+ */
+static void
+keep(struct pf_buf *b, const struct pf_frame_out *o)
+{
+	size_t j, n;
+
+	pf_buf_reset(b);
+	n = o->sym ? strlen(o->sym) : SIZE_MAX;
+	if (pf_buf_append(b, &n, sizeof(n)) == -1 ||
+	    (o->sym && pf_buf_append(b, o->sym, n) == -1) ||
+	    pf_buf_append(b, &o->off, sizeof(o->off)) == -1 ||
+	    pf_buf_append(b, &o->ninl, sizeof(o->ninl)) == -1)
+		abort();
+	for (j = 0; j < o->ninl; j++) {
+		n = strlen(o->inl[j]);
+		if (pf_buf_append(b, &n, sizeof(n)) == -1 ||
+		    pf_buf_append(b, o->inl[j], n) == -1)
+			abort();
+	}
+}
+
+static bool
+same(const struct pf_buf *a, const struct pf_buf *b)
+{
+	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+}
+
 static void
 symbolize(size_t size, uint8_t f)
 {
 	struct pf_symbolizer *s;
-	struct pf_frame_out a[NPROBE][2];
-	const char **inl[NPROBE][2];
+	static struct pf_buf a[NPROBE][2], now;
 	struct pf_sym_stats st;
 	uint64_t pgoff = (uint64_t)(f >> 4) << 12, span;
 	bool inlines = f & 1;
@@ -144,27 +175,11 @@ symbolize(size_t size, uint8_t f)
 
 				pf_sym_frame(s, PID, &in, &o);
 				check_frame(&o, in.addr, pgoff, inlines);
-				if (pass == 0) {
-					/* o.inl lasts until the next look-up: copied. */
-					a[k][r] = o;
-					a[k][r].inl = inl[k][r] = o.ninl == 0 ? NULL :
-					    malloc(o.ninl * sizeof(*o.inl));
-					if (o.ninl != 0 && inl[k][r] == NULL)
-						abort();
-					if (o.ninl != 0)
-						memcpy(inl[k][r], o.inl, o.ninl * sizeof(*o.inl));
-					continue;
-				}
-				/* The names stay as long as the symbolizer: the same pointers. */
-				if (o.sym != a[k][r].sym || o.off != a[k][r].off ||
-				    o.ninl != a[k][r].ninl ||
-				    (o.ninl != 0 && memcmp(o.inl, a[k][r].inl,
-				    o.ninl * sizeof(*o.inl)) != 0))
+				/* The second pass, from the cache, names the same. */
+				keep(pass == 0 ? &a[k][r] : &now, &o);
+				if (pass == 1 && !same(&a[k][r], &now))
 					abort();
 			}
-	for (k = 0; k < NPROBE; k++)
-		for (r = 0; r < 2; r++)
-			free(inl[k][r]);
 	pf_sym_stats(s, &st);
 	if (st.files > 1 || st.files_failed > st.files || st.lookups != 2 * 2 * NPROBE)
 		abort();
@@ -273,6 +288,7 @@ debug_file(size_t size, uint8_t f)
 		for (r = 0; r < 2; r++) {
 			/* Low addresses (a shared object's) and an executable's. */
 			uint64_t va = (r ? 0x400000 : 0) + (uint64_t)k * span / NPROBE;
+			static struct pf_buf ka, kb;
 			struct pf_frame_out a, b;
 			size_t j;
 
@@ -284,8 +300,10 @@ debug_file(size_t size, uint8_t f)
 			for (j = 0; j < a.ninl; j++)
 				if (a.inl[j] == NULL || a.inl[j][0] == '\0')
 					abort();
+			keep(&ka, &a);
 			pf_sym_debug_frame(s, h, va, r, &b);
-			if (b.sym != a.sym || b.off != a.off || b.ninl != a.ninl)
+			keep(&kb, &b);
+			if (!same(&ka, &kb))
 				abort();
 		}
 	pf_sym_free(s);

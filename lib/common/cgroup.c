@@ -87,7 +87,7 @@ pf_cgroup_find(const char *proc_root, const char *sys_root, int pid, struct pf_c
 	}
 	if (pf_read_small(self, buf, sizeof(buf)) < 0)
 		return -1;
-	for (pos = buf; lr_text_next(&pos, &line, &len) == 1;) {
+	for (pos = buf; pf_lr_text_next(&pos, &line, &len) == 1;) {
 		c1 = memchr(line, ':', len);
 		c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
 		if (c2 != NULL) {

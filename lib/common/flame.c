@@ -35,7 +35,7 @@
 #include "hash.h"
 #include "intern.h"
 
-#define NONE FLAME_NONE
+#define NONE PF_FLAME_NONE
 /*
  * Nodes are numbered in 32 bits, NONE among them, and the child table's
  * mask is 32 bits: at most 2^31 of them (where doubling its 32-bit
@@ -144,10 +144,10 @@ path_tag(uint64_t p)
 	return (uint32_t)(p >> 32);
 }
 
-struct flame *
-flame_new(int flamechart, int reverse)
+struct pf_flame *
+pf_flame_new(int flamechart, int reverse)
 {
-	struct flame *f;
+	struct pf_flame *f;
 	size_t end;
 	uint32_t id;
 
@@ -161,7 +161,7 @@ flame_new(int flamechart, int reverse)
 	f->child_tab = calloc(f->child_mask + 1, sizeof(*f->child_tab));
 	if (f->nodes == NULL || f->child_tab == NULL ||
 	    pf_intern_init(&f->names, 256) == -1) {
-		flame_free(f);
+		pf_flame_free(f);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -170,11 +170,11 @@ flame_new(int flamechart, int reverse)
 	 * hashed as a frame is, so a frame named "all" is the same name
 	 * (but another node).
 	 */
-	f->nodes[0] = (struct flame_node){ NONE, 0, NONE, NONE, 0, 0 };
+	f->nodes[0] = (struct pf_flame_node){ NONE, 0, NONE, NONE, 0, 0 };
 	f->nnodes = 1;
 	if (pf_intern_add_hashed(&f->names, "all", 3,
 	    (uint32_t)scan_frame("all", 3, 0, &end), &id) == -1) {
-		flame_free(f);
+		pf_flame_free(f);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -182,7 +182,7 @@ flame_new(int flamechart, int reverse)
 }
 
 void
-flame_free(struct flame *f)
+pf_flame_free(struct pf_flame *f)
 {
 	if (f == NULL)
 		return;
@@ -198,22 +198,22 @@ flame_free(struct flame *f)
 }
 
 uint64_t
-flame_total(const struct flame *f)
+pf_flame_total(const struct pf_flame *f)
 {
 	return f->nodes[0].value;
 }
 
 size_t
-flame_nframes(const struct flame *f)
+pf_flame_nframes(const struct pf_flame *f)
 {
 	return f->nnodes;
 }
 
 static int
-grow_children(struct flame *f)
+grow_children(struct pf_flame *f)
 {
 	uint32_t mask = f->child_mask * 2 + 1, i, h;
-	struct flame_slot *tab;
+	struct pf_flame_slot *tab;
 
 	if ((tab = calloc((size_t)mask + 1, sizeof(*tab))) == NULL)
 		return -1;
@@ -237,10 +237,10 @@ grow_children(struct flame *f)
  * zero counts) if missing.
  */
 static uint32_t
-child(struct flame *f, uint32_t parent, uint32_t id, uint32_t tag)
+child(struct pf_flame *f, uint32_t parent, uint32_t id, uint32_t tag)
 {
 	uint32_t h = 0, c;
-	struct flame_node *n;
+	struct pf_flame_node *n;
 
 	if (f->flamechart) {
 		c = f->nodes[parent].first_child;
@@ -278,7 +278,7 @@ child(struct flame *f, uint32_t parent, uint32_t id, uint32_t tag)
 	n->delta = 0;
 	f->nodes[parent].first_child = c;
 	if (!f->flamechart) {
-		f->child_tab[h] = (struct flame_slot){ tag, c };
+		f->child_tab[h] = (struct pf_flame_slot){ tag, c };
 		/*
 		 * Up to 3/4 full: a probe compares tags, eight to a cache
 		 * line, so longer runs cost little, while the table is a
@@ -313,7 +313,7 @@ sat_delta(uint64_t c1, uint64_t c2)
 
 /* Reverse the frame order of s into f->rev.  -1 on ENOMEM. */
 static int
-reverse_frames(struct flame *f, const char *s, size_t len)
+reverse_frames(struct pf_flame *f, const char *s, size_t len)
 {
 	size_t end = len, i;
 
@@ -338,7 +338,7 @@ reverse_frames(struct flame *f, const char *s, size_t len)
 }
 
 static int
-remember(struct flame *f, size_t depth, uint32_t node, size_t end,
+remember(struct pf_flame *f, size_t depth, uint32_t node, size_t end,
     uint64_t path)
 {
 	if (depth >= f->capprev) {
@@ -363,7 +363,7 @@ remember(struct flame *f, size_t depth, uint32_t node, size_t end,
 }
 
 int
-flame_add(struct flame *f, const char *stack, size_t len, int ncounts,
+pf_flame_add(struct pf_flame *f, const char *stack, size_t len, int ncounts,
     uint64_t c1, uint64_t c2)
 {
 	size_t common = 0, depth = 0, pos = 0, k, shared = 0;
@@ -444,7 +444,7 @@ flame_add(struct flame *f, const char *stack, size_t len, int ncounts,
 				goto fail;
 		if (!f->flamechart) {
 			for (b = 0; b < nb; b++) {
-				const struct flame_slot *s =
+				const struct pf_flame_slot *s =
 				    &f->child_tab[tag[b] & f->child_mask];
 				if (s->tag == tag[b])
 					__builtin_prefetch(&f->nodes[s->node], 1);
@@ -471,7 +471,7 @@ flame_add(struct flame *f, const char *stack, size_t len, int ncounts,
 		f->nodes[0].delta = sat_add(f->nodes[0].delta, d);
 	}
 	for (k = 0; k < depth; k++) {
-		struct flame_node *n = &f->nodes[f->prev_nodes[k]];
+		struct pf_flame_node *n = &f->nodes[f->prev_nodes[k]];
 		n->value += c2;
 		if (ncounts == 2)
 			n->delta = sat_add(n->delta, d);

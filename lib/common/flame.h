@@ -17,16 +17,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct flame;
+struct pf_flame;
 
-enum flame_palette {
-	FLAME_HOT, FLAME_MEM, FLAME_IO, FLAME_WAKEUP, FLAME_CHAIN, FLAME_JAVA,
-	FLAME_JS, FLAME_PERL, FLAME_RED, FLAME_GREEN, FLAME_BLUE, FLAME_AQUA,
-	FLAME_YELLOW, FLAME_PURPLE, FLAME_ORANGE
+enum pf_flame_palette {
+	PF_FLAME_HOT, PF_FLAME_MEM, PF_FLAME_IO, PF_FLAME_WAKEUP, PF_FLAME_CHAIN, PF_FLAME_JAVA,
+	PF_FLAME_JS, PF_FLAME_PERL, PF_FLAME_RED, PF_FLAME_GREEN, PF_FLAME_BLUE, PF_FLAME_AQUA,
+	PF_FLAME_YELLOW, PF_FLAME_PURPLE, PF_FLAME_ORANGE
 };
 
 /* Per-frame extras from --nameattr; every field may be NULL. */
-struct flame_nameattr {
+struct pf_flame_nameattr {
 	const char *title;	/* replaces the tooltip (raw; escaped here) */
 	const char *href;	/* makes the frame a link (raw; escaped here) */
 	const char *target;	/* link target, default "_top" (raw) */
@@ -35,7 +35,7 @@ struct flame_nameattr {
 	const char *aattrs;	/* as gattrs, only on a link */
 };
 
-struct flame_opts {
+struct pf_flame_opts {
 	const char *title;	/* NULL: by mode ("Flame Graph", ...) */
 	const char *subtitle;	/* NULL: none */
 	const char *countname;	/* "samples" */
@@ -53,7 +53,7 @@ struct flame_opts {
 	int time_ns;		/* counts are nanoseconds: tooltips show ms or s,
 				   not countname (factor still applies) */
 	uint64_t total;		/* 0: the sum of the counts */
-	enum flame_palette palette;
+	enum pf_flame_palette palette;
 	int hash;		/* similar names, similar colours */
 	int inverted;		/* icicle: root at the top */
 	int negate;		/* swap red and blue of a differential */
@@ -64,20 +64,20 @@ struct flame_opts {
 	 */
 	void (*color)(void *arg, const char *name, size_t len,
 	    unsigned char rgb[3]);
-	const struct flame_nameattr *(*nameattr)(void *arg, const char *name,
+	const struct pf_flame_nameattr *(*nameattr)(void *arg, const char *name,
 	    size_t len);
 	void *hook_arg;
 };
 
 /* Fill o with flamegraph.pl's defaults. */
-void flame_opts_init(struct flame_opts *o);
+void pf_flame_opts_init(struct pf_flame_opts *o);
 
 /*
  * A new empty graph.  flamechart keeps input order (only consecutive
  * identical prefixes merge); reverse reverses each stack before merging.
  * NULL with ENOMEM.
  */
-struct flame *flame_new(int flamechart, int reverse);
+struct pf_flame *pf_flame_new(int flamechart, int reverse);
 
 /*
  * Merge one stack ("root;...;leaf", len bytes) with its count.  For a
@@ -86,19 +86,19 @@ struct flame *flame_new(int flamechart, int reverse);
  * Returns 0, or -1 with errno ENOMEM, or EOVERFLOW when the total would
  * pass 2^64-1 (the graph is unchanged then).
  */
-int flame_add(struct flame *f, const char *stack, size_t len, int ncounts,
+int pf_flame_add(struct pf_flame *f, const char *stack, size_t len, int ncounts,
     uint64_t c1, uint64_t c2);
 
 /* Sum of the counts merged so far (the root's width). */
-uint64_t flame_total(const struct flame *f);
+uint64_t pf_flame_total(const struct pf_flame *f);
 
 /* Number of frames (trie nodes, root included). */
-size_t flame_nframes(const struct flame *f);
+size_t pf_flame_nframes(const struct pf_flame *f);
 
 /*
  * The writer every render goes through: write n bytes, 0 or -1 (errno).
  */
-typedef int (*flame_sink)(void *ctx, const void *p, size_t n);
+typedef int (*pf_flame_sink)(void *ctx, const void *p, size_t n);
 
 /*
  * Render f as SVG to sink.  Returns 0, or -1 with errno from the sink or
@@ -106,17 +106,17 @@ typedef int (*flame_sink)(void *ctx, const void *p, size_t n);
  * caller may still write a document that says why) or a whole well-formed
  * document: what went out is closed with a line saying the graph is cut.
  */
-int flame_render(const struct flame *f, const struct flame_opts *o,
-    flame_sink sink, void *ctx);
+int pf_flame_render(const struct pf_flame *f, const struct pf_flame_opts *o,
+    pf_flame_sink sink, void *ctx);
 
 /*
  * A small valid SVG saying that there is no graph to draw, and msg
  * (cleaned and escaped) why.  0, also when memory ran out and a fixed
  * document saying only that went out instead; -1 with errno from the sink.
  */
-int flame_render_empty(const struct flame_opts *o, const char *msg,
-    flame_sink sink, void *ctx);
+int pf_flame_render_empty(const struct pf_flame_opts *o, const char *msg,
+    pf_flame_sink sink, void *ctx);
 
-void flame_free(struct flame *f);
+void pf_flame_free(struct pf_flame *f);
 
 #endif

@@ -57,37 +57,37 @@ rgb_set(unsigned char rgb[3], double r, double g, double b)
 }
 
 static void
-plain_color(enum flame_palette p, const double v[3], unsigned char rgb[3])
+plain_color(enum pf_flame_palette p, const double v[3], unsigned char rgb[3])
 {
 	switch (p) {
-	case FLAME_HOT:
+	case PF_FLAME_HOT:
 	default:
 		rgb_set(rgb, 205 + 50 * v[2], 230 * v[0], 55 * v[1]);
 		break;
-	case FLAME_MEM:
+	case PF_FLAME_MEM:
 		rgb_set(rgb, 0, 190 + 50 * v[1], 210 * v[0]);
 		break;
-	case FLAME_IO:
-	case FLAME_BLUE:
+	case PF_FLAME_IO:
+	case PF_FLAME_BLUE:
 		rgb_set(rgb, 80 + 60 * v[0], 80 + 60 * v[0], 190 + 55 * v[1]);
 		break;
-	case FLAME_RED:
+	case PF_FLAME_RED:
 		rgb_set(rgb, 200 + 55 * v[0], 50 + 80 * v[0], 50 + 80 * v[0]);
 		break;
-	case FLAME_GREEN:
+	case PF_FLAME_GREEN:
 		rgb_set(rgb, 50 + 60 * v[0], 200 + 55 * v[0], 50 + 60 * v[0]);
 		break;
-	case FLAME_AQUA:
-	case FLAME_WAKEUP:
+	case PF_FLAME_AQUA:
+	case PF_FLAME_WAKEUP:
 		rgb_set(rgb, 50 + 60 * v[0], 165 + 55 * v[0], 165 + 55 * v[0]);
 		break;
-	case FLAME_YELLOW:
+	case PF_FLAME_YELLOW:
 		rgb_set(rgb, 175 + 55 * v[0], 175 + 55 * v[0], 50 + 20 * v[0]);
 		break;
-	case FLAME_PURPLE:
+	case PF_FLAME_PURPLE:
 		rgb_set(rgb, 190 + 65 * v[0], 80 + 60 * v[0], 190 + 65 * v[0]);
 		break;
-	case FLAME_ORANGE:
+	case PF_FLAME_ORANGE:
 		rgb_set(rgb, 190 + 65 * v[0], 90 + 65 * v[0], 0);
 		break;
 	}
@@ -101,7 +101,7 @@ contains(const char *s, size_t n, const char *needle)
 
 /* The suffix is matched by hand: names are not NUL-terminated. */
 char
-flame_annotation(const char *s, size_t n)
+pf_flame_annotation(const char *s, size_t n)
 {
 	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']' &&
 	    strchr("kjiwl", s[n - 2]) != NULL && s[n - 2] != '\0')
@@ -111,10 +111,10 @@ flame_annotation(const char *s, size_t n)
 
 /* By its annotation and name the frame picks a palette, then a colour. */
 void
-flame_frame_color(const struct flame_opts *o, const char *s, size_t n,
+pf_flame_frame_color(const struct pf_flame_opts *o, const char *s, size_t n,
     char ann, unsigned char rgb[3])
 {
-	enum flame_palette p = o->palette, use = p;
+	enum pf_flame_palette p = o->palette, use = p;
 	double v[3];
 
 	if (n == 2 && s[0] == '-' && s[1] == '-') {
@@ -127,30 +127,30 @@ flame_frame_color(const struct flame_opts *o, const char *s, size_t n,
 	}
 	name_randoms(s, n, o->hash, v);
 	switch (p) {
-	case FLAME_CHAIN:
-		use = ann == 'w' ? FLAME_AQUA : FLAME_BLUE;
+	case PF_FLAME_CHAIN:
+		use = ann == 'w' ? PF_FLAME_AQUA : PF_FLAME_BLUE;
 		break;
-	case FLAME_JAVA:
-	case FLAME_JS:
-	case FLAME_PERL:
+	case PF_FLAME_JAVA:
+	case PF_FLAME_JS:
+	case PF_FLAME_PERL:
 		if (ann == 'k')
-			use = FLAME_ORANGE;
+			use = PF_FLAME_ORANGE;
 		else if (ann == 'j')
-			use = FLAME_GREEN;
+			use = PF_FLAME_GREEN;
 		else if (ann == 'i')
-			use = FLAME_AQUA;
-		else if (p == FLAME_JAVA)
+			use = PF_FLAME_AQUA;
+		else if (p == PF_FLAME_JAVA)
 			use = contains(s, n, "/") || (contains(s, n, ".") &&
-			    !contains(s, n, "::")) ? FLAME_GREEN :
-			    contains(s, n, "::") ? FLAME_YELLOW : FLAME_RED;
-		else if (p == FLAME_JS)
+			    !contains(s, n, "::")) ? PF_FLAME_GREEN :
+			    contains(s, n, "::") ? PF_FLAME_YELLOW : PF_FLAME_RED;
+		else if (p == PF_FLAME_JS)
 			use = contains(s, n, ".js") || contains(s, n, "/") ?
-			    FLAME_GREEN : contains(s, n, "::") ? FLAME_YELLOW :
-			    FLAME_RED;
+			    PF_FLAME_GREEN : contains(s, n, "::") ? PF_FLAME_YELLOW :
+			    PF_FLAME_RED;
 		else
 			use = contains(s, n, ".pl") || contains(s, n, "Perl") ||
-			    contains(s, n, "perl") ? FLAME_GREEN :
-			    contains(s, n, "::") ? FLAME_YELLOW : FLAME_RED;
+			    contains(s, n, "perl") ? PF_FLAME_GREEN :
+			    contains(s, n, "::") ? PF_FLAME_YELLOW : PF_FLAME_RED;
 		break;
 	default:
 		break;
@@ -159,7 +159,7 @@ flame_frame_color(const struct flame_opts *o, const char *s, size_t n,
 }
 
 void
-flame_diff_color(int64_t d, int64_t maxd, int negate, unsigned char rgb[3])
+pf_flame_diff_color(int64_t d, int64_t maxd, int negate, unsigned char rgb[3])
 {
 	double r;
 
@@ -179,7 +179,7 @@ flame_diff_color(int64_t d, int64_t maxd, int negate, unsigned char rgb[3])
 }
 
 void
-flame_background(const struct flame_opts *o, const char **c1,
+pf_flame_background(const struct pf_flame_opts *o, const char **c1,
     const char **c2)
 {
 	const char *bg = o->bgcolor;
@@ -187,10 +187,10 @@ flame_background(const struct flame_opts *o, const char **c1,
 
 	if (bg == NULL) {
 		switch (o->palette) {
-		case FLAME_MEM: bg = "green"; break;
-		case FLAME_IO: case FLAME_WAKEUP: case FLAME_CHAIN: bg = "blue"; break;
-		case FLAME_RED: case FLAME_GREEN: case FLAME_BLUE: case FLAME_AQUA:
-		case FLAME_YELLOW: case FLAME_PURPLE: case FLAME_ORANGE:
+		case PF_FLAME_MEM: bg = "green"; break;
+		case PF_FLAME_IO: case PF_FLAME_WAKEUP: case PF_FLAME_CHAIN: bg = "blue"; break;
+		case PF_FLAME_RED: case PF_FLAME_GREEN: case PF_FLAME_BLUE: case PF_FLAME_AQUA:
+		case PF_FLAME_YELLOW: case PF_FLAME_PURPLE: case PF_FLAME_ORANGE:
 			bg = "grey";
 			break;
 		default: bg = "yellow"; break;

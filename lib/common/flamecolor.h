@@ -17,13 +17,13 @@
  * inlined, "_[w]" waker, "_[l]" the C library's): 'k', 'j', 'i', 'w' or
  * 'l', or 0 for none.
  */
-char flame_annotation(const char *s, size_t n);
+char pf_flame_annotation(const char *s, size_t n);
 
 /*
  * The fill of the frame named s (n bytes, annotation removed; ann as
- * flame_annotation gave) under o's palette and o->hash.
+ * pf_flame_annotation gave) under o's palette and o->hash.
  */
-void flame_frame_color(const struct flame_opts *o, const char *s, size_t n,
+void pf_flame_frame_color(const struct pf_flame_opts *o, const char *s, size_t n,
     char ann, unsigned char rgb[3]);
 
 /*
@@ -31,7 +31,7 @@ void flame_frame_color(const struct flame_opts *o, const char *s, size_t n,
  * where maxd (> 0) is the largest change: red grew, blue shrank, white
  * did not change; negate swaps red and blue.
  */
-void flame_diff_color(int64_t d, int64_t maxd, int negate,
+void pf_flame_diff_color(int64_t d, int64_t maxd, int negate,
     unsigned char rgb[3]);
 
 /*
@@ -39,7 +39,7 @@ void flame_diff_color(int64_t d, int64_t maxd, int negate,
  * NULL, the palette's own).  The strings are static: a #rrggbb colour is
  * kept until the next call.
  */
-void flame_background(const struct flame_opts *o, const char **c1,
+void pf_flame_background(const struct pf_flame_opts *o, const char **c1,
     const char **c2);
 
 #endif

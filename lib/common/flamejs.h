@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-/* The bytes of flame.js: flame_js_len of them, no NUL after. */
-extern const char flame_js[];
-extern const size_t flame_js_len;
+/* The bytes of flame.js: pf_flame_js_len of them, no NUL after. */
+extern const char pf_flame_js[];
+extern const size_t pf_flame_js_len;
 
 #endif

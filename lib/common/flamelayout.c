@@ -14,17 +14,17 @@
 
 /* qsort_r's argument is not const: the graph goes in a holder. */
 struct by_name {
-	const struct flame *f;
+	const struct pf_flame *f;
 };
 
 static int
 cmp_names(const void *a, const void *b, void *arg)
 {
-	const struct flame *f = ((const struct by_name *)arg)->f;
+	const struct pf_flame *f = ((const struct by_name *)arg)->f;
 	uint32_t x = f->nodes[*(const uint32_t *)a].name;
 	uint32_t y = f->nodes[*(const uint32_t *)b].name;
-	size_t lx = flame_name_len(f, x), ly = flame_name_len(f, y);
-	int c = memcmp(flame_name(f, x), flame_name(f, y), lx < ly ? lx : ly);
+	size_t lx = pf_flame_name_len(f, x), ly = pf_flame_name_len(f, y);
+	int c = memcmp(pf_flame_name(f, x), pf_flame_name(f, y), lx < ly ? lx : ly);
 
 	if (c != 0)
 		return c;
@@ -36,11 +36,11 @@ struct work {
 	uint64_t start;
 };
 
-struct flame_placed *
-flame_layout(const struct flame *f, double threshold, size_t *np,
+struct pf_flame_placed *
+pf_flame_layout(const struct pf_flame *f, double threshold, size_t *np,
     uint32_t *maxdepth)
 {
-	struct flame_placed *pl = NULL;
+	struct pf_flame_placed *pl = NULL;
 	struct work *st = NULL;
 	uint32_t *kids = NULL;
 	size_t npl = 0, cappl = 0, nst = 0, capst = 0, capk = 0;
@@ -52,17 +52,17 @@ flame_layout(const struct flame *f, double threshold, size_t *np,
 	st[nst++] = (struct work){ 0, 0, 0 };
 	while (nst > 0) {
 		struct work w = st[--nst];
-		const struct flame_node *n = &f->nodes[w.node];
+		const struct pf_flame_node *n = &f->nodes[w.node];
 		size_t nk = 0, i;
 		uint64_t off;
 		uint32_t c;
 
 		if (pf_grow(&pl, &cappl, npl + 1, sizeof(*pl)) == -1)
 			goto fail;
-		pl[npl++] = (struct flame_placed){ w.node, w.depth, w.start };
+		pl[npl++] = (struct pf_flame_placed){ w.node, w.depth, w.start };
 		if (w.depth > *maxdepth)
 			*maxdepth = w.depth;
-		for (c = n->first_child; c != FLAME_NONE;
+		for (c = n->first_child; c != PF_FLAME_NONE;
 		    c = f->nodes[c].next_sibling) {
 			if (pf_grow(&kids, &capk, nk + 1, sizeof(*kids)) == -1)
 				goto fail;
@@ -84,7 +84,7 @@ flame_layout(const struct flame *f, double threshold, size_t *np,
 		for (i = 0; i < nk; i++)
 			off += f->nodes[kids[i]].value;
 		for (i = nk; i-- > 0;) {
-			const struct flame_node *k = &f->nodes[kids[i]];
+			const struct pf_flame_node *k = &f->nodes[kids[i]];
 			off -= k->value;
 			if (k->value == 0 || (double)k->value < threshold)
 				continue;

@@ -12,7 +12,7 @@
 #include "flame.h"
 
 /* A frame that survives pruning: its node, its row, its first count. */
-struct flame_placed {
+struct pf_flame_placed {
 	uint32_t node, depth;
 	uint64_t start;
 };
@@ -24,7 +24,7 @@ struct flame_placed {
  * included, so pruning never moves a frame.  Sets *np to their number
  * and *maxdepth to the deepest row.  NULL with ENOMEM; the caller frees.
  */
-struct flame_placed *flame_layout(const struct flame *f, double threshold,
+struct pf_flame_placed *pf_flame_layout(const struct pf_flame *f, double threshold,
     size_t *np, uint32_t *maxdepth);
 
 #endif

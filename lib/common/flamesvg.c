@@ -30,7 +30,7 @@
 
 struct out {
 	struct pf_buf b;
-	flame_sink sink;
+	pf_flame_sink sink;
 	void *ctx;
 	int err;
 	int sink_failed;	/* err came from the sink */
@@ -94,7 +94,7 @@ oprintf(struct out *o, const char *fmt, ...)
 static void
 oesc(struct out *o, const char *s, size_t n, int flags)
 {
-	if (xmlesc_append(&o->b, s, n, flags) == -1)
+	if (pf_xmlesc_append(&o->b, s, n, flags) == -1)
 		o->err = ENOMEM;
 }
 
@@ -154,7 +154,7 @@ put_time(struct out *o, double ns)
 }
 
 void
-flame_opts_init(struct flame_opts *o)
+pf_flame_opts_init(struct pf_flame_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->countname = "samples";
@@ -166,7 +166,7 @@ flame_opts_init(struct flame_opts *o)
 	o->fontwidth = 0.59;
 	o->minwidth = 0.1;
 	o->factor = 1;
-	o->palette = FLAME_HOT;
+	o->palette = PF_FLAME_HOT;
 }
 
 static size_t
@@ -228,19 +228,19 @@ put_label(struct out *o, const char *clean, size_t n, double width,
 }
 
 static void
-put_header(struct out *o, const struct flame_opts *fo, double height,
+put_header(struct out *o, const struct pf_flame_opts *fo, double height,
     const char *kind)
 {
 	const char *c1, *c2;
 
 	oputs(o, "<?xml version=\"1.0\" encoding=\"");
-	oesc_str(o, fo->encoding ? fo->encoding : "UTF-8", XMLESC_ATTR);
+	oesc_str(o, fo->encoding ? fo->encoding : "UTF-8", PF_XMLESC_ATTR);
 	oputs(o, "\" standalone=\"no\"?>\n");
 	oprintf(o, "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
 	    "viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\" "
 	    "xmlns:xlink=\"http://www.w3.org/1999/xlink\" font-family=\"",
 	    fo->width, height, fo->width, height);
-	oesc_str(o, fo->fonttype, XMLESC_ATTR);
+	oesc_str(o, fo->fonttype, PF_XMLESC_ATTR);
 	oprintf(o, "\" font-size=\"%g\">\n", fo->fontsize);
 	oprintf(o, "<!-- %s rendered by pf-svg " PF_VERSION " -->\n", kind);
 	if (fo->notes != NULL) {
@@ -249,7 +249,7 @@ put_header(struct out *o, const struct flame_opts *fo, double height,
 		size_t i;
 
 		oputs(o, "<!-- NOTES: ");
-		if (xmlesc_append(&t, fo->notes, strlen(fo->notes), XMLESC_RAW) == -1)
+		if (pf_xmlesc_append(&t, fo->notes, strlen(fo->notes), PF_XMLESC_RAW) == -1)
 			o->err = ENOMEM;
 		for (i = 0; i < t.len; i++) {
 			if (pf_buf_putc(&o->b, t.data[i]) == -1)
@@ -260,7 +260,7 @@ put_header(struct out *o, const struct flame_opts *fo, double height,
 		pf_buf_free(&t);
 		oputs(o, " -->\n");
 	}
-	flame_background(fo, &c1, &c2);
+	pf_flame_background(fo, &c1, &c2);
 	oprintf(o, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" "
 	    "x1=\"0\" x2=\"0\"><stop stop-color=\"%s\" offset=\"5%%\"/>"
 	    "<stop stop-color=\"%s\" offset=\"95%%\"/></linearGradient>"
@@ -270,7 +270,7 @@ put_header(struct out *o, const struct flame_opts *fo, double height,
 }
 
 static void
-put_style(struct out *o, const struct flame_opts *fo)
+put_style(struct out *o, const struct pf_flame_opts *fo)
 {
 	oprintf(o, "<style type=\"text/css\">\n"
 	    "text { fill: rgb(0,0,0); }\n"
@@ -293,7 +293,7 @@ put_style(struct out *o, const struct flame_opts *fo)
 }
 
 static void
-put_controls(struct out *o, const struct flame_opts *fo, double height,
+put_controls(struct out *o, const struct pf_flame_opts *fo, double height,
     double ypad2, const char *title)
 {
 	oprintf(o, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
@@ -310,7 +310,7 @@ put_controls(struct out *o, const struct flame_opts *fo, double height,
 	}
 	oprintf(o, "<text id=\"details\" x=\"%.2f\" y=\"%.2f\" data-nametype=\"",
 	    XPAD, height - ypad2 / 2);
-	oesc_str(o, fo->nametype, XMLESC_ATTR);
+	oesc_str(o, fo->nametype, PF_XMLESC_ATTR);
 	oputs(o, "\"> </text>\n");
 	oprintf(o, "<text id=\"unzoom\" class=\"hide\" x=\"%.2f\" y=\"%.2f\">"
 	    "Reset Zoom</text>\n", XPAD, fo->fontsize * 2);
@@ -329,7 +329,7 @@ put_controls(struct out *o, const struct flame_opts *fo, double height,
 }
 
 static const char *
-default_title(const struct flame *f, const struct flame_opts *fo)
+default_title(const struct pf_flame *f, const struct pf_flame_opts *fo)
 {
 	if (f != NULL && f->flamechart)
 		return "Flame Chart";
@@ -396,8 +396,8 @@ fixed(char *q, double v, int dec)
 
 /* What drawing any frame needs, worked out once per render. */
 struct scene {
-	const struct flame *f;
-	const struct flame_opts *fo;
+	const struct pf_flame *f;
+	const struct pf_flame_opts *fo;
 	double timemax;		/* the count of the full width */
 	double wpt;		/* px per count */
 	double height, ypad1, ypad2;
@@ -406,31 +406,31 @@ struct scene {
 
 /* One frame as its element is written. */
 struct frame {
-	const struct flame_node *n;
+	const struct pf_flame_node *n;
 	uint32_t id;		/* the node's index: 0 is the root */
 	uint64_t start;
 	const char *raw;	/* its name, the annotation cut off */
 	size_t len;
 	char ann;
-	const struct flame_nameattr *na;	/* NULL: none */
+	const struct pf_flame_nameattr *na;	/* NULL: none */
 	int link;
 	double x1, x2, y1, y2;
 };
 
 static void
 frame_init(struct frame *fr, const struct scene *sc,
-    const struct flame_placed *p)
+    const struct pf_flame_placed *p)
 {
-	const struct flame *f = sc->f;
-	const struct flame_opts *fo = sc->fo;
+	const struct pf_flame *f = sc->f;
+	const struct pf_flame_opts *fo = sc->fo;
 	size_t rawlen;
 
 	fr->n = &f->nodes[p->node];
 	fr->id = p->node;
 	fr->start = p->start;
-	fr->raw = flame_name(f, fr->n->name);
-	rawlen = flame_name_len(f, fr->n->name);
-	fr->ann = p->node == 0 ? 0 : flame_annotation(fr->raw, rawlen);
+	fr->raw = pf_flame_name(f, fr->n->name);
+	rawlen = pf_flame_name_len(f, fr->n->name);
+	fr->ann = p->node == 0 ? 0 : pf_flame_annotation(fr->raw, rawlen);
 	fr->len = fr->ann ? rawlen - 4 : rawlen;
 	fr->na = fo->nameattr != NULL ?
 	    fo->nameattr(fo->hook_arg, fr->raw, fr->len) : NULL;
@@ -451,7 +451,7 @@ frame_init(struct frame *fr, const struct scene *sc,
 static void
 put_open(struct out *o, const struct frame *fr)
 {
-	const struct flame_nameattr *na = fr->na;
+	const struct pf_flame_nameattr *na = fr->na;
 	char b[96], *q = b;
 
 	oputs(o, fr->link ? "<a" : "<g");
@@ -465,16 +465,16 @@ put_open(struct out *o, const struct frame *fr)
 	/* The script searches names; a custom title would hide this one. */
 	if (na != NULL && na->title != NULL) {
 		oputs(o, " data-name=\"");
-		oesc(o, o->tmp.data, o->tmp.len, XMLESC_ATTR);
+		oesc(o, o->tmp.data, o->tmp.len, PF_XMLESC_ATTR);
 		oputs(o, "\"");
 	}
 	if (na != NULL && na->gattrs != NULL)
 		oputs(o, na->gattrs);
 	if (fr->link) {
 		oputs(o, " xlink:href=\"");
-		oesc_str(o, na->href, XMLESC_ATTR);
+		oesc_str(o, na->href, PF_XMLESC_ATTR);
 		oputs(o, "\" target=\"");
-		oesc_str(o, na->target ? na->target : "_top", XMLESC_ATTR);
+		oesc_str(o, na->target ? na->target : "_top", PF_XMLESC_ATTR);
 		oputs(o, "\"");
 		if (na->aattrs != NULL)
 			oputs(o, na->aattrs);
@@ -486,7 +486,7 @@ put_open(struct out *o, const struct frame *fr)
 static void
 put_title(struct out *o, const struct scene *sc, const struct frame *fr)
 {
-	const struct flame_opts *fo = sc->fo;
+	const struct pf_flame_opts *fo = sc->fo;
 	uint64_t value = fr->n->value;
 
 	oputs(o, "<title>");
@@ -525,13 +525,13 @@ static void
 frame_fill(const struct scene *sc, const struct frame *fr,
     unsigned char rgb[3])
 {
-	const struct flame_opts *fo = sc->fo;
+	const struct pf_flame_opts *fo = sc->fo;
 
 	if (sc->f->diff) {
-		flame_diff_color(fr->n->delta, sc->maxd, fo->negate, rgb);
+		pf_flame_diff_color(fr->n->delta, sc->maxd, fo->negate, rgb);
 		return;
 	}
-	flame_frame_color(fo, fr->raw, fr->len, fr->ann, rgb);
+	pf_flame_frame_color(fo, fr->raw, fr->len, fr->ann, rgb);
 	if (fo->color != NULL)
 		fo->color(fo->hook_arg, fr->raw, fr->len, rgb);
 }
@@ -586,7 +586,7 @@ put_text(struct out *o, const struct scene *sc, const struct frame *fr)
 }
 
 static void
-put_frame(struct out *o, const struct scene *sc, const struct flame_placed *p)
+put_frame(struct out *o, const struct scene *sc, const struct pf_flame_placed *p)
 {
 	struct frame fr;
 	unsigned char rgb[3];
@@ -594,7 +594,7 @@ put_frame(struct out *o, const struct scene *sc, const struct flame_placed *p)
 	frame_init(&fr, sc, p);
 	/* The clean name, once: tooltip, label and data-name use it. */
 	pf_buf_reset(&o->tmp);
-	if (xmlesc_append(&o->tmp, fr.raw, fr.len, XMLESC_RAW) == -1) {
+	if (pf_xmlesc_append(&o->tmp, fr.raw, fr.len, PF_XMLESC_RAW) == -1) {
 		o->err = ENOMEM;
 		return;
 	}
@@ -629,7 +629,7 @@ finish(struct out *o)
  * graph is cut, from the stack, so the reader still gets well-formed XML.
  */
 static void
-close_cut(struct out *o, const struct flame_opts *fo)
+close_cut(struct out *o, const struct pf_flame_opts *fo)
 {
 	char b[256];
 	int n;
@@ -653,7 +653,7 @@ static const char oom_doc[] =
 
 /* The largest change of a placed frame: 1 at least, so it can divide. */
 static int64_t
-max_delta(const struct flame *f, const struct flame_placed *pl, size_t npl)
+max_delta(const struct pf_flame *f, const struct pf_flame_placed *pl, size_t npl)
 {
 	int64_t maxd = 1;
 	size_t i;
@@ -671,12 +671,12 @@ max_delta(const struct flame *f, const struct flame_placed *pl, size_t npl)
 }
 
 int
-flame_render(const struct flame *f, const struct flame_opts *fo,
-    flame_sink sink, void *ctx)
+pf_flame_render(const struct pf_flame *f, const struct pf_flame_opts *fo,
+    pf_flame_sink sink, void *ctx)
 {
 	struct out o = { .sink = sink, .ctx = ctx };
 	struct scene sc = { .f = f, .fo = fo };
-	struct flame_placed *pl;
+	struct pf_flame_placed *pl;
 	size_t npl, i;
 	uint32_t maxdepth;
 	double threshold;
@@ -691,7 +691,7 @@ flame_render(const struct flame *f, const struct flame_opts *fo,
 	else
 		threshold = sc.wpt > 0 ? fo->minwidth / sc.wpt : 0;
 	/* Nothing went out yet: the caller may still say why in a document. */
-	if ((pl = flame_layout(f, threshold, &npl, &maxdepth)) == NULL)
+	if ((pl = pf_flame_layout(f, threshold, &npl, &maxdepth)) == NULL)
 		return -1;
 	sc.maxd = max_delta(f, pl, npl);
 	sc.ypad1 = fo->fontsize * 3 +
@@ -715,7 +715,7 @@ flame_render(const struct flame *f, const struct flame_opts *fo,
 	}
 	free(pl);
 	oputs(&o, "</g>\n</g>\n<script type=\"text/ecmascript\"><![CDATA[\n");
-	if (pf_buf_append(&o.b, flame_js, flame_js_len) == -1)
+	if (pf_buf_append(&o.b, pf_flame_js, pf_flame_js_len) == -1)
 		o.err = ENOMEM;
 	oputs(&o, "]]></script>\n</svg>\n");
 	if (finish(&o) == 0)
@@ -727,8 +727,8 @@ flame_render(const struct flame *f, const struct flame_opts *fo,
 }
 
 int
-flame_render_empty(const struct flame_opts *fo, const char *msg,
-    flame_sink sink, void *ctx)
+pf_flame_render_empty(const struct pf_flame_opts *fo, const char *msg,
+    pf_flame_sink sink, void *ctx)
 {
 	struct out o = { .sink = sink, .ctx = ctx };
 	double height = fo->fontsize * 6;

@@ -1,7 +1,7 @@
 /*
- * flametree: how the frame tree of a struct flame lies in memory, for the
+ * flametree: how the frame tree of a struct pf_flame lies in memory, for the
  * flame modules only (flame.c builds it; flamelayout.c and flamesvg.c
- * read it).  Everyone else sees struct flame through flame.h alone.
+ * read it).  Everyone else sees struct pf_flame through flame.h alone.
  *
  * Nodes live in one array and refer to each other by 32-bit index; frame
  * names are interned once (intern.h).
@@ -17,9 +17,9 @@
 #include "intern.h"
 
 /* No node: the root's parent, the end of a sibling list. */
-#define FLAME_NONE UINT32_MAX
+#define PF_FLAME_NONE UINT32_MAX
 
-struct flame_node {
+struct pf_flame_node {
 	uint32_t parent, name;
 	uint32_t first_child;	/* newest child first */
 	uint32_t next_sibling;
@@ -32,18 +32,18 @@ struct flame_node {
  * node, so a probe rejects other paths without reading their nodes; the
  * same bits place the slot, so the table grows without reading nodes.
  */
-struct flame_slot {
+struct pf_flame_slot {
 	uint32_t tag;
 	uint32_t node;		/* 0: empty (the root is nobody's child) */
 };
 
-struct flame {
+struct pf_flame {
 	int flamechart, reverse, diff;
-	struct flame_node *nodes;	/* nodes[0] is the root, "all" */
+	struct pf_flame_node *nodes;	/* nodes[0] is the root, "all" */
 	uint32_t nnodes;
 	size_t capnodes;
 	/* path hash -> node */
-	struct flame_slot *child_tab;
+	struct pf_flame_slot *child_tab;
 	uint32_t child_mask;
 	struct pf_intern names;	/* frame names; id 0 is the root's "all" */
 	/* the previous stack, its path and path hashes, for prefix reuse */
@@ -54,9 +54,9 @@ struct flame {
 	struct pf_buf rev;	/* scratch for --reverse */
 };
 
-/* The bytes of name id (not NUL-terminated: see flame_name_len). */
+/* The bytes of name id (not NUL-terminated: see pf_flame_name_len). */
 static inline const char *
-flame_name(const struct flame *f, uint32_t id)
+pf_flame_name(const struct pf_flame *f, uint32_t id)
 {
 	size_t len;
 
@@ -64,7 +64,7 @@ flame_name(const struct flame *f, uint32_t id)
 }
 
 static inline size_t
-flame_name_len(const struct flame *f, uint32_t id)
+pf_flame_name_len(const struct pf_flame *f, uint32_t id)
 {
 	return pf_intern_len(&f->names, id);
 }

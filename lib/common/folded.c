@@ -59,7 +59,7 @@ count_before(const char *line, size_t end, size_t *start, uint64_t *v)
 }
 
 int
-folded_parse(const char *line, size_t len, struct folded_line *out)
+pf_folded_parse(const char *line, size_t len, struct pf_folded_line *out)
 {
 	size_t end = len, s2, s1, k;
 	uint64_t c2, c1;
@@ -107,7 +107,7 @@ folded_parse(const char *line, size_t len, struct folded_line *out)
 }
 
 const char *
-folded_why(int e)
+pf_folded_why(int e)
 {
 	switch (e) {
 	case EDOM: return "fractional count (counts are whole numbers)";

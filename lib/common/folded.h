@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct folded_line {
+struct pf_folded_line {
 	const char *stack;	/* points into the parsed line; not NUL-terminated */
 	size_t stack_len;
 	int ncounts;		/* 1, or 2 for a differential line */
@@ -27,9 +27,9 @@ struct folded_line {
  * fraction in the count: EDOM for a fraction, ERANGE for a count over
  * 2^64-1).
  */
-int folded_parse(const char *line, size_t len, struct folded_line *out);
+int pf_folded_parse(const char *line, size_t len, struct pf_folded_line *out);
 
-/* Why folded_parse refused a line, from its errno, for a message. */
-const char *folded_why(int e);
+/* Why pf_folded_parse refused a line, from its errno, for a message. */
+const char *pf_folded_why(int e);
 
 #endif

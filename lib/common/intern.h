@@ -3,8 +3,9 @@
  * bytes, any length, "" too) are numbered 0, 1, 2... in the order they
  * are first seen; a key seen again gets its number back, and a number
  * gives back the key's bytes, kept one after another in a pool.  pf-svg's
- * frame names, pf-report's functions, groups and waiters, and pprof's
- * strings, functions, mappings, locations and samples are interned here.
+ * frame names, pf-report's functions, groups and waiters, pprof's
+ * strings, functions, mappings, locations and samples, and the
+ * symbolizer's symbol names (each with its NUL) are interned here.
  *
  * The table is not htab.h's, whose 16-byte slots are filled up to 3/4:
  * here a slot is 8 bytes, 32 bits of the key's hash beside its number,

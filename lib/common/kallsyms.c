@@ -42,7 +42,7 @@ pf_kallsyms_fd_visible(int fd)
 		return -1;
 	buf[n] = '\0';
 	/* The address is the first field; hidden ones are all zeros. */
-	while (lines < 32 && lr_text_next(&pos, &line, &len) == 1) {
+	while (lines < 32 && pf_lr_text_next(&pos, &line, &len) == 1) {
 		lines++;
 		for (j = 0; j < len && line[j] != ' '; j++)
 			if (line[j] != '0')
@@ -137,28 +137,28 @@ static struct pf_kallsyms *
 load_fd(int fd)
 {
 	struct pf_kallsyms *k;
-	struct linereader *lr;
+	struct pf_linereader *lr;
 	char *line;
 	size_t len;
 	int r;
 
 	if ((k = table_new()) == NULL)
 		return NULL;
-	if ((lr = lr_new(fd, "kallsyms")) == NULL) {
+	if ((lr = pf_lr_new(fd, "kallsyms")) == NULL) {
 		pf_kallsyms_free(k);
 		return NULL;
 	}
-	while ((r = lr_next(lr, &line, &len)) == 1)
+	while ((r = pf_lr_next(lr, &line, &len)) == 1)
 		if (add_line(k, line, len) == -1)
 			goto fail;
 	if (r == -1)
 		goto fail;
-	lr_free(lr);
+	pf_lr_free(lr);
 	table_sort(k);
 	return k;
 fail:
 	r = errno;
-	lr_free(lr);
+	pf_lr_free(lr);
 	pf_kallsyms_free(k);
 	errno = r;
 	return NULL;

@@ -12,7 +12,7 @@
 
 #define LR_CHUNK (1u << 20)
 
-struct linereader {
+struct pf_linereader {
 	int fd;
 	int eof;
 	char *buf;
@@ -23,10 +23,10 @@ struct linereader {
 	char *name;
 };
 
-struct linereader *
-lr_new(int fd, const char *name)
+struct pf_linereader *
+pf_lr_new(int fd, const char *name)
 {
-	struct linereader *lr;
+	struct pf_linereader *lr;
 
 	if ((lr = calloc(1, sizeof(*lr))) == NULL)
 		return NULL;
@@ -35,7 +35,7 @@ lr_new(int fd, const char *name)
 	lr->buf = malloc(lr->cap + 1);
 	lr->name = strdup(name ? name : "-");
 	if (lr->buf == NULL || lr->name == NULL) {
-		lr_free(lr);
+		pf_lr_free(lr);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -44,7 +44,7 @@ lr_new(int fd, const char *name)
 
 /* Move unread bytes to the front, grow if full, read more.  -1 on error. */
 static int
-fill(struct linereader *lr)
+fill(struct pf_linereader *lr)
 {
 	ssize_t n;
 
@@ -57,7 +57,7 @@ fill(struct linereader *lr)
 		size_t ncap = lr->cap * 2;
 		char *p;
 
-		if (lr->cap >= LR_MAX_LINE) {
+		if (lr->cap >= PF_LR_MAX_LINE) {
 			errno = E2BIG;
 			return -1;
 		}
@@ -81,7 +81,7 @@ fill(struct linereader *lr)
 }
 
 int
-lr_next(struct linereader *lr, char **line, size_t *len)
+pf_lr_next(struct pf_linereader *lr, char **line, size_t *len)
 {
 	char *nl;
 	size_t scanned = 0;
@@ -114,19 +114,19 @@ lr_next(struct linereader *lr, char **line, size_t *len)
 }
 
 uint64_t
-lr_lineno(const struct linereader *lr)
+pf_lr_lineno(const struct pf_linereader *lr)
 {
 	return lr->lineno;
 }
 
 const char *
-lr_name(const struct linereader *lr)
+pf_lr_name(const struct pf_linereader *lr)
 {
 	return lr->name;
 }
 
 void
-lr_free(struct linereader *lr)
+pf_lr_free(struct pf_linereader *lr)
 {
 	if (lr == NULL)
 		return;

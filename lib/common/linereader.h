@@ -1,8 +1,8 @@
 /*
- * linereader: the line splitting of lib/common.  lr_new/lr_next read
+ * linereader: the line splitting of lib/common.  pf_lr_new/pf_lr_next read
  * lines from a file descriptor, for the streaming parsers (pf-fold,
  * pf-svg) and the /proc files read in pieces (maps, kallsyms); memory is
- * bounded by the longest line, never by the input size.  lr_text_next
+ * bounded by the longest line, never by the input size.  pf_lr_text_next
  * walks the lines of text already in memory, for the /proc files read
  * whole with one read(2).
  */
@@ -13,16 +13,16 @@
 #include <stdint.h>
 #include <string.h>
 
-struct linereader;
+struct pf_linereader;
 
-/* Longest line accepted; a longer one makes lr_next() fail with E2BIG. */
-#define LR_MAX_LINE (64u << 20)
+/* Longest line accepted; a longer one makes pf_lr_next() fail with E2BIG. */
+#define PF_LR_MAX_LINE (64u << 20)
 
 /*
- * Read lines from fd (not closed by lr_free).  name is used in messages
+ * Read lines from fd (not closed by pf_lr_free).  name is used in messages
  * (copied).  NULL with errno on failure.
  */
-struct linereader *lr_new(int fd, const char *name);
+struct pf_linereader *pf_lr_new(int fd, const char *name);
 
 /*
  * Next line, without its '\n' (a trailing '\r' is kept), NUL-terminated,
@@ -30,13 +30,13 @@ struct linereader *lr_new(int fd, const char *name);
  * without a final newline.  Returns 1 for a line, 0 at end of input, -1
  * on a read error or an over-long line (errno set).
  */
-int lr_next(struct linereader *lr, char **line, size_t *len);
+int pf_lr_next(struct pf_linereader *lr, char **line, size_t *len);
 
 /* Number of the line last returned (first is 1), and the name given. */
-uint64_t lr_lineno(const struct linereader *lr);
-const char *lr_name(const struct linereader *lr);
+uint64_t pf_lr_lineno(const struct pf_linereader *lr);
+const char *pf_lr_name(const struct pf_linereader *lr);
 
-void lr_free(struct linereader *lr);
+void pf_lr_free(struct pf_linereader *lr);
 
 /*
  * The next line of the NUL-terminated text at *pos: *line and *len (the
@@ -45,7 +45,7 @@ void lr_free(struct linereader *lr);
  * at the end of the text.  The text is not modified.
  */
 static inline int
-lr_text_next(const char **pos, const char **line, size_t *len)
+pf_lr_text_next(const char **pos, const char **line, size_t *len)
 {
 	const char *nl;
 

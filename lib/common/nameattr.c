@@ -21,11 +21,11 @@
 struct entry {
 	char *title, *href, *target;
 	struct pf_buf g, x;		/* escaped attributes, each " k=\"v\"" */
-	struct flame_nameattr view;
+	struct pf_flame_nameattr view;
 };
 
-struct nameattr {
-	struct stackmap *map;		/* name -> index + 1 in count[0] */
+struct pf_nameattr {
+	struct pf_stackmap *map;		/* name -> index + 1 in count[0] */
 	struct entry *v;
 	size_t n, cap;
 };
@@ -34,7 +34,7 @@ struct nameattr {
 struct line {
 	struct entry e;
 	struct pf_buf seen;		/* " name " of every attribute set */
-	nameattr_warn warn;
+	pf_nameattr_warn warn;
 	void *arg;
 	int nomem;
 };
@@ -68,14 +68,14 @@ quote_len(size_t n)
 	return n > QUOTE_MAX ? QUOTE_MAX : (int)n;
 }
 
-struct nameattr *
-nameattr_new(void)
+struct pf_nameattr *
+pf_nameattr_new(void)
 {
-	struct nameattr *na = calloc(1, sizeof(*na));
+	struct pf_nameattr *na = calloc(1, sizeof(*na));
 
 	if (na == NULL)
 		return NULL;
-	if ((na->map = stackmap_new()) == NULL) {
+	if ((na->map = pf_stackmap_new()) == NULL) {
 		free(na);
 		return NULL;
 	}
@@ -93,7 +93,7 @@ entry_free(struct entry *e)
 }
 
 void
-nameattr_free(struct nameattr *na)
+pf_nameattr_free(struct pf_nameattr *na)
 {
 	size_t i;
 
@@ -102,12 +102,12 @@ nameattr_free(struct nameattr *na)
 	for (i = 0; i < na->n; i++)
 		entry_free(&na->v[i]);
 	free(na->v);
-	stackmap_free(na->map);
+	pf_stackmap_free(na->map);
 	free(na);
 }
 
 int
-nameattr_href_ok(const char *s, size_t n)
+pf_nameattr_href_ok(const char *s, size_t n)
 {
 	size_t i, path;
 	const char *colon;
@@ -163,7 +163,7 @@ is_name(const char *s, size_t n)
 #define IS(s, n, lit) ((n) == sizeof(lit) - 1 && memcmp(s, lit, n) == 0)
 
 int
-nameattr_extra_ok(const char *s, size_t n)
+pf_nameattr_extra_ok(const char *s, size_t n)
 {
 	size_t i;
 
@@ -212,7 +212,7 @@ put_attr(struct line *l, struct pf_buf *b, const char *name, size_t nlen,
 		return -1;
 	if (pf_buf_putc(b, ' ') == -1 || pf_buf_append(b, name, nlen) == -1 ||
 	    pf_buf_puts(b, "=\"") == -1 ||
-	    xmlesc_append(b, val, vlen, XMLESC_ATTR) == -1 ||
+	    pf_xmlesc_append(b, val, vlen, PF_XMLESC_ATTR) == -1 ||
 	    pf_buf_putc(b, '"') == -1 ||
 	    (l->seen.len == 0 && pf_buf_putc(&l->seen, ' ') == -1) ||
 	    pf_buf_append(&l->seen, name, nlen) == -1 ||
@@ -252,7 +252,7 @@ put_extra(struct line *l, struct pf_buf *b, const char *s, size_t n)
 			i++;
 		if (i == n)
 			return "want name=\"value\" pairs";
-		if (!nameattr_extra_ok(s + ns, ne - ns))
+		if (!pf_nameattr_extra_ok(s + ns, ne - ns))
 			return "only data-*, aria-* and inert attributes, "
 			    "no event handlers, style or links";
 		if (put_attr(l, b, s + ns, ne - ns, s + vs, i - vs) == -1)
@@ -293,7 +293,7 @@ field(struct line *l, const char *f, const char *fe)
 	if (IS(f, kl, "title")) {
 		set_str(l, &e->title, v, vl);
 	} else if (IS(f, kl, "href")) {
-		if (nameattr_href_ok(v, vl))
+		if (pf_nameattr_href_ok(v, vl))
 			set_str(l, &e->href, v, vl);
 		else
 			warnf(l, "ignored href %.*s: only http, https and "
@@ -324,18 +324,18 @@ field(struct line *l, const char *f, const char *fe)
 
 /* Keep l's entry for name (n bytes); 0, or -1 with ENOMEM. */
 static int
-add(struct nameattr *na, struct line *l, const char *name, size_t n)
+add(struct pf_nameattr *na, struct line *l, const char *name, size_t n)
 {
 	struct entry *e;
 
-	if (stackmap_get(na->map, name, n) != NULL) {
+	if (pf_stackmap_get(na->map, name, n) != NULL) {
 		warnf(l, "ignored: %.*s listed before", quote_len(n), name);
 		entry_free(&l->e);
 		return 0;
 	}
 	if (pf_grow(&na->v, &na->cap, na->n + 1, sizeof(*na->v)) == -1)
 		return -1;
-	if (stackmap_add(na->map, name, n, na->n + 1, 0) == -1)
+	if (pf_stackmap_add(na->map, name, n, na->n + 1, 0) == -1)
 		return -1;
 	e = &na->v[na->n++];
 	*e = l->e;
@@ -348,8 +348,8 @@ add(struct nameattr *na, struct line *l, const char *name, size_t n)
 }
 
 int
-nameattr_line(struct nameattr *na, const char *line, size_t len,
-    nameattr_warn warn, void *arg)
+pf_nameattr_line(struct pf_nameattr *na, const char *line, size_t len,
+    pf_nameattr_warn warn, void *arg)
 {
 	struct line l = { .warn = warn, .arg = arg };
 	const char *tab = memchr(line, '\t', len), *p, *end = line + len;
@@ -379,16 +379,16 @@ nameattr_line(struct nameattr *na, const char *line, size_t len,
 	return r;
 }
 
-const struct flame_nameattr *
-nameattr_get(const struct nameattr *na, const char *name, size_t len)
+const struct pf_flame_nameattr *
+pf_nameattr_get(const struct pf_nameattr *na, const char *name, size_t len)
 {
-	const struct stackmap_entry *e = stackmap_get(na->map, name, len);
+	const struct pf_stackmap_entry *e = pf_stackmap_get(na->map, name, len);
 
 	return e != NULL ? &na->v[e->count[0] - 1].view : NULL;
 }
 
 size_t
-nameattr_count(const struct nameattr *na)
+pf_nameattr_count(const struct pf_nameattr *na)
 {
 	return na->n;
 }

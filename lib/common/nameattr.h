@@ -14,45 +14,45 @@
 
 #include "flame.h"
 
-struct nameattr;
+struct pf_nameattr;
 
 /* An empty set, or NULL with ENOMEM. */
-struct nameattr *nameattr_new(void);
+struct pf_nameattr *pf_nameattr_new(void);
 
 /*
  * Called with why (printable ASCII, no newline) for each line or field
  * that is refused; the rest of the line is kept.
  */
-typedef void (*nameattr_warn)(void *arg, const char *why);
+typedef void (*pf_nameattr_warn)(void *arg, const char *why);
 
 /*
  * Parse one line (len bytes, need not be NUL-terminated; no newline, a
  * trailing CR is ignored) and keep its fields for its name, unless the
  * name came before.  Returns 0, or -1 with ENOMEM (the line is dropped).
  */
-int nameattr_line(struct nameattr *na, const char *line, size_t len,
-    nameattr_warn warn, void *arg);
+int pf_nameattr_line(struct pf_nameattr *na, const char *line, size_t len,
+    pf_nameattr_warn warn, void *arg);
 
-/* The extras of name (len bytes), or NULL; valid until the next nameattr_line. */
-const struct flame_nameattr *nameattr_get(const struct nameattr *na,
+/* The extras of name (len bytes), or NULL; valid until the next pf_nameattr_line. */
+const struct pf_flame_nameattr *pf_nameattr_get(const struct pf_nameattr *na,
     const char *name, size_t len);
 
 /* Number of names kept. */
-size_t nameattr_count(const struct nameattr *na);
+size_t pf_nameattr_count(const struct pf_nameattr *na);
 
 /*
  * Whether s (n bytes) may be a link: a relative URL, or one whose scheme
  * is http or https (any case).  Control characters and spaces at either
  * end, and '&' or '\' before the path, are refused.
  */
-int nameattr_href_ok(const char *s, size_t n);
+int pf_nameattr_href_ok(const char *s, size_t n);
 
 /*
  * Whether name (n bytes) may be set by g_extra or a_extra: data-* and
  * aria-* names, and a few presentation attributes that take no URL.
  */
-int nameattr_extra_ok(const char *name, size_t n);
+int pf_nameattr_extra_ok(const char *name, size_t n);
 
-void nameattr_free(struct nameattr *na);
+void pf_nameattr_free(struct pf_nameattr *na);
 
 #endif

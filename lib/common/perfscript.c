@@ -36,11 +36,11 @@ struct frame_at {
 	size_t func, func_len, module, module_len;
 };
 
-struct perfscript {
-	struct ps_config cfg;
-	ps_emit_fn emit;
-	ps_comment_fn comment;
-	ps_unknown_fn unknown;
+struct pf_perfscript {
+	struct pf_ps_config cfg;
+	pf_ps_emit_fn emit;
+	pf_ps_comment_fn comment;
+	pf_ps_unknown_fn unknown;
 	void *arg;
 	enum state state;
 	struct pf_buf pname;	/* root frame of the current sample */
@@ -59,14 +59,14 @@ struct perfscript {
 	int defaulted;
 	int inline_sample;	/* the current sample began on its event line */
 	int user_seen;		/* the current sample has had a user frame */
-	int escaped;		/* ps_names_escaped: a comm may be one byte */
+	int escaped;		/* pf_ps_names_escaped: a comm may be one byte */
 	/* The current sample's fields as printed: comm, event, frames in stext. */
 	struct pf_buf stext;
 	size_t comm_len, event_off, event_len;
 	int has_event, has_pid, has_tid, has_time;
 	uint64_t pid, tid, time_ns;
 	struct frame_at *fat;
-	struct ps_frame *frames;	/* fat as pointers, when handed over */
+	struct pf_ps_frame *frames;	/* fat as pointers, when handed over */
 	size_t nframes, fcap, pcap;
 	uint64_t events, samples, other_events;
 	const char *reason;
@@ -588,7 +588,7 @@ is_go_method(const char *s, size_t n)
  * (annotate_libc), which its "_[l]" says before any other annotation.
  */
 static int
-add_function(struct perfscript *ps, const char *f, size_t n, int inlined,
+add_function(struct pf_perfscript *ps, const char *f, size_t n, int inlined,
     struct span pc, struct span mod, int libc)
 {
 	struct pf_buf *out = &ps->grp;
@@ -706,7 +706,7 @@ is_plain(const char *f, size_t n)
  * but its capacity rule, from 4096 bytes, with no size that wraps.
  */
 static int
-key_prepend(struct perfscript *ps, const void *p, size_t n)
+key_prepend(struct pf_perfscript *ps, const void *p, size_t n)
 {
 	if (n == 0)
 		return 0;	/* and ps->key may still be NULL */
@@ -739,7 +739,7 @@ key_prepend(struct perfscript *ps, const void *p, size_t n)
  * go straight in front of the key.  libc as for add_function.
  */
 static int
-add_plain(struct perfscript *ps, const char *f, size_t n, struct span mod,
+add_plain(struct pf_perfscript *ps, const char *f, size_t n, struct span mod,
     int libc)
 {
 	const char *suffix = NULL;
@@ -780,7 +780,7 @@ strip_offset(const char *f, size_t n)
 
 /* keep_frames: one frame's fields as printed, copied into stext. */
 static int
-keep_frame(struct perfscript *ps, struct span pc, struct span sym, struct span mod)
+keep_frame(struct pf_perfscript *ps, struct span pc, struct span sym, struct span mod)
 {
 	struct frame_at *fa;
 
@@ -810,7 +810,7 @@ keep_frame(struct perfscript *ps, struct span pc, struct span sym, struct span m
  * the key; libc: its code is the C library's (see add_function).
  */
 static int
-fold_frame(struct perfscript *ps, struct span pc, struct span sym,
+fold_frame(struct pf_perfscript *ps, struct span pc, struct span sym,
     struct span mod, int libc)
 {
 	size_t n, a, nf, last;
@@ -849,7 +849,7 @@ fold_frame(struct perfscript *ps, struct span pc, struct span sym,
  * library's, and so is their code.
  */
 static int
-flush_inlined(struct perfscript *ps, int libc)
+flush_inlined(struct pf_perfscript *ps, int libc)
 {
 	struct span pc, sym, mod;
 	size_t at = 0, n;
@@ -904,7 +904,7 @@ pc_value(struct span pc)
  * would be.  libc: the module is the C library's (annotate_libc).
  */
 static int
-add_named(struct perfscript *ps, struct span pc, struct span mod, const struct ps_names *nm)
+add_named(struct pf_perfscript *ps, struct span pc, struct span mod, const struct pf_ps_names *nm)
 {
 	static const struct span inlined = { "inlined", 7 };
 	struct span f;
@@ -927,7 +927,7 @@ add_named(struct perfscript *ps, struct span pc, struct span mod, const struct p
 
 /* One frame line of the current sample: becomes one group of frames. */
 static int
-add_frame(struct perfscript *ps, const char *l, size_t len, size_t s0)
+add_frame(struct pf_perfscript *ps, const char *l, size_t len, size_t s0)
 {
 	struct span pc, sym, mod;
 	int libc = 0, retaddr;
@@ -939,7 +939,7 @@ add_frame(struct perfscript *ps, const char *l, size_t len, size_t s0)
 		ps->user_seen = 1;
 		if (ps->unknown != NULL && mod.n > 0 && unknown_sym(sym) &&
 		    !span_eq(mod, "[unknown]")) {
-			const struct ps_names *nm;
+			const struct pf_ps_names *nm;
 			size_t n = mod.n;
 
 			/* The module as printed: perf's mark is part of the name. */
@@ -975,9 +975,9 @@ add_frame(struct perfscript *ps, const char *l, size_t len, size_t s0)
 
 /* The kept frames as pointers into stext, which no longer moves. */
 static int
-frame_pointers(struct perfscript *ps)
+frame_pointers(struct pf_perfscript *ps)
 {
-	struct ps_frame *v;
+	struct pf_ps_frame *v;
 	size_t i;
 
 	if (pf_grow(&ps->frames, &ps->pcap, ps->nframes, sizeof(*ps->frames)) == -1)
@@ -996,9 +996,9 @@ frame_pointers(struct perfscript *ps)
 }
 
 static int
-finish_sample(struct perfscript *ps)
+finish_sample(struct pf_perfscript *ps)
 {
-	struct ps_sample s;
+	struct pf_ps_sample s;
 
 	if (ps->state != IN_SAMPLE) {
 		ps->state = IDLE;
@@ -1037,9 +1037,9 @@ finish_sample(struct perfscript *ps)
 }
 
 static int
-keep_sample(const struct perfscript *ps, const struct event_line *ev)
+keep_sample(const struct pf_perfscript *ps, const struct event_line *ev)
 {
-	const struct ps_config *c = &ps->cfg;
+	const struct pf_ps_config *c = &ps->cfg;
 
 	if (c->npids) {
 		uint64_t id;
@@ -1098,7 +1098,7 @@ event_base(const char *s, size_t n)
 
 /* Whether the event line's event is the one kept. */
 static int
-same_event(const struct perfscript *ps, struct span e)
+same_event(const struct pf_perfscript *ps, struct span e)
 {
 	size_t a, b;
 
@@ -1110,7 +1110,7 @@ same_event(const struct perfscript *ps, struct span e)
 }
 
 static int
-bad(struct perfscript *ps, const char *why)
+bad(struct pf_perfscript *ps, const char *why)
 {
 	ps->reason = why;
 	errno = EBADMSG;
@@ -1119,7 +1119,7 @@ bad(struct perfscript *ps, const char *why)
 
 /* The event line's fields as printed, for the callback; -1 on ENOMEM. */
 static int
-sample_fields(struct perfscript *ps, const struct event_line *ev)
+sample_fields(struct pf_perfscript *ps, const struct event_line *ev)
 {
 	struct span one = ev->tid.p != NULL ? ev->tid : ev->pid;
 
@@ -1142,7 +1142,7 @@ sample_fields(struct perfscript *ps, const struct event_line *ev)
 }
 
 static int
-event_line(struct perfscript *ps, const char *l, size_t len, size_t h,
+event_line(struct pf_perfscript *ps, const char *l, size_t len, size_t h,
     struct event_line *ev, int inline_only)
 {
 	struct pf_buf *pn = &ps->pname;
@@ -1219,10 +1219,10 @@ event_line(struct perfscript *ps, const char *l, size_t len, size_t h,
 	return 0;
 }
 
-struct perfscript *
-ps_new(const struct ps_config *cfg, ps_emit_fn emit, void *arg)
+struct pf_perfscript *
+pf_ps_new(const struct pf_ps_config *cfg, pf_ps_emit_fn emit, void *arg)
 {
-	struct perfscript *ps;
+	struct pf_perfscript *ps;
 
 	if ((ps = calloc(1, sizeof(*ps))) == NULL)
 		return NULL;
@@ -1242,25 +1242,25 @@ ps_new(const struct ps_config *cfg, ps_emit_fn emit, void *arg)
 }
 
 void
-ps_on_comment(struct perfscript *ps, ps_comment_fn comment)
+pf_ps_on_comment(struct pf_perfscript *ps, pf_ps_comment_fn comment)
 {
 	ps->comment = comment;
 }
 
 void
-ps_on_unknown(struct perfscript *ps, ps_unknown_fn unknown)
+pf_ps_on_unknown(struct pf_perfscript *ps, pf_ps_unknown_fn unknown)
 {
 	ps->unknown = unknown;
 }
 
 void
-ps_names_escaped(struct perfscript *ps, int on)
+pf_ps_names_escaped(struct pf_perfscript *ps, int on)
 {
 	ps->escaped = on;
 }
 
 int
-ps_line(struct perfscript *ps, const char *l, size_t len)
+pf_ps_line(struct pf_perfscript *ps, const char *l, size_t len)
 {
 	struct event_line ev;
 	size_t i, h;
@@ -1311,19 +1311,19 @@ ps_line(struct perfscript *ps, const char *l, size_t len)
 }
 
 const char *
-ps_malformed(const struct perfscript *ps)
+pf_ps_malformed(const struct pf_perfscript *ps)
 {
 	return ps->reason ? ps->reason : "malformed line";
 }
 
 int
-ps_finish(struct perfscript *ps)
+pf_ps_finish(struct pf_perfscript *ps)
 {
 	return finish_sample(ps);
 }
 
 void
-ps_get_stats(const struct perfscript *ps, struct ps_stats *st)
+pf_ps_get_stats(const struct pf_perfscript *ps, struct pf_ps_stats *st)
 {
 	st->events = ps->events;
 	st->samples = ps->samples;
@@ -1333,7 +1333,7 @@ ps_get_stats(const struct perfscript *ps, struct ps_stats *st)
 }
 
 void
-ps_free(struct perfscript *ps)
+pf_ps_free(struct pf_perfscript *ps)
 {
 	if (ps == NULL)
 		return;

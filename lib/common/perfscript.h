@@ -14,7 +14,7 @@
  * arguments, counts `.ko` modules and `vmlinux-*` as kernel and
  * `jitted-*.so` as JIT, and reads a frame carried on the event line.
  *
- * The caller feeds lines (ps_line) and gets each finished sample through a
+ * The caller feeds lines (pf_ps_line) and gets each finished sample through a
  * callback: its folded stack, the event line's fields and, when asked
  * (keep_frames), each frame's fields as printed, for a caller that keeps
  * what folding loses (pprof).  '#' comment lines go to a second callback,
@@ -27,9 +27,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct perfscript;
+struct pf_perfscript;
 
-struct ps_config {
+struct pf_ps_config {
 	int include_pid;	/* root frame "comm-PID" (PID "?" when absent) */
 	int include_tid;	/* root frame "comm-PID/TID"; wins over include_pid */
 	int annotate_kernel;	/* "_[k]" on kernel frames */
@@ -51,7 +51,7 @@ struct ps_config {
 };
 
 /* One frame line's fields as printed; pointers valid in the callback only. */
-struct ps_frame {
+struct pf_ps_frame {
 	uint64_t addr;		/* the address (hex, its low 64 bits); 0 if not hex */
 	const char *func;	/* the symbol, without trailing white space and
 				   "+0x<offset>"; may be empty */
@@ -61,7 +61,7 @@ struct ps_frame {
 	size_t module_len;
 };
 
-struct ps_sample {
+struct pf_ps_sample {
 	const char *stack;	/* "root;caller;...;leaf", NUL-terminated, valid in the callback */
 	size_t len;
 	uint64_t weight;	/* the period, or 1 */
@@ -80,26 +80,26 @@ struct ps_sample {
 	 * rule reads (a frame on the event line first), leaf first, also
 	 * those folding leaves out; otherwise NULL and 0.
 	 */
-	const struct ps_frame *frames;
+	const struct pf_ps_frame *frames;
 	size_t nframes;
 };
 
 /*
  * Called for every finished sample that passed the filters.  Return 0, or
- * -1 with errno set to stop: ps_line/ps_finish then return -1 with that
+ * -1 with errno set to stop: pf_ps_line/pf_ps_finish then return -1 with that
  * errno.
  */
-typedef int (*ps_emit_fn)(const struct ps_sample *s, void *arg);
+typedef int (*pf_ps_emit_fn)(const struct pf_ps_sample *s, void *arg);
 
 /*
  * Called for every line that starts with '#' (len bytes, no newline, not
- * NUL-terminated), with ps_new's arg.  0, or -1 with errno set: ps_line
+ * NUL-terminated), with pf_ps_new's arg.  0, or -1 with errno set: pf_ps_line
  * then returns -1 with that errno.
  */
-typedef int (*ps_comment_fn)(const char *line, size_t len, void *arg);
+typedef int (*pf_ps_comment_fn)(const char *line, size_t len, void *arg);
 
-/* What a frame printed "[unknown]" is named instead (ps_unknown_fn). */
-struct ps_names {
+/* What a frame printed "[unknown]" is named instead (pf_ps_unknown_fn). */
+struct pf_ps_names {
 	const char *name;		/* the function, as a stream prints names */
 	const char *const *inl;		/* the functions inlined there, innermost first */
 	size_t ninl;
@@ -108,7 +108,7 @@ struct ps_names {
 /*
  * Called for a user frame printed "[unknown]" in a module (not empty, not
  * "[unknown]"), before it is
- * folded (or kept), with ps_new's arg: the module as printed (perf's
+ * folded (or kept), with pf_ps_new's arg: the module as printed (perf's
  * " (deleted)" mark kept), the frame's address (0 if it is not hex or
  * longer than 16 digits) and whether it is a return address (a user
  * frame after its sample's first, which the recorders look up a byte
@@ -117,10 +117,10 @@ struct ps_names {
  * frame of its own, as if the stream had printed them ("(inlined)" lines
  * above the function's); or NULL to keep "[unknown]".
  */
-typedef const struct ps_names *(*ps_unknown_fn)(const char *module, size_t module_len,
+typedef const struct pf_ps_names *(*pf_ps_unknown_fn)(const char *module, size_t module_len,
     uint64_t addr, int retaddr, void *arg);
 
-struct ps_stats {
+struct pf_ps_stats {
 	uint64_t events;		/* event lines read, kept or not */
 	uint64_t samples;		/* emitted */
 	uint64_t other_events;		/* dropped by the event filter */
@@ -129,13 +129,13 @@ struct ps_stats {
 };
 
 /* A parser (cfg is copied, its strings are not), or NULL with ENOMEM. */
-struct perfscript *ps_new(const struct ps_config *cfg, ps_emit_fn emit, void *arg);
+struct pf_perfscript *pf_ps_new(const struct pf_ps_config *cfg, pf_ps_emit_fn emit, void *arg);
 
 /* Hand the '#' lines to comment (NULL: ignore them, the default). */
-void ps_on_comment(struct perfscript *ps, ps_comment_fn comment);
+void pf_ps_on_comment(struct pf_perfscript *ps, pf_ps_comment_fn comment);
 
 /* Ask unknown to name [unknown] user frames (NULL: never, the default). */
-void ps_on_unknown(struct perfscript *ps, ps_unknown_fn unknown);
+void pf_ps_on_unknown(struct pf_perfscript *ps, pf_ps_unknown_fn unknown);
 
 /*
  * Whether the event lines that follow are a pf recorder's of stream
@@ -144,29 +144,29 @@ void ps_on_unknown(struct perfscript *ps, ps_unknown_fn unknown);
  * white space that the pid follows, and may be one byte.  Off (the
  * default, and perf's text): the Perl's rule, a comm of two bytes or more.
  */
-void ps_names_escaped(struct perfscript *ps, int on);
+void pf_ps_names_escaped(struct pf_perfscript *ps, int on);
 
 /*
  * Feed one line without its newline (len bytes; need not be
  * NUL-terminated).  Returns 0; or -1 with errno EBADMSG for a line that is
  * neither blank, a '#' comment, an event line nor a frame line (the line
- * is ignored and parsing can go on; ps_malformed() says why); or -1 with
+ * is ignored and parsing can go on; pf_ps_malformed() says why); or -1 with
  * the callback's errno, or ENOMEM.
  */
-int ps_line(struct perfscript *ps, const char *line, size_t len);
+int pf_ps_line(struct pf_perfscript *ps, const char *line, size_t len);
 
 /* Why the last EBADMSG line was malformed (a static string). */
-const char *ps_malformed(const struct perfscript *ps);
+const char *pf_ps_malformed(const struct pf_perfscript *ps);
 
 /*
  * End of one input: finish the pending sample, as if a blank line
  * followed.  The event filter carries over to the next input.  0 or -1
- * as ps_line.
+ * as pf_ps_line.
  */
-int ps_finish(struct perfscript *ps);
+int pf_ps_finish(struct pf_perfscript *ps);
 
-void ps_get_stats(const struct perfscript *ps, struct ps_stats *st);
+void pf_ps_get_stats(const struct pf_perfscript *ps, struct pf_ps_stats *st);
 
-void ps_free(struct perfscript *ps);
+void pf_ps_free(struct pf_perfscript *ps);
 
 #endif

@@ -35,7 +35,7 @@ struct sample_val {
 	uint64_t count, weight;
 };
 
-struct pprof {
+struct pf_pprof {
 	struct pf_intern strings, functions, mappings, locations, samples;
 	struct sample_val *vals;	/* per sample entry */
 	size_t valcap;
@@ -62,7 +62,7 @@ number(struct pf_intern *t, const void *p, size_t len)
 }
 
 int
-pb_varint(struct pf_buf *b, uint64_t v)
+pf_pb_varint(struct pf_buf *b, uint64_t v)
 {
 	char tmp[10];
 	size_t n = 0;
@@ -75,23 +75,23 @@ pb_varint(struct pf_buf *b, uint64_t v)
 }
 
 int
-pb_uint(struct pf_buf *b, unsigned field, uint64_t v)
+pf_pb_uint(struct pf_buf *b, unsigned field, uint64_t v)
 {
-	if (pb_varint(b, (uint64_t)field << 3) == -1)
+	if (pf_pb_varint(b, (uint64_t)field << 3) == -1)
 		return -1;
-	return pb_varint(b, v);
+	return pf_pb_varint(b, v);
 }
 
 int
-pb_bytes(struct pf_buf *b, unsigned field, const void *p, size_t n)
+pf_pb_bytes(struct pf_buf *b, unsigned field, const void *p, size_t n)
 {
-	if (pb_varint(b, (uint64_t)field << 3 | 2) == -1 || pb_varint(b, n) == -1)
+	if (pf_pb_varint(b, (uint64_t)field << 3 | 2) == -1 || pf_pb_varint(b, n) == -1)
 		return -1;
 	return n == 0 ? 0 : pf_buf_append(b, p, n);
 }
 
 int
-pb_packed(struct pf_buf *b, struct pf_buf *tmp, unsigned field, const uint64_t *v, size_t n)
+pf_pb_packed(struct pf_buf *b, struct pf_buf *tmp, unsigned field, const uint64_t *v, size_t n)
 {
 	size_t i;
 
@@ -99,22 +99,22 @@ pb_packed(struct pf_buf *b, struct pf_buf *tmp, unsigned field, const uint64_t *
 		return 0;
 	pf_buf_reset(tmp);
 	for (i = 0; i < n; i++)
-		if (pb_varint(tmp, v[i]) == -1)
+		if (pf_pb_varint(tmp, v[i]) == -1)
 			return -1;
-	return pb_bytes(b, field, tmp->data, tmp->len);
+	return pf_pb_bytes(b, field, tmp->data, tmp->len);
 }
 
-struct pprof *
-pprof_new(void)
+struct pf_pprof *
+pf_pprof_new(void)
 {
-	struct pprof *pp;
+	struct pf_pprof *pp;
 
 	if ((pp = calloc(1, sizeof(*pp))) == NULL)
 		return NULL;
 	if (pf_intern_init(&pp->strings, 32) == -1 || pf_intern_init(&pp->functions, 32) == -1 ||
 	    pf_intern_init(&pp->mappings, 32) == -1 || pf_intern_init(&pp->locations, 32) == -1 ||
 	    pf_intern_init(&pp->samples, 32) == -1 || number(&pp->strings, "", 0) == -1) {
-		pprof_free(pp);
+		pf_pprof_free(pp);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -122,7 +122,7 @@ pprof_new(void)
 }
 
 void
-pprof_free(struct pprof *pp)
+pf_pprof_free(struct pf_pprof *pp)
 {
 	if (pp == NULL)
 		return;
@@ -139,13 +139,13 @@ pprof_free(struct pprof *pp)
 }
 
 size_t
-pprof_nsamples(const struct pprof *pp)
+pf_pprof_nsamples(const struct pf_pprof *pp)
 {
 	return pf_intern_count(&pp->samples);
 }
 
 static ssize_t
-str(struct pprof *pp, const char *s, size_t n)
+str(struct pf_pprof *pp, const char *s, size_t n)
 {
 	return number(&pp->strings, s, n);
 }
@@ -191,7 +191,7 @@ field(const char *l, size_t n, const char *name, size_t *vlen)
 }
 
 int
-pprof_comment(struct pprof *pp, const char *l, size_t n)
+pf_pprof_comment(struct pf_pprof *pp, const char *l, size_t n)
 {
 	const char *v;
 	size_t vlen;
@@ -230,7 +230,7 @@ key_u64(struct pf_buf *b, uint64_t v)
 
 /* The function named name (interned), its number; -1 on ENOMEM. */
 static ssize_t
-function(struct pprof *pp, const char *name, size_t n)
+function(struct pf_pprof *pp, const char *name, size_t n)
 {
 	uint64_t s;
 	ssize_t r;
@@ -246,7 +246,7 @@ function(struct pprof *pp, const char *name, size_t n)
  * base name in brackets, as folded stacks name it.
  */
 static ssize_t
-frame_function(struct pprof *pp, const struct ps_frame *f)
+frame_function(struct pf_pprof *pp, const struct pf_ps_frame *f)
 {
 	const char *dso = f->module;
 	const char *base;
@@ -270,7 +270,7 @@ frame_function(struct pprof *pp, const struct ps_frame *f)
 
 /* The mapping number + 1 of a module, 0 for none or an unknown one. */
 static int
-mapping(struct pprof *pp, const struct ps_frame *f, uint64_t *id)
+mapping(struct pf_pprof *pp, const struct pf_ps_frame *f, uint64_t *id)
 {
 	ssize_t s, m;
 	uint64_t k;
@@ -293,7 +293,7 @@ mapping(struct pprof *pp, const struct ps_frame *f, uint64_t *id)
  * then the function of each line.
  */
 static ssize_t
-location(struct pprof *pp, const struct ps_frame *fr, size_t a, size_t b)
+location(struct pf_pprof *pp, const struct pf_ps_frame *fr, size_t a, size_t b)
 {
 	struct pf_buf *k = &pp->tmp;
 	uint64_t map;
@@ -315,15 +315,15 @@ location(struct pprof *pp, const struct ps_frame *fr, size_t a, size_t b)
 }
 
 static bool
-is_inlined(const struct ps_frame *f)
+is_inlined(const struct pf_ps_frame *f)
 {
 	return f->module_len == 7 && memcmp(f->module, "inlined", 7) == 0;
 }
 
 int
-pprof_add_sample(struct pprof *pp, const struct ps_sample *smp)
+pf_pprof_add_sample(struct pf_pprof *pp, const struct pf_ps_sample *smp)
 {
-	const struct ps_frame *fr = smp->frames;
+	const struct pf_ps_frame *fr = smp->frames;
 	struct pf_buf *k = &pp->key;
 	uint64_t weight = smp->weight;
 	ssize_t s, loc;
@@ -375,7 +375,7 @@ nomem:
 }
 
 static int
-value_type(struct pprof *pp, struct pf_buf *out, unsigned fieldno, const char *type,
+value_type(struct pf_pprof *pp, struct pf_buf *out, unsigned fieldno, const char *type,
     const char *unit)
 {
 	ssize_t t = str(pp, type, strlen(type)), u = str(pp, unit, strlen(unit));
@@ -383,30 +383,31 @@ value_type(struct pprof *pp, struct pf_buf *out, unsigned fieldno, const char *t
 	if (t == -1 || u == -1)
 		return -1;
 	pf_buf_reset(&pp->tmp);
-	if (pb_uint(&pp->tmp, 1, (uint64_t)t) == -1 || pb_uint(&pp->tmp, 2, (uint64_t)u) == -1)
+	if (pf_pb_uint(&pp->tmp, 1, (uint64_t)t) == -1 ||
+	    pf_pb_uint(&pp->tmp, 2, (uint64_t)u) == -1)
 		return -1;
-	return pb_bytes(out, fieldno, pp->tmp.data, pp->tmp.len);
+	return pf_pb_bytes(out, fieldno, pp->tmp.data, pp->tmp.len);
 }
 
 static int
-label(struct pprof *pp, struct pf_buf *m, const char *key, ssize_t strv, uint64_t num)
+label(struct pf_pprof *pp, struct pf_buf *m, const char *key, ssize_t strv, uint64_t num)
 {
 	struct pf_buf l = { 0 };
 	ssize_t k = str(pp, key, strlen(key));
 	int rc = -1;
 
-	if (k == -1 || pb_uint(&l, 1, (uint64_t)k) == -1)
+	if (k == -1 || pf_pb_uint(&l, 1, (uint64_t)k) == -1)
 		goto out;
-	if (strv >= 0 ? pb_uint(&l, 2, (uint64_t)strv) == -1 : pb_uint(&l, 3, num) == -1)
+	if (strv >= 0 ? pf_pb_uint(&l, 2, (uint64_t)strv) == -1 : pf_pb_uint(&l, 3, num) == -1)
 		goto out;
-	rc = pb_bytes(m, 3, l.data, l.len);
+	rc = pf_pb_bytes(m, 3, l.data, l.len);
 out:
 	pf_buf_free(&l);
 	return rc;
 }
 
 static int
-encode_samples(struct pprof *pp, struct pf_buf *out)
+encode_samples(struct pf_pprof *pp, struct pf_buf *out)
 {
 	struct pf_buf m = { 0 };
 	uint64_t *locs = NULL, vals[2];
@@ -430,12 +431,12 @@ encode_samples(struct pprof *pp, struct pf_buf *out)
 		vals[0] = pp->vals[i].count;
 		vals[1] = pp->vals[i].weight;
 		pf_buf_reset(&m);
-		if (pb_packed(&m, &pp->tmp, 1, locs, nl) == -1 ||
-		    pb_packed(&m, &pp->tmp, 2, vals, 2) == -1 ||
+		if (pf_pb_packed(&m, &pp->tmp, 1, locs, nl) == -1 ||
+		    pf_pb_packed(&m, &pp->tmp, 2, vals, 2) == -1 ||
 		    label(pp, &m, "comm", (ssize_t)key[0], 0) == -1 ||
 		    (key[1] && label(pp, &m, "pid", -1, key[2]) == -1) ||
 		    (key[3] && label(pp, &m, "tid", -1, key[4]) == -1) ||
-		    pb_bytes(out, P_SAMPLE, m.data, m.len) == -1)
+		    pf_pb_bytes(out, P_SAMPLE, m.data, m.len) == -1)
 			goto out;
 	}
 	rc = 0;
@@ -446,7 +447,7 @@ out:
 }
 
 static int
-encode_tables(struct pprof *pp, struct pf_buf *out)
+encode_tables(struct pf_pprof *pp, struct pf_buf *out)
 {
 	struct pf_buf m = { 0 }, l = { 0 };
 	bool any_inline = false;
@@ -458,16 +459,17 @@ encode_tables(struct pprof *pp, struct pf_buf *out)
 		key = (const uint64_t *)(const void *)pf_intern_key(&pp->locations, (uint32_t)i, &n);
 		n /= sizeof(uint64_t);
 		pf_buf_reset(&m);
-		if (pb_uint(&m, 1, i + 1) == -1 || (key[0] && pb_uint(&m, 2, key[0]) == -1) ||
-		    (key[1] && pb_uint(&m, 3, key[1]) == -1))
+		if (pf_pb_uint(&m, 1, i + 1) == -1 || (key[0] && pf_pb_uint(&m, 2, key[0]) == -1) ||
+		    (key[1] && pf_pb_uint(&m, 3, key[1]) == -1))
 			goto out;
 		for (j = 2; j < n; j++) {
 			pf_buf_reset(&l);
-			if (pb_uint(&l, 1, key[j] + 1) == -1 || pb_bytes(&m, 4, l.data, l.len) == -1)
+			if (pf_pb_uint(&l, 1, key[j] + 1) == -1 ||
+			    pf_pb_bytes(&m, 4, l.data, l.len) == -1)
 				goto out;
 		}
 		any_inline |= n > 3;
-		if (pb_bytes(out, P_LOCATION, m.data, m.len) == -1)
+		if (pf_pb_bytes(out, P_LOCATION, m.data, m.len) == -1)
 			goto out;
 	}
 	/*
@@ -492,16 +494,17 @@ encode_tables(struct pprof *pp, struct pf_buf *out)
 		key = (const uint64_t *)(const void *)pf_intern_key(&pp->mappings, (uint32_t)i, &n);
 		pf_buf_reset(&m);
 		/* Names come with the stream: nothing for pprof to symbolize. */
-		if (pb_uint(&m, 1, i + 1) == -1 || pb_uint(&m, 5, key[0]) == -1 ||
-		    pb_uint(&m, 7, 1) == -1 || (any_inline && pb_uint(&m, 10, 1) == -1) ||
-		    pb_bytes(out, P_MAPPING, m.data, m.len) == -1)
+		if (pf_pb_uint(&m, 1, i + 1) == -1 || pf_pb_uint(&m, 5, key[0]) == -1 ||
+		    pf_pb_uint(&m, 7, 1) == -1 || (any_inline && pf_pb_uint(&m, 10, 1) == -1) ||
+		    pf_pb_bytes(out, P_MAPPING, m.data, m.len) == -1)
 			goto out;
 	}
 	for (i = 0; i < pf_intern_count(&pp->functions); i++) {
 		key = (const uint64_t *)(const void *)pf_intern_key(&pp->functions, (uint32_t)i, &n);
 		pf_buf_reset(&m);
-		if (pb_uint(&m, 1, i + 1) == -1 || pb_uint(&m, 2, key[0]) == -1 ||
-		    pb_uint(&m, 3, key[0]) == -1 || pb_bytes(out, P_FUNCTION, m.data, m.len) == -1)
+		if (pf_pb_uint(&m, 1, i + 1) == -1 || pf_pb_uint(&m, 2, key[0]) == -1 ||
+		    pf_pb_uint(&m, 3, key[0]) == -1 ||
+		    pf_pb_bytes(out, P_FUNCTION, m.data, m.len) == -1)
 			goto out;
 	}
 	rc = 0;
@@ -512,7 +515,7 @@ out:
 }
 
 int
-pprof_encode(struct pprof *pp, const char *event, struct pf_buf *out)
+pf_pprof_encode(struct pf_pprof *pp, const char *event, struct pf_buf *out)
 {
 	const char *type = "events", *unit = "count";
 	char evtype[128];
@@ -540,23 +543,23 @@ pprof_encode(struct pprof *pp, const char *event, struct pf_buf *out)
 		goto nomem;
 	if (pp->period_ns != 0 && strcmp(type, "cpu") == 0) {
 		if (value_type(pp, out, P_PERIOD_TYPE, type, unit) == -1 ||
-		    pb_uint(out, P_PERIOD, pp->period_ns) == -1)
+		    pf_pb_uint(out, P_PERIOD, pp->period_ns) == -1)
 			goto nomem;
 	}
-	if (pp->time_ns != 0 && pb_uint(out, P_TIME_NANOS, pp->time_ns) == -1)
+	if (pp->time_ns != 0 && pf_pb_uint(out, P_TIME_NANOS, pp->time_ns) == -1)
 		goto nomem;
 	/* A window ended early (target exit, a cap) lasted as long as its samples. */
 	if ((pp->duration_ns == 0 || pp->cut_short) && pp->seen_time)
 		pp->duration_ns = pp->last_ns - pp->first_ns;
-	if (pp->duration_ns != 0 && pb_uint(out, P_DURATION_NANOS, pp->duration_ns) == -1)
+	if (pp->duration_ns != 0 && pf_pb_uint(out, P_DURATION_NANOS, pp->duration_ns) == -1)
 		goto nomem;
-	if (pb_packed(out, &pp->tmp, P_COMMENT, pp->comments, pp->ncomments) == -1 ||
-	    pb_uint(out, P_DEFAULT_SAMPLE_TYPE, (uint64_t)dst) == -1)
+	if (pf_pb_packed(out, &pp->tmp, P_COMMENT, pp->comments, pp->ncomments) == -1 ||
+	    pf_pb_uint(out, P_DEFAULT_SAMPLE_TYPE, (uint64_t)dst) == -1)
 		goto nomem;
 	/* Last, once nothing more is interned. */
 	for (i = 0; i < pf_intern_count(&pp->strings); i++) {
 		s = pf_intern_key(&pp->strings, (uint32_t)i, &n);
-		if (pb_bytes(out, P_STRING_TABLE, s, n) == -1)
+		if (pf_pb_bytes(out, P_STRING_TABLE, s, n) == -1)
 			goto nomem;
 	}
 	return 0;

@@ -69,19 +69,19 @@ bad:
 int
 pf_maps_read(int fd, int (*cb)(const struct pf_maps_entry *e, void *arg), void *arg)
 {
-	struct linereader *lr;
+	struct pf_linereader *lr;
 	struct pf_maps_entry e;
 	char *line;
 	size_t len;
 	int r = 0, rc = 0, err;
 
-	if ((lr = lr_new(fd, "maps")) == NULL)
+	if ((lr = pf_lr_new(fd, "maps")) == NULL)
 		return -1;
-	while (rc == 0 && (r = lr_next(lr, &line, &len)) == 1)
+	while (rc == 0 && (r = pf_lr_next(lr, &line, &len)) == 1)
 		if (pf_maps_parse_line(line, &e) == 0)
 			rc = cb(&e, arg);
 	err = errno;
-	lr_free(lr);
+	pf_lr_free(lr);
 	if (rc == -1)
 		return -1;
 	if (r == -1) {

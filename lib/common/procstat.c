@@ -104,7 +104,7 @@ pf_sysstat_read(const char *proc_root, struct pf_sysstat *s)
 		free(buf);
 	}
 	memset(s, 0, sizeof(*s));
-	for (pos = buf; lr_text_next(&pos, &line, &len) == 1;) {
+	for (pos = buf; pf_lr_text_next(&pos, &line, &len) == 1;) {
 		if (strncmp(line, "cpu ", 4) == 0) {
 			have_all = parse_cpu_line(line + 4, &s->all) == 0;
 		} else if (strncmp(line, "cpu", 3) == 0 && line[3] >= '0' && line[3] <= '9') {
@@ -148,7 +148,7 @@ pf_keyvals_read(const char *path, const char *const *keys, size_t n,
 		vals[i] = 0;
 		found[i] = false;
 	}
-	for (pos = buf; lr_text_next(&pos, &line, &len) == 1;) {
+	for (pos = buf; pf_lr_text_next(&pos, &line, &len) == 1;) {
 		for (i = 0; i < n; i++) {
 			kl = strlen(keys[i]);
 			if (strncmp(line, keys[i], kl) == 0 && line[kl] == ' ') {
@@ -285,7 +285,7 @@ pf_status_parse(const char *text, struct pf_status *s)
 
 	memset(s, 0, sizeof(*s));
 	s->uid = -1;
-	for (pos = text; lr_text_next(&pos, &line, &len) == 1;) {
+	for (pos = text; pf_lr_text_next(&pos, &line, &len) == 1;) {
 		if (strncmp(line, "voluntary_ctxt_switches:", 24) == 0) {
 			p = line + 24;
 			have_v = scan_u64(&p, &s->vcs) == 0;
@@ -330,7 +330,7 @@ pf_io_parse(const char *text, struct pf_io *io)
 	size_t i, len, found = 0;
 
 	memset(io, 0, sizeof(*io));
-	for (pos = text; lr_text_next(&pos, &line, &len) == 1;) {
+	for (pos = text; pf_lr_text_next(&pos, &line, &len) == 1;) {
 		for (i = 0; i < PF_ARRAY_LEN(keys); i++) {
 			size_t kl = strlen(keys[i]);
 

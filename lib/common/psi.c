@@ -41,7 +41,7 @@ pf_psi_parse(const char *text, struct pf_psi *p)
 	size_t len;
 
 	memset(p, 0, sizeof(*p));
-	for (pos = text; lr_text_next(&pos, &line, &len) == 1;) {
+	for (pos = text; pf_lr_text_next(&pos, &line, &len) == 1;) {
 		if (strncmp(line, "some ", 5) == 0)
 			p->have_some = parse_line(line, &p->some_avg10, &p->some_total) == 0;
 		else if (strncmp(line, "full ", 5) == 0)

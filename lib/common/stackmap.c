@@ -23,17 +23,17 @@ struct arena {
 	char data[];
 };
 
-struct stackmap {
+struct pf_stackmap {
 	struct pf_htab index;
-	struct stackmap_entry *ents;
+	struct pf_stackmap_entry *ents;
 	size_t nents, cap_ents;
 	struct arena *arena;
 };
 
-struct stackmap *
-stackmap_new(void)
+struct pf_stackmap *
+pf_stackmap_new(void)
 {
-	struct stackmap *m;
+	struct pf_stackmap *m;
 
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 		return NULL;
@@ -45,7 +45,7 @@ stackmap_new(void)
 }
 
 static char *
-arena_copy(struct stackmap *m, const char *key, size_t len)
+arena_copy(struct pf_stackmap *m, const char *key, size_t len)
 {
 	struct arena *a = m->arena;
 	char *p;
@@ -82,7 +82,7 @@ arena_copy(struct stackmap *m, const char *key, size_t len)
 }
 
 struct key {
-	const struct stackmap *m;
+	const struct pf_stackmap *m;
 	const char *key;
 	size_t len;
 };
@@ -91,19 +91,19 @@ static bool
 key_eq(const void *arg, size_t idx)
 {
 	const struct key *k = arg;
-	const struct stackmap_entry *e = &k->m->ents[idx];
+	const struct pf_stackmap_entry *e = &k->m->ents[idx];
 
 	return e->len == k->len && memcmp(e->key, k->key, k->len) == 0;
 }
 
 int
-stackmap_add(struct stackmap *m, const char *key, size_t len,
+pf_stackmap_add(struct pf_stackmap *m, const char *key, size_t len,
     uint64_t c0, uint64_t c1)
 {
 	uint64_t h = pf_hash(key, len);
 	struct key k = { m, key, len };
 	struct pf_htab_slot *s = pf_htab_claim(&m->index, h, key_eq, &k);
-	struct stackmap_entry *e;
+	struct pf_stackmap_entry *e;
 
 	if (s == NULL)
 		return -1;
@@ -127,8 +127,8 @@ stackmap_add(struct stackmap *m, const char *key, size_t len,
 	return 0;
 }
 
-const struct stackmap_entry *
-stackmap_get(const struct stackmap *m, const char *key, size_t len)
+const struct pf_stackmap_entry *
+pf_stackmap_get(const struct pf_stackmap *m, const char *key, size_t len)
 {
 	struct key k = { m, key, len };
 	const struct pf_htab_slot *s = pf_htab_find(&m->index, pf_hash(key, len), key_eq, &k);
@@ -137,7 +137,7 @@ stackmap_get(const struct stackmap *m, const char *key, size_t len)
 }
 
 size_t
-stackmap_size(const struct stackmap *m)
+pf_stackmap_size(const struct pf_stackmap *m)
 {
 	return m->nents;
 }
@@ -145,8 +145,8 @@ stackmap_size(const struct stackmap *m)
 static int
 cmp_entry(const void *a, const void *b)
 {
-	const struct stackmap_entry *x = *(const struct stackmap_entry *const *)a;
-	const struct stackmap_entry *y = *(const struct stackmap_entry *const *)b;
+	const struct pf_stackmap_entry *x = *(const struct pf_stackmap_entry *const *)a;
+	const struct pf_stackmap_entry *y = *(const struct pf_stackmap_entry *const *)b;
 	size_t n = x->len < y->len ? x->len : y->len;
 	int c = memcmp(x->key, y->key, n);
 
@@ -155,10 +155,10 @@ cmp_entry(const void *a, const void *b)
 	return (x->len > y->len) - (x->len < y->len);
 }
 
-const struct stackmap_entry **
-stackmap_sorted(const struct stackmap *m, size_t *n)
+const struct pf_stackmap_entry **
+pf_stackmap_sorted(const struct pf_stackmap *m, size_t *n)
 {
-	const struct stackmap_entry **v;
+	const struct pf_stackmap_entry **v;
 	size_t i;
 
 	if ((v = malloc((m->nents ? m->nents : 1) * sizeof(*v))) == NULL)
@@ -171,8 +171,8 @@ stackmap_sorted(const struct stackmap *m, size_t *n)
 }
 
 void
-stackmap_foreach(const struct stackmap *m,
-    void (*fn)(const struct stackmap_entry *e, void *arg), void *arg)
+pf_stackmap_foreach(const struct pf_stackmap *m,
+    void (*fn)(const struct pf_stackmap_entry *e, void *arg), void *arg)
 {
 	size_t i;
 
@@ -181,7 +181,7 @@ stackmap_foreach(const struct stackmap *m,
 }
 
 void
-stackmap_free(struct stackmap *m)
+pf_stackmap_free(struct pf_stackmap *m)
 {
 	struct arena *a, *next;
 

@@ -27,6 +27,7 @@
 #include "grow.h"
 #include "hash.h"
 #include "htab.h"
+#include "intern.h"
 #include "parse.h"
 #include "jitmap.h"
 #include "mapfile.h"
@@ -40,6 +41,12 @@
  * offset into them (2^31, where doubling from 256 stopped before).
  */
 #define INL_MAX ((size_t)1 << 31)
+
+/*
+ * Deeper than this, a chain of scopes is cut: a DIE tree is the target's
+ * to nest.  So one frame has at most this many inlined functions.
+ */
+#define PF_SYM_MAX_SCOPES	64
 
 /*
  * Where separate debuginfo is looked for: by build-id under
@@ -192,10 +199,16 @@ struct proc {
 struct centry {
 	const struct symfile *file;
 	uint64_t vaddr;
-	const char *name;		/* NULL = no symbol */
 	uint64_t off;
+	uint32_t name;			/* in s->names; NO_NAME: no symbol */
 	uint32_t inl_at, inl_n;		/* its inlined functions, in s->inl */
 };
+
+/*
+ * A name's number in s->names when there is none: no symbol, or one that
+ * could not be kept (ENOMEM).  Numbers stay below PF_INTERN_MAX.
+ */
+#define NO_NAME UINT32_MAX
 
 /* A growing array of pointers with an htab index over it. */
 struct ptrtab {
@@ -208,7 +221,12 @@ struct pf_symbolizer {
 	const struct pf_kallsyms *k;
 	struct ptrtab procs;		/* struct proc *, by pid */
 	struct ptrtab files;		/* struct symfile *, by path and inode */
-	struct ptrtab names;		/* char *, interned symbol and module names */
+	/*
+	 * Symbol and module names, each with its NUL, so that a number
+	 * gives a C string; the pool moves as it grows, so what is kept is
+	 * the number, and a name's address only lasts one answer.
+	 */
+	struct pf_intern names;
 	struct centry *cache;		/* (file, file address) -> symbol */
 	size_t ccap, cn;
 	struct pf_htab cindex;
@@ -216,8 +234,9 @@ struct pf_symbolizer {
 	struct pf_mapfiles *mf;		/* the recorder's file helper, or NULL */
 	struct pf_sym_stats st;
 	bool inlines;			/* look up inlined functions */
-	const char **inl;		/* interned names, each entry's run innermost first */
+	uint32_t *inl;			/* names' numbers, each entry's run innermost first */
 	size_t inl_n, inl_cap;
+	const char *inl_out[PF_SYM_MAX_SCOPES];	/* one answer's run, as names */
 	uint64_t vdso_size;	/* of our own [vdso] mapping, 0 if none */
 	char *jit_refusal;	/* the first JIT map refused, and why */
 	struct symfile **debugs;	/* pf_sym_debug_add's files, by handle */
@@ -297,7 +316,7 @@ pf_sym_new(const struct pf_kallsyms *kallsyms)
 	s->k = kallsyms;
 	if (pf_htab_init(&s->procs.index, 256) == -1 ||
 	    pf_htab_init(&s->files.index, 256) == -1 ||
-	    pf_htab_init(&s->names.index, 4096) == -1 ||
+	    pf_intern_init(&s->names, 4096) == -1 ||
 	    pf_htab_init(&s->cindex, 4096) == -1) {
 		pf_sym_free(s);
 		return NULL;
@@ -694,38 +713,24 @@ file_vaddr(const struct symfile *f, uint64_t foff, uint64_t *va)
 	return false;
 }
 
-struct name_key {
-	const struct pf_symbolizer *s;
-	const char *str;
-};
-
-static bool
-name_eq(const void *arg, size_t idx)
-{
-	const struct name_key *k = arg;
-
-	return strcmp(k->s->names.v[idx], k->str) == 0;
-}
-
-static const char *
+/* The number of name str in s->names (kept with its NUL), or NO_NAME. */
+static uint32_t
 intern(struct pf_symbolizer *s, const char *str)
 {
-	struct name_key k = { s, str };
-	size_t n = strlen(str);
-	uint64_t h = pf_hash(str, n);
-	const struct pf_htab_slot *sl = pf_htab_find(&s->names.index, h, name_eq, &k);
-	char *nm;
+	uint32_t id;
 
-	if (sl->idx)
-		return s->names.v[sl->idx - 1];
-	if ((nm = malloc(n + 1)) == NULL)
-		return NULL;
-	memcpy(nm, str, n + 1);
-	if (ptrtab_add(&s->names, h, nm, name_eq, &k) == -1) {
-		free(nm);
-		return NULL;
-	}
-	return nm;
+	if (pf_intern_add(&s->names, str, strlen(str) + 1, &id) == -1)
+		return NO_NAME;
+	return id;
+}
+
+/* Name id as a C string, valid until the next name is added; NULL for NO_NAME. */
+static const char *
+name_str(const struct pf_symbolizer *s, uint32_t id)
+{
+	size_t len;
+
+	return id == NO_NAME ? NULL : pf_intern_key(&s->names, id, &len);
 }
 
 /*
@@ -733,18 +738,19 @@ intern(struct pf_symbolizer *s, const char *str)
  * A name of PF_DEMANGLE_MAX_IN bytes or more stays mangled, and whole:
  * never cut, so two long names that share a prefix stay two frames.
  */
-static const char *
+static uint32_t
 clean_name(struct pf_symbolizer *s, const char *raw)
 {
 	char buf[PF_DEMANGLE_MAX_IN + 1], *d;
-	const char *at = strchr(raw + 1, '@'), *r;
+	const char *at = strchr(raw + 1, '@');
 	size_t n = at ? (size_t)(at - raw) : strlen(raw);
+	uint32_t r;
 
 	if (n >= sizeof(buf)) {
 		if (at == NULL)
 			return intern(s, raw);
 		if ((d = strndup(raw, n)) == NULL)
-			return NULL;
+			return NO_NAME;
 		r = intern(s, d);
 		free(d);
 		return r;
@@ -760,14 +766,16 @@ clean_name(struct pf_symbolizer *s, const char *raw)
 }
 
 /* A PLT entry's name: its function's, cleaned as a symbol's, then @plt. */
-static const char *
+static uint32_t
 plt_name(struct pf_symbolizer *s, const char *raw)
 {
-	const char *c = raw[0] ? clean_name(s, raw) : "", *r;
+	const char *c = raw[0] ? name_str(s, clean_name(s, raw)) : "";
+	uint32_t r;
 	char *t;
 
+	/* Printed before t is added: c may move with the names. */
 	if (c == NULL || asprintf(&t, "%s@plt", c) == -1)
-		return NULL;
+		return NO_NAME;
 	r = intern(s, t);
 	free(t);
 	return r;
@@ -1308,7 +1316,7 @@ cache_eq(const void *arg, size_t idx)
 /* Remember a lookup; on ENOMEM the answer just stays uncached. */
 static void
 cache_add(struct pf_symbolizer *s, uint64_t h, const struct cache_key *k,
-    const char *name, uint64_t off, uint32_t inl_at, uint32_t inl_n)
+    uint32_t name, uint64_t off, uint32_t inl_at, uint32_t inl_n)
 {
 	struct centry *e;
 
@@ -1331,7 +1339,7 @@ cache_add(struct pf_symbolizer *s, uint64_t h, const struct cache_key *k,
  * a cache entry finds its run by a 32-bit offset.
  */
 static int
-inl_push(struct pf_symbolizer *s, const char *name)
+inl_push(struct pf_symbolizer *s, uint32_t name)
 {
 	if (s->inl_n == INL_MAX) {
 		errno = ENOMEM;
@@ -1348,7 +1356,7 @@ inl_push(struct pf_symbolizer *s, const char *name)
  * table would: the linkage name demangled when there is one, else the
  * plain name, else "??".
  */
-static const char *
+static uint32_t
 inline_name(struct pf_symbolizer *s, Dwarf_Die *die)
 {
 	Dwarf_Attribute am;
@@ -1361,9 +1369,6 @@ inline_name(struct pf_symbolizer *s, Dwarf_Die *die)
 		raw = dwarf_diename(die);
 	return clean_name(s, raw && *raw ? raw : "??");
 }
-
-/* Deeper than this, a chain of scopes is cut: a DIE tree is the target's to nest. */
-#define PF_SYM_MAX_SCOPES	64
 
 /* Whether a DIE of this tag is a scope that holds code of its own. */
 static bool
@@ -1445,19 +1450,37 @@ file_inlines(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr)
 	n = scopes_at(cu, vaddr - bias, scopes, 0, false, 0);
 	for (i = n - 1; i >= 0; i--) {
 		int tag = dwarf_tag(&scopes[i]);
-		const char *nm;
+		uint32_t nm;
 
 		if (tag == DW_TAG_subprogram)
 			break;
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
-		if ((nm = inline_name(s, &scopes[i])) == NULL || inl_push(s, nm) == -1) {
+		if ((nm = inline_name(s, &scopes[i])) == NO_NAME || inl_push(s, nm) == -1) {
 			s->inl_n = at;	/* all or nothing */
 			break;
 		}
 	}
 	s->st.inline_frames += s->inl_n - at;
 	return (uint32_t)(s->inl_n - at);
+}
+
+/*
+ * An answer's names as the caller gets them: pointers into s->names,
+ * valid until the next answer adds a name, the run of inlined ones in
+ * s->inl_out.
+ */
+static void
+answer(struct pf_symbolizer *s, uint32_t nm, uint32_t at, uint32_t n, const char **name,
+    const char *const **inl, size_t *ninl)
+{
+	uint32_t i;
+
+	*name = name_str(s, nm);
+	for (i = 0; i < n; i++)
+		s->inl_out[i] = name_str(s, s->inl[at + i]);
+	*inl = n ? s->inl_out : NULL;
+	*ninl = n;
 }
 
 static void
@@ -1468,7 +1491,7 @@ file_lookup(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr,
 	uint64_t h = pf_hash_u64((uint64_t)(uintptr_t)f ^ pf_hash_u64(vaddr));
 	const struct pf_htab_slot *sl = pf_htab_find(&s->cindex, h, cache_eq, &k);
 	const struct centry *e;
-	uint32_t at, n = 0;
+	uint32_t at, n = 0, nm;
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	const char *raw;
@@ -1477,31 +1500,28 @@ file_lookup(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr,
 	if (sl->idx) {
 		s->st.cache_hits++;
 		e = &s->cache[sl->idx - 1];
-		*name = e->name;
 		*offp = e->off;
-		*inl = e->inl_n ? s->inl + e->inl_at : NULL;
-		*ninl = e->inl_n;
+		answer(s, e->name, e->inl_at, e->inl_n, name, inl, ninl);
 		return;
 	}
 	if (index_lookup(f, vaddr, &y) == -1) {
 		raw = dwfl_module_addrinfo(f->mod, vaddr, &off, &sym, NULL, NULL, NULL);
-		*name = raw && *raw ? clean_name(s, raw) : NULL;
+		nm = raw && *raw ? clean_name(s, raw) : NO_NAME;
 	} else if (y == NULL)
-		*name = NULL;
+		nm = NO_NAME;
 	else {
 		off = vaddr - y->lo;
-		*name = y->plt ? plt_name(s, y->name) : y->name[0] ? clean_name(s, y->name) : NULL;
+		nm = y->plt ? plt_name(s, y->name) : y->name[0] ? clean_name(s, y->name) : NO_NAME;
 	}
 	*offp = off;
 	at = (uint32_t)s->inl_n;
 	/* Inlined functions only hang under a function the symbols name. */
-	if (s->inlines && *name != NULL) {
+	if (s->inlines && nm != NO_NAME) {
 		s->st.inline_lookups++;
 		n = file_inlines(s, f, vaddr);
 	}
-	*inl = n ? s->inl + at : NULL;
-	*ninl = n;
-	cache_add(s, h, &k, *name, off, at, n);
+	cache_add(s, h, &k, nm, off, at, n);
+	answer(s, nm, at, n, name, inl, ninl);
 }
 
 /*
@@ -1627,7 +1647,7 @@ pf_sym_frame(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *in,
 				char b[256];
 
 				snprintf(b, sizeof(b), "[%s]", mod);
-				out->dso = intern(s, b);
+				out->dso = name_str(s, intern(s, b));
 			}
 		}
 		return;
@@ -1726,11 +1746,9 @@ pf_sym_free(struct pf_symbolizer *s)
 	for (i = 0; i < s->ndebugs; i++)
 		symfile_free(s->debugs[i]);
 	free(s->debugs);
-	for (i = 0; i < s->names.n; i++)
-		free(s->names.v[i]);
 	ptrtab_free(&s->procs);
 	ptrtab_free(&s->files);
-	ptrtab_free(&s->names);
+	pf_intern_free(&s->names);
 	pf_htab_free(&s->cindex);
 	free(s->cache);
 	free(s->inl);

@@ -52,7 +52,12 @@ struct pf_frame_in {
 	bool retaddr;		/* a return address: look up addr - 1 */
 };
 
-/* One frame symbolized; strings are owned by the symbolizer. */
+/*
+ * One frame symbolized.  The strings are the symbolizer's, and last
+ * until its next pf_sym_frame or pf_sym_debug_frame (its names are kept
+ * by number, in a pool that moves as it grows): a caller that keeps one
+ * longer copies it.
+ */
 struct pf_frame_out {
 	uint64_t addr;		/* address column: DSO-relative for user files, else absolute */
 	const char *sym;	/* NULL when unknown */
@@ -65,8 +70,8 @@ struct pf_frame_out {
 	bool mapped;
 	/*
 	 * The functions the compiler inlined into sym at addr, innermost
-	 * first (sym itself not among them); the array is valid until the
-	 * next pf_sym_frame, the names as long as the symbolizer.
+	 * first (sym itself not among them); the array and its names are
+	 * valid until the next pf_sym_frame or pf_sym_debug_frame.
 	 */
 	const char *const *inl;
 	size_t ninl;

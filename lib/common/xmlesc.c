@@ -10,7 +10,7 @@
 #define REPLACEMENT "\xef\xbf\xbd"	/* U+FFFD */
 
 size_t
-xmlesc_utf8_decode(const unsigned char *s, size_t n, unsigned *cp)
+pf_xmlesc_utf8_decode(const unsigned char *s, size_t n, unsigned *cp)
 {
 	unsigned c = s[0], v;
 	size_t len, i;
@@ -53,7 +53,7 @@ pf_name_clean(char *s, size_t len)
 	unsigned cp;
 
 	while (i < len) {
-		n = xmlesc_utf8_decode((const unsigned char *)s + i, len - i, &cp);
+		n = pf_xmlesc_utf8_decode((const unsigned char *)s + i, len - i, &cp);
 		if (n == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
 			s[o++] = '?';
 			i += n ? n : 1;
@@ -139,14 +139,14 @@ acceptable(unsigned cp)
 static const char *
 entity(unsigned char c, int flags)
 {
-	if (flags & XMLESC_RAW)
+	if (flags & PF_XMLESC_RAW)
 		return NULL;
 	switch (c) {
 	case '&': return "&amp;";
 	case '<': return "&lt;";
 	case '>': return "&gt;";
-	case '"': return (flags & XMLESC_ATTR) ? "&quot;" : NULL;
-	case '\'': return (flags & XMLESC_ATTR) ? "&apos;" : NULL;
+	case '"': return (flags & PF_XMLESC_ATTR) ? "&quot;" : NULL;
+	case '\'': return (flags & PF_XMLESC_ATTR) ? "&apos;" : NULL;
 	default: return NULL;
 	}
 }
@@ -168,15 +168,15 @@ static const unsigned char stop[256] = {
 };
 
 int
-xmlesc_append(struct pf_buf *b, const char *s, size_t len, int flags)
+pf_xmlesc_append(struct pf_buf *b, const char *s, size_t len, int flags)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, run = 0, n;
 	unsigned cp;
 	unsigned char mask = STOP_ALWAYS;
 
-	if ((flags & XMLESC_RAW) == 0)
-		mask |= (flags & XMLESC_ATTR) ? STOP_MARKUP | STOP_QUOTE :
+	if ((flags & PF_XMLESC_RAW) == 0)
+		mask |= (flags & PF_XMLESC_ATTR) ? STOP_MARKUP | STOP_QUOTE :
 		    STOP_MARKUP;
 
 	if (pf_buf_reserve(b, len) == -1)
@@ -194,7 +194,7 @@ xmlesc_append(struct pf_buf *b, const char *s, size_t len, int flags)
 			if (pf_buf_puts(b, entity(c, flags)) == -1)
 				return -1;
 			i++;
-		} else if ((n = xmlesc_utf8_decode(p + i, len - i, &cp)) > 0 &&
+		} else if ((n = pf_xmlesc_utf8_decode(p + i, len - i, &cp)) > 0 &&
 		    acceptable(cp)) {
 			if (pf_buf_append(b, s + i, n) == -1)
 				return -1;

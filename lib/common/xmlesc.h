@@ -12,23 +12,23 @@
 
 #include "buf.h"
 
-#define XMLESC_ATTR	0x1	/* also escape " and ' (attribute values) */
-#define XMLESC_RAW	0x2	/* clean only: no entities (for comments, CDATA) */
+#define PF_XMLESC_ATTR	0x1	/* also escape " and ' (attribute values) */
+#define PF_XMLESC_RAW	0x2	/* clean only: no entities (for comments, CDATA) */
 
 /*
  * Append s (len bytes, need not be NUL-terminated) to b as XML text:
  * every byte sequence that is not well-formed UTF-8 (overlong, surrogate,
  * above U+10FFFF, truncated) and every C0/C1 control character, DEL, U+FFFE
- * and U+FFFF is replaced by U+FFFD; then, unless XMLESC_RAW, & < > (and
- * " ' with XMLESC_ATTR) become entities.  Returns 0, or -1 with ENOMEM.
+ * and U+FFFF is replaced by U+FFFD; then, unless PF_XMLESC_RAW, & < > (and
+ * " ' with PF_XMLESC_ATTR) become entities.  Returns 0, or -1 with ENOMEM.
  */
-int xmlesc_append(struct pf_buf *b, const char *s, size_t len, int flags);
+int pf_xmlesc_append(struct pf_buf *b, const char *s, size_t len, int flags);
 
 /*
  * Length of the well-formed UTF-8 sequence at s (at most n bytes) and its
  * code point in *cp; 0 when the bytes there are not well-formed UTF-8.
  */
-size_t xmlesc_utf8_decode(const unsigned char *s, size_t n, unsigned *cp);
+size_t pf_xmlesc_utf8_decode(const unsigned char *s, size_t n, unsigned *cp);
 
 /*
  * Clean s (len bytes, need not be NUL-terminated) in place for a

@@ -385,3 +385,40 @@ needs_arg_option() {
 	    lib/common/*.c bin/*.c | grep -vE '^lib/common/(grow|buf|linereader)\.c:') || true
 	[ -z "$hits" ] || fail "grown by hand, not through pf_grow:"$'\n'"$hits"
 }
+
+# The library's names are one namespace, pf_ (doc/style.md): every
+# function, object, type, enumerator and macro a lib/common header
+# declares starts with pf_ or PF_, so no tool's or libc's name can clash
+# with one, and a name says it is the library's.  tests/header-names.pl
+# lists them; the known names below prove it read each kind.
+@test "every name a lib/common header declares carries pf_ (PF_ for macros and enumerators)" {
+	local names bad want
+	require_cmd perl
+	names=$(cd "$PF_ROOT/lib/common" && perl "$PF_ROOT/tests/header-names.pl" ./*.h) ||
+	    fail "tests/header-names.pl failed"
+	for want in 'grow.h function pf_grow' 'intern.h function pf_intern_add' \
+	    'symbolize.h function pf_sym_frame' 'buf.h tag pf_buf' 'pf.h enumerator PF_EXIT_FAIL' \
+	    'intern.h macro PF_INTERN_MAX' 'kallsyms.h tag pf_kallsyms'; do
+		grep -qxF -- "$want" <<<"$names" || fail "the listing lacks '$want': $names"
+	done
+	[ "$(wc -l <<<"$names")" -ge 500 ] || fail "only $(wc -l <<<"$names") names: $names"
+	bad=$(grep -vE ' (pf_|PF_)[A-Za-z0-9_]+$' <<<"$names") || true
+	[ -z "$bad" ] || fail "named outside pf_:"$'\n'"$bad"
+}
+
+# doc/modules.md keeps each list in name order (its own rule), so a module
+# is found where it should be and a second line for one stands beside it.
+@test "doc/modules.md lists the tools and each group of lib/common modules in name order" {
+	local m group bad=() n=0
+	m="$PF_ROOT/doc/modules.md"
+	# Each run of bin/ or lib/common lines between headings is a group.
+	while IFS= read -r group; do
+		n=$((n + 1))
+		LC_ALL=C sort -c <<<"${group//,/$'\n'}" 2>/dev/null || bad+=("out of order: $group")
+	done < <(awk '/^#/ { if (g != "") print g; g = "" }
+	    match($0, /^- `(bin|lib\/common)\/[^`]+`/) {
+		name = substr($0, 4, RLENGTH - 4); g = g == "" ? name : g "," name }
+	    END { if (g != "") print g }' "$m")
+	[ "$n" -ge 7 ] || fail "only $n groups found in $m"
+	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
+}

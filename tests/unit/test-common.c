@@ -318,12 +318,12 @@ test_folded(void)
 		{ "   ", 1, NULL, 0, 0, 0, 0 },
 		{ "# comment 5", 1, NULL, 0, 0, 0, 0 },
 	};
-	struct folded_line fl;
+	struct pf_folded_line fl;
 	size_t k;
 
 	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		errno = 0;
-		int rc = folded_parse(cases[k].line, strlen(cases[k].line), &fl);
+		int rc = pf_folded_parse(cases[k].line, strlen(cases[k].line), &fl);
 		CHECK(rc == cases[k].rc, "folded '%s': rc %d", cases[k].line, rc);
 		if (rc == 0 && cases[k].rc == 0) {
 			CHECK(fl.stack_len == strlen(cases[k].stack) &&
@@ -343,34 +343,34 @@ test_folded(void)
 static void
 test_stackmap(void)
 {
-	struct stackmap *m = stackmap_new();
-	const struct stackmap_entry **v, *e;
+	struct pf_stackmap *m = pf_stackmap_new();
+	const struct pf_stackmap_entry **v, *e;
 	size_t n, k;
 	char key[32];
 
-	CHECK(m != NULL, "stackmap_new");
-	CHECK(stackmap_add(m, "b;c", 3, 2, 0) == 0, "add");
-	CHECK(stackmap_add(m, "a", 1, 1, 5) == 0, "add");
-	CHECK(stackmap_add(m, "b;c", 3, 3, 1) == 0, "add again");
-	CHECK(stackmap_add(m, "a;", 2, 1, 0) == 0, "add");
-	CHECK(stackmap_size(m) == 3, "size %zu", stackmap_size(m));
-	e = stackmap_get(m, "b;c", 3);
+	CHECK(m != NULL, "pf_stackmap_new");
+	CHECK(pf_stackmap_add(m, "b;c", 3, 2, 0) == 0, "add");
+	CHECK(pf_stackmap_add(m, "a", 1, 1, 5) == 0, "add");
+	CHECK(pf_stackmap_add(m, "b;c", 3, 3, 1) == 0, "add again");
+	CHECK(pf_stackmap_add(m, "a;", 2, 1, 0) == 0, "add");
+	CHECK(pf_stackmap_size(m) == 3, "size %zu", pf_stackmap_size(m));
+	e = pf_stackmap_get(m, "b;c", 3);
 	CHECK(e && e->count[0] == 5 && e->count[1] == 1, "summed counts");
-	CHECK(stackmap_get(m, "b", 1) == NULL, "absent key");
-	CHECK(stackmap_add(m, "a", 1, UINT64_MAX, 0) == -1 && errno == EOVERFLOW, "overflow");
-	CHECK(stackmap_get(m, "a", 1)->count[0] == 1, "unchanged after overflow");
+	CHECK(pf_stackmap_get(m, "b", 1) == NULL, "absent key");
+	CHECK(pf_stackmap_add(m, "a", 1, UINT64_MAX, 0) == -1 && errno == EOVERFLOW, "overflow");
+	CHECK(pf_stackmap_get(m, "a", 1)->count[0] == 1, "unchanged after overflow");
 	/* Enough keys to force several rehashes. */
 	int bulk_ok = 1;
 	for (k = 0; k < 50000; k++) {
 		int len = snprintf(key, sizeof(key), "k%zu", k);
-		if (stackmap_add(m, key, (size_t)len, k, 0) != 0)
+		if (pf_stackmap_add(m, key, (size_t)len, k, 0) != 0)
 			bulk_ok = 0;
 	}
 	CHECK(bulk_ok, "bulk add");
-	CHECK(stackmap_size(m) == 50003, "bulk size %zu", stackmap_size(m));
-	e = stackmap_get(m, "k4242", 5);
+	CHECK(pf_stackmap_size(m) == 50003, "bulk size %zu", pf_stackmap_size(m));
+	e = pf_stackmap_get(m, "k4242", 5);
 	CHECK(e && e->count[0] == 4242, "bulk lookup");
-	v = stackmap_sorted(m, &n);
+	v = pf_stackmap_sorted(m, &n);
 	CHECK(v && n == 50003, "sorted");
 	CHECK(strcmp(v[0]->key, "a") == 0 && strcmp(v[1]->key, "a;") == 0 &&
 	    strcmp(v[2]->key, "b;c") == 0, "byte order: %s %s %s", v[0]->key, v[1]->key, v[2]->key);
@@ -380,8 +380,8 @@ test_stackmap(void)
 			break;
 		}
 	free(v);
-	stackmap_free(m);
-	stackmap_free(NULL);
+	pf_stackmap_free(m);
+	pf_stackmap_free(NULL);
 }
 
 static void
@@ -389,7 +389,7 @@ test_linereader(void)
 {
 	char path[] = "/tmp/pf-unit-lr-XXXXXX";
 	int fd = mkstemp(path);
-	struct linereader *lr;
+	struct pf_linereader *lr;
 	char *line, *big;
 	size_t len, bigl = 3u << 20;
 
@@ -400,17 +400,17 @@ test_linereader(void)
 	CHECK(write(fd, big, bigl) == (ssize_t)bigl, "write big");
 	CHECK(write(fd, "\nlast", 5) == 5, "write last");
 	lseek(fd, 0, SEEK_SET);
-	lr = lr_new(fd, "unit");
-	CHECK(lr_next(lr, &line, &len) == 1 && len == 3 && strcmp(line, "one") == 0, "line 1");
-	CHECK(lr_next(lr, &line, &len) == 1 && len == 0, "empty line");
-	CHECK(lr_next(lr, &line, &len) == 1 && len == 4 && strcmp(line, "two\r") == 0, "cr kept");
-	CHECK(lr_next(lr, &line, &len) == 1 && len == bigl && line[bigl - 1] == 'x', "3 MiB line");
-	CHECK(lr_next(lr, &line, &len) == 1 && strcmp(line, "last") == 0, "last line without newline");
-	CHECK(lr_lineno(lr) == 5, "lineno %llu", (unsigned long long)lr_lineno(lr));
-	CHECK(lr_next(lr, &line, &len) == 0, "eof");
-	CHECK(strcmp(lr_name(lr), "unit") == 0, "name");
-	lr_free(lr);
-	lr_free(NULL);
+	lr = pf_lr_new(fd, "unit");
+	CHECK(pf_lr_next(lr, &line, &len) == 1 && len == 3 && strcmp(line, "one") == 0, "line 1");
+	CHECK(pf_lr_next(lr, &line, &len) == 1 && len == 0, "empty line");
+	CHECK(pf_lr_next(lr, &line, &len) == 1 && len == 4 && strcmp(line, "two\r") == 0, "cr kept");
+	CHECK(pf_lr_next(lr, &line, &len) == 1 && len == bigl && line[bigl - 1] == 'x', "3 MiB line");
+	CHECK(pf_lr_next(lr, &line, &len) == 1 && strcmp(line, "last") == 0, "last line without newline");
+	CHECK(pf_lr_lineno(lr) == 5, "lineno %llu", (unsigned long long)pf_lr_lineno(lr));
+	CHECK(pf_lr_next(lr, &line, &len) == 0, "eof");
+	CHECK(strcmp(pf_lr_name(lr), "unit") == 0, "name");
+	pf_lr_free(lr);
+	pf_lr_free(NULL);
 	free(big);
 	close(fd);
 	unlink(path);
@@ -1583,7 +1583,7 @@ struct ps_seen {
 };
 
 static int
-ps_seen_sample(const struct ps_sample *s, void *arg)
+ps_seen_sample(const struct pf_ps_sample *s, void *arg)
 {
 	struct ps_seen *sn = arg;
 	char *t;
@@ -1650,9 +1650,9 @@ test_perfscript(void)
 		"|7f0 nanosleep (/lib/libc.so.6)",
 		"|1 f (m)",
 	};
-	struct ps_config cfg = { 0 };
+	struct pf_ps_config cfg = { 0 };
 	struct ps_seen sn;
-	struct perfscript *ps;
+	struct pf_perfscript *ps;
 	char want[512];
 	size_t i;
 	int keep;
@@ -1660,16 +1660,16 @@ test_perfscript(void)
 	for (keep = 1; keep >= 0; keep--) {
 		memset(&sn, 0, sizeof(sn));
 		cfg.keep_frames = keep;
-		if ((ps = ps_new(&cfg, ps_seen_sample, &sn)) == NULL) {
-			CHECK(0, "ps_new: %s", strerror(errno));
+		if ((ps = pf_ps_new(&cfg, ps_seen_sample, &sn)) == NULL) {
+			CHECK(0, "pf_ps_new: %s", strerror(errno));
 			return;
 		}
-		ps_on_comment(ps, ps_seen_comment);
+		pf_ps_on_comment(ps, ps_seen_comment);
 		for (i = 0; i < PF_ARRAY_LEN(stream); i++)
-			CHECK(ps_line(ps, stream[i], strlen(stream[i])) == 0, "line %zu: %s", i,
-			    ps_malformed(ps));
-		CHECK(ps_finish(ps) == 0, "finish");
-		ps_free(ps);
+			CHECK(pf_ps_line(ps, stream[i], strlen(stream[i])) == 0, "line %zu: %s", i,
+			    pf_ps_malformed(ps));
+		CHECK(pf_ps_finish(ps) == 0, "finish");
+		pf_ps_free(ps);
 		CHECK(sn.n == PF_ARRAY_LEN(fields), "%zu samples, want %zu", sn.n,
 		    PF_ARRAY_LEN(fields));
 		for (i = 0; i < sn.n && i < PF_ARRAY_LEN(fields); i++) {
@@ -1683,15 +1683,15 @@ test_perfscript(void)
 	}
 }
 
-/* ps_on_unknown: what the callback was asked, and the names it gives. */
+/* pf_ps_on_unknown: what the callback was asked, and the names it gives. */
 struct ps_asked {
 	struct pf_buf log;	/* "module|addr|retaddr" a line */
 	struct pf_buf got;	/* "stack weight|frame..." a line */
 	const char *inl[1];
-	struct ps_names out;
+	struct pf_ps_names out;
 };
 
-static const struct ps_names *
+static const struct pf_ps_names *
 ps_asked_unknown(const char *mod, size_t n, uint64_t addr, int retaddr, void *arg)
 {
 	struct ps_asked *a = arg;
@@ -1705,7 +1705,7 @@ ps_asked_unknown(const char *mod, size_t n, uint64_t addr, int retaddr, void *ar
 }
 
 static int
-ps_asked_fold(const struct ps_sample *s, void *arg)
+ps_asked_fold(const struct pf_ps_sample *s, void *arg)
 {
 	struct ps_asked *a = arg;
 	size_t i;
@@ -1764,10 +1764,10 @@ test_ps_unknown(void)
 		"|800 __vdso_clock_gettime ([vdso])|1130 inl_a (inlined)|1130 leaf (/opt/my app)"
 		    "|1000000160  (/opt/x)|0 [unknown] (/opt/x)",
 	};
-	struct ps_config cfg = { .annotate_inline = 1 };
+	struct pf_ps_config cfg = { .annotate_inline = 1 };
 	struct ps_asked a = { 0 };
 	struct pf_buf want = { 0 };
-	struct perfscript *ps;
+	struct pf_perfscript *ps;
 	size_t i;
 	int keep;
 
@@ -1775,16 +1775,16 @@ test_ps_unknown(void)
 		pf_buf_reset(&a.log);
 		pf_buf_reset(&a.got);
 		cfg.keep_frames = keep;
-		if ((ps = ps_new(&cfg, ps_asked_fold, &a)) == NULL) {
-			CHECK(0, "ps_new: %s", strerror(errno));
+		if ((ps = pf_ps_new(&cfg, ps_asked_fold, &a)) == NULL) {
+			CHECK(0, "pf_ps_new: %s", strerror(errno));
 			break;
 		}
-		ps_on_unknown(ps, ps_asked_unknown);
+		pf_ps_on_unknown(ps, ps_asked_unknown);
 		for (i = 0; i < PF_ARRAY_LEN(stream); i++)
-			CHECK(ps_line(ps, stream[i], strlen(stream[i])) == 0, "line %zu: %s", i,
-			    ps_malformed(ps));
-		CHECK(ps_finish(ps) == 0, "finish");
-		ps_free(ps);
+			CHECK(pf_ps_line(ps, stream[i], strlen(stream[i])) == 0, "line %zu: %s", i,
+			    pf_ps_malformed(ps));
+		CHECK(pf_ps_finish(ps) == 0, "finish");
+		pf_ps_free(ps);
 		CHECK(a.log.len == sizeof(asked) - 1 && memcmp(a.log.data, asked, a.log.len) == 0,
 		    "keep_frames %d, asked:\n%.*s", keep, (int)a.log.len, a.log.data);
 		pf_buf_reset(&want);
@@ -1797,11 +1797,11 @@ test_ps_unknown(void)
 	/* Without a callback, nothing changes. */
 	pf_buf_reset(&a.log);
 	pf_buf_reset(&a.got);
-	if ((ps = ps_new(&cfg, ps_asked_fold, &a)) != NULL) {
+	if ((ps = pf_ps_new(&cfg, ps_asked_fold, &a)) != NULL) {
 		for (i = 0; i < PF_ARRAY_LEN(stream); i++)
-			ps_line(ps, stream[i], strlen(stream[i]));
-		ps_finish(ps);
-		ps_free(ps);
+			pf_ps_line(ps, stream[i], strlen(stream[i]));
+		pf_ps_finish(ps);
+		pf_ps_free(ps);
 	}
 	CHECK(a.log.len == 0 && a.got.len > 0 && memmem(a.got.data, a.got.len, "leaf", 4) == NULL,
 	    "no callback: nothing asked, nothing named");
@@ -1811,15 +1811,15 @@ test_ps_unknown(void)
 }
 
 static int
-pprof_test_sample(const struct ps_sample *s, void *arg)
+pprof_test_sample(const struct pf_ps_sample *s, void *arg)
 {
-	return pprof_add_sample(arg, s);
+	return pf_pprof_add_sample(arg, s);
 }
 
 static int
 pprof_test_comment(const char *l, size_t len, void *arg)
 {
-	return pprof_comment(arg, l, len);
+	return pf_pprof_comment(arg, l, len);
 }
 
 static void
@@ -1854,11 +1854,11 @@ test_pprof(void)
 		"app 42/43 [001] 12.000000: 1 cycles:",
 		"\t1267 outer (/usr/bin/app)",
 	};
-	struct ps_config cfg = { .keep_frames = 1 };
-	struct perfscript *ps;
+	struct pf_ps_config cfg = { .keep_frames = 1 };
+	struct pf_perfscript *ps;
 	struct pf_buf b = { 0 }, tmp = { 0 };
 	static const uint64_t packed[] = { 3, 270, 86942 };
-	struct pprof *pp;
+	struct pf_pprof *pp;
 	struct pbf f, g;
 	size_t pos = 0, i, nstr = 0, nsample = 0, nloc = 0, nmap = 0, nfn = 0;
 	size_t ncomment = 0;
@@ -1867,47 +1867,47 @@ test_pprof(void)
 	char want[16];
 
 	/* Varints: 7 bits a byte, low group first, high bit = more. */
-	pb_varint(&b, 0);
-	pb_varint(&b, 1);
-	pb_varint(&b, 127);
-	pb_varint(&b, 128);
-	pb_varint(&b, 300);
+	pf_pb_varint(&b, 0);
+	pf_pb_varint(&b, 1);
+	pf_pb_varint(&b, 127);
+	pf_pb_varint(&b, 128);
+	pf_pb_varint(&b, 300);
 	check_bytes(&b, "\x00\x01\x7f\x80\x01\xac\x02", 7, "varints 0 1 127 128 300");
 	pf_buf_reset(&b);
-	pb_varint(&b, UINT64_MAX);
+	pf_pb_varint(&b, UINT64_MAX);
 	memset(want, 0xff, 9);
 	want[9] = 1;
 	check_bytes(&b, want, 10, "varint 2^64-1");
 	pf_buf_reset(&b);
-	pb_uint(&b, 1, 150);
+	pf_pb_uint(&b, 1, 150);
 	check_bytes(&b, "\x08\x96\x01", 3, "field 1 = 150");
 	pf_buf_reset(&b);
-	pb_bytes(&b, 2, "testing", 7);
+	pf_pb_bytes(&b, 2, "testing", 7);
 	check_bytes(&b, "\x12\x07testing", 9, "field 2 = \"testing\"");
 	pf_buf_reset(&b);
-	pb_bytes(&b, 6, "", 0);
+	pf_pb_bytes(&b, 6, "", 0);
 	check_bytes(&b, "\x32\x00", 2, "field 6 = \"\"");
 	pf_buf_reset(&b);
-	pb_packed(&b, &tmp, 4, packed, 3);
+	pf_pb_packed(&b, &tmp, 4, packed, 3);
 	check_bytes(&b, "\x22\x06\x03\x8e\x02\x9e\xa7\x05", 8, "packed field 4 = 3 270 86942");
 	pf_buf_reset(&b);
-	pb_packed(&b, &tmp, 4, packed, 0);
+	pf_pb_packed(&b, &tmp, 4, packed, 0);
 	CHECK(b.len == 0, "an empty packed field wrote %zu bytes", b.len);
 
 	/* A profile from a stream: perfscript reads it, as in pf-fold --pprof. */
-	if ((pp = pprof_new()) == NULL || (ps = ps_new(&cfg, pprof_test_sample, pp)) == NULL) {
-		CHECK(0, "pprof_new, ps_new: %s", strerror(errno));
-		pprof_free(pp);
+	if ((pp = pf_pprof_new()) == NULL || (ps = pf_ps_new(&cfg, pprof_test_sample, pp)) == NULL) {
+		CHECK(0, "pf_pprof_new, pf_ps_new: %s", strerror(errno));
+		pf_pprof_free(pp);
 		return;
 	}
-	ps_on_comment(ps, pprof_test_comment);
+	pf_ps_on_comment(ps, pprof_test_comment);
 	for (i = 0; i < sizeof(stream) / sizeof(stream[0]); i++)
-		CHECK(ps_line(ps, stream[i], strlen(stream[i])) == 0, "line %zu", i);
-	CHECK(ps_finish(ps) == 0, "finish: %s", strerror(errno));
-	ps_free(ps);
-	CHECK(pprof_nsamples(pp) == 2, "%zu distinct samples, want 2", pprof_nsamples(pp));
+		CHECK(pf_ps_line(ps, stream[i], strlen(stream[i])) == 0, "line %zu", i);
+	CHECK(pf_ps_finish(ps) == 0, "finish: %s", strerror(errno));
+	pf_ps_free(ps);
+	CHECK(pf_pprof_nsamples(pp) == 2, "%zu distinct samples, want 2", pf_pprof_nsamples(pp));
 	pf_buf_reset(&b);
-	CHECK(pprof_encode(pp, "cpu-clock", &b) == 0, "encode: %s", strerror(errno));
+	CHECK(pf_pprof_encode(pp, "cpu-clock", &b) == 0, "encode: %s", strerror(errno));
 	while (pb_rd(b.data, b.len, &pos, &f)) {
 		switch (f.field) {
 		case 2: {
@@ -1975,23 +1975,23 @@ test_pprof(void)
 	CHECK(duration == 15000000000ULL, "duration_nanos %llu", (unsigned long long)duration);
 	CHECK(period == 1000000000ULL / 99, "period %llu", (unsigned long long)period);
 	CHECK(ncomment == 2, "%zu comments, want the two pf-record lines", ncomment);
-	pprof_free(pp);
+	pf_pprof_free(pp);
 
 	/*
 	 * No window in a header: the duration is the span of the samples in
 	 * the profile, not of the event lines the filters left out.
 	 */
-	if ((pp = pprof_new()) == NULL || (ps = ps_new(&cfg, pprof_test_sample, pp)) == NULL) {
-		CHECK(0, "pprof_new, ps_new: %s", strerror(errno));
-		pprof_free(pp);
+	if ((pp = pf_pprof_new()) == NULL || (ps = pf_ps_new(&cfg, pprof_test_sample, pp)) == NULL) {
+		CHECK(0, "pf_pprof_new, pf_ps_new: %s", strerror(errno));
+		pf_pprof_free(pp);
 		return;
 	}
 	for (i = 0; i < sizeof(spans) / sizeof(spans[0]); i++)
-		CHECK(ps_line(ps, spans[i], strlen(spans[i])) == 0, "spans line %zu", i);
-	CHECK(ps_finish(ps) == 0, "finish: %s", strerror(errno));
-	ps_free(ps);
+		CHECK(pf_ps_line(ps, spans[i], strlen(spans[i])) == 0, "spans line %zu", i);
+	CHECK(pf_ps_finish(ps) == 0, "finish: %s", strerror(errno));
+	pf_ps_free(ps);
 	pf_buf_reset(&b);
-	CHECK(pprof_encode(pp, "cpu-clock", &b) == 0, "encode: %s", strerror(errno));
+	CHECK(pf_pprof_encode(pp, "cpu-clock", &b) == 0, "encode: %s", strerror(errno));
 	pos = 0;
 	duration = 0;
 	while (pb_rd(b.data, b.len, &pos, &f))
@@ -1999,7 +1999,7 @@ test_pprof(void)
 			duration = f.v;
 	CHECK(duration == 250000000ULL, "duration_nanos %llu, want the 250 ms between the "
 	    "cpu-clock samples", (unsigned long long)duration);
-	pprof_free(pp);
+	pf_pprof_free(pp);
 	pf_buf_free(&b);
 	pf_buf_free(&tmp);
 }

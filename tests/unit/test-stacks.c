@@ -1257,7 +1257,7 @@ memfd(void)
 
 /* Folded stacks the parser makes of a stream, one "stack weight\n" each. */
 static int
-fold_cb(const struct ps_sample *s, void *arg)
+fold_cb(const struct pf_ps_sample *s, void *arg)
 {
 	struct pf_buf *b = arg;
 
@@ -1267,8 +1267,8 @@ fold_cb(const struct ps_sample *s, void *arg)
 static int
 read_back(const struct pf_buf *in, struct pf_buf *out)
 {
-	struct ps_config cfg = { .include_pid = 1 };
-	struct perfscript *ps = ps_new(&cfg, fold_cb, out);
+	struct pf_ps_config cfg = { .include_pid = 1 };
+	struct pf_perfscript *ps = pf_ps_new(&cfg, fold_cb, out);
 	size_t i = 0, nl;
 	int rc = 0;
 
@@ -1278,12 +1278,12 @@ read_back(const struct pf_buf *in, struct pf_buf *out)
 		const char *p = memchr(in->data + i, '\n', in->len - i);
 
 		nl = p ? (size_t)(p - in->data) : in->len;
-		rc = ps_line(ps, in->data + i, nl - i);
+		rc = pf_ps_line(ps, in->data + i, nl - i);
 		i = nl + 1;
 	}
 	if (rc == 0)
-		rc = ps_finish(ps);
-	ps_free(ps);
+		rc = pf_ps_finish(ps);
+	pf_ps_free(ps);
 	return rc;
 }
 
