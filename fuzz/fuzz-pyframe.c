@@ -8,6 +8,13 @@
  * of tid 4242, and the frames of every thread state found and of the
  * one at the image's thread-state slot.
  *
+ * An input that starts as an ELF file does is also looked at as the
+ * interpreter's or the C library's file (pf_py_elf_probe,
+ * pf_py_elf_pthread_tid, from a memfd named python3.9): it aborts when
+ * a version found is not one pyframe.h says, or a tid offset lies past
+ * 64 KiB.  Its seeds are two small shared objects built for it: one
+ * with Py_Version, _PyRuntime and the descriptor, one with a soname.
+ *
  * Besides the sanitizers' findings, it aborts when an answer breaks
  * pyframe.h: more frames or thread states than the most, an end or a
  * name status not in the header, a name longer than PF_PY_NAME_MAX or
@@ -15,10 +22,13 @@
  * a read longer than 4 * PF_PY_NAME_MAX, or a walk making more reads
  * than its bounds allow.
  */
+#define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "pyframe.h"
 
@@ -90,6 +100,32 @@ frames(const struct pf_py *py, struct mem *m, uint64_t ts)
 	}
 }
 
+static int fd = -1;
+
+static void
+elf(const uint8_t *data, size_t size)
+{
+	struct pf_py_elf e;
+	uint32_t off;
+
+	if (fd == -1 && (fd = memfd_create("python3.9", MFD_CLOEXEC)) == -1)
+		abort();
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+		abort();
+	if (pf_py_elf_probe(fd, "/usr/bin/python3.9", &e) == 0) {
+		if (e.from < PF_PY_VER_NONE || e.from > PF_PY_VER_FILENAME)
+			abort();
+		if (e.from == PF_PY_VER_NONE && (e.major != 0 || e.minor != 0 || e.hexversion != 0))
+			abort();
+		if ((e.from == PF_PY_VER_SONAME || e.from == PF_PY_VER_FILENAME) &&
+		    (e.major != 3 || e.minor < 1 || e.minor > 99 ||
+		    e.hexversion != (3u << 24 | (uint32_t)e.minor << 16)))
+			abort();
+	}
+	if (pf_py_elf_pthread_tid(fd, &off) == 0 && off > 65536 - 4)
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -100,6 +136,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n, i;
 	int minor, end;
 
+	if (size >= 4 && memcmp(data, "\177ELF", 4) == 0)
+		elf(data, size);
 	for (minor = PF_PY_MINOR_MIN; minor <= PF_PY_MINOR_MAX; minor++) {
 		if (pf_py_init(&py, minor, BASE, TID_OFF, mem_read, &m) != 0)
 			continue;

@@ -503,6 +503,12 @@ test_pyhostile(void)
 
 /* ELF */
 
+/*
+ * The driver's own _PyRuntime, in its static symbol table: a program
+ * without Py_Version or a soname, whose version only its name can say.
+ */
+__attribute__((used)) char _PyRuntime[64];
+
 static int
 probe_path(const char *path, struct pf_py_elf *e)
 {
@@ -559,6 +565,24 @@ test_pyelf(void)
 	/* Debian's 3.11.2: Py_Version says the patch release. */
 	CHECK(probe_path("/usr/bin/python3.11", &e) == 0 && e.hexversion >> 8 == 0x030b02,
 	    "/usr/bin/python3.11: %#x", e.hexversion);
+	/* The name rule: python3.N with an optional ABI flag, nothing else. */
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	CHECK(fd != -1 && pf_py_elf_probe(fd, "/opt/py/bin/python3.9", &e) == 0 &&
+	    e.from == PF_PY_VER_FILENAME && e.minor == 9 && e.hexversion == 0x03090000 &&
+	    ((uint64_t)(uintptr_t)_PyRuntime - e.runtime) % 4096 == 0,
+	    "python3.9 by name: from %d, 3.%d, runtime %#llx", e.from, e.minor,
+	    (unsigned long long)e.runtime);
+	CHECK(fd != -1 && pf_py_elf_probe(fd, "python3.13d", &e) == 0 &&
+	    e.from == PF_PY_VER_FILENAME && e.minor == 13, "python3.13d by name: 3.%d", e.minor);
+	for (k = 0; k < 6; k++) {
+		static const char *const bad[] = { "python3", "python3.09", "python3.9x",
+		    "python3.100", "python2.7", "/usr/bin/py3.9" };
+
+		CHECK(fd != -1 && pf_py_elf_probe(fd, bad[k], &e) == 0 && e.from == PF_PY_VER_NONE &&
+		    e.minor == 0 && e.hexversion == 0, "%s: a version by name (3.%d)", bad[k], e.minor);
+	}
+	if (fd != -1)
+		close(fd);
 	/* A file without _PyRuntime, a file that is not ELF. */
 	CHECK(probe_path("/bin/sh", &e) == -1 && errno == ENOENT, "/bin/sh is an interpreter");
 	CHECK(probe_path("/etc/passwd", &e) == -1 && errno == EINVAL, "/etc/passwd is ELF");
