@@ -2,8 +2,9 @@
 # lib/common unit checks: each test runs one table-driven group of
 # tests/unit/test-common.c, or of another driver of tests/unit (test-classify:
 # pf-classify's snapshots and figures; test-stacks: unwinding, symbols and
-# the sample-stream writer; test-offcpu: the off-CPU pairing), and needs
-# every check in it to pass.
+# the sample-stream writer; test-offcpu: the off-CPU pairing; test-pyframe:
+# CPython's frames from memory images, its live interpreters in
+# lib-pyframe.bats), and needs every check in it to pass.
 
 load test_helper
 
@@ -17,6 +18,7 @@ unit() {
 }
 
 offcpu() { unit "$1" test-offcpu; }
+pyframe() { unit "$1" test-pyframe; }
 
 @test "numbers, sizes and durations are parsed strictly" { unit parse; }
 @test "folded lines give their stack and one or two counts" { unit folded; }
@@ -67,3 +69,5 @@ offcpu() { unit "$1" test-offcpu; }
 @test "off-CPU pairing: summed across drains, a record older than the last drain's newest still pairs; a switch-in older than its switch-out ends nothing" { offcpu order; }
 @test "off-CPU pairing: summed per thread and stack, the totals are those of the intervals" { offcpu aggregate; }
 @test "off-CPU pairing: summing keeps memory bounded by one drain and the stacks, and says when over the cap" { offcpu memory; }
+@test "CPython's interpreter found in an ELF file: _PyRuntime, the version from Py_Version, the soname or the file name (python3.N only), 3.8 refused, a file without _PyRuntime or not ELF refused; libc's pthread tid offset" { pyframe pyelf; }
+@test "CPython's frames from hostile memory: a cyclic chain, a garbage pointer and a looping thread list end the walk with their status, a bogus or too long name is refused whole, a 100k-deep chain stops at 256 frames in bounded reads, strings of every kind decoded or marked, 3.13's debug offsets refused when wrong" { pyframe pyhostile; }
