@@ -13,7 +13,8 @@ load test_helper
 @test "the Python frames of each thread of a running CPython 3.9 to 3.13 are read from its memory: qualified names, files, first lines and entry frames, in order" {
 	local bin="${PF_UNIT_DIR:-$PF_ROOT/build/unit}/test-pyframe"
 	[ -x "$bin" ] || fail "unit driver not built: $bin (run make units)"
-	run --separate-stderr "$bin" pylive
+	# A script that never prints its thread ids would block the driver for good.
+	run --separate-stderr timeout 300 "$bin" pylive
 	# The interpreters walked and the ones skipped, for the log.
 	printf '# %s\n' "${stderr_lines[@]}" >&3
 	[ "$status" -eq 0 ] || fail "pylive: $stderr"
