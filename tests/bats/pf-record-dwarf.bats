@@ -450,7 +450,11 @@ cfaloop_growth() {
 		fail "cfaloop_leaf: $n of $t samples, $e complete"
 	out=$(cat "$d/loop.stats")
 	[ "$(stat_word "$out" cfi-refused)" -ge $((n * 9 / 10)) ] || fail "refusals not counted: $out"
-	[ "$(stat_word "$out" fp-fallbacks)" -eq 0 ] || fail "frame-pointer stacks kept: $out"
+	# Frame-pointer stacks are kept only where the kernel's chain is the
+	# longer: in the leaf's instruction after its push of rbp and before
+	# the count replaces it, rbp is still the caller's (1 sample in 4001,
+	# in one run of four here), nowhere else.
+	[ "$(stat_word "$out" fp-fallbacks)" -le $((n / 100)) ] || fail "frame-pointer stacks kept: $out"
 	# The control's do reach main, through the same callers.
 	read -r n e t < <(cfaloop_stacks "$d/plain.txt" cfaloop_plain)
 	echo "control: $n of $t samples in cfaloop_plain, $e of them reach an entry frame"
