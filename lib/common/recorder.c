@@ -669,6 +669,8 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 	if ((r->sym = pf_sym_new(NULL)) == NULL)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "symbolizer");
 	pf_sym_set_inlines(r->sym, r->opt.inlines);
+	/* perf script names -g dwarf stacks by their DWARF, frame-pointer ones by the symbols. */
+	pf_sym_set_dwarf_names(r->sym, r->dwarf);
 	pf_sym_set_mapfiles(r->sym, r->mf);
 	r->rec.on_map = preopen_map;
 	r->rec.on_map_arg = r->sym;

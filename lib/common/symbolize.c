@@ -234,6 +234,7 @@ struct pf_symbolizer {
 	struct pf_mapfiles *mf;		/* the recorder's file helper, or NULL */
 	struct pf_sym_stats st;
 	bool inlines;			/* look up inlined functions */
+	bool dwarf_names;		/* ... and name the function as its DWARF does */
 	uint32_t *inl;			/* names' numbers, each entry's run innermost first */
 	size_t inl_n, inl_cap;
 	const char *inl_out[PF_SYM_MAX_SCOPES];	/* one answer's run, as names */
@@ -1388,6 +1389,31 @@ holder(int tag)
 }
 
 /*
+ * Of functions at one address, the one addr2line names: an assembler
+ * writes a subprogram for each alias of a routine, one after the other
+ * (glibc's __memmove_avx512_unaligned_erms, then
+ * __memcpy_avx512_unaligned_erms), and binutils takes the last of equal
+ * ranges.  *c becomes the last of the siblings after it that start where
+ * it starts and hold pc (8 at most).
+ */
+static void
+last_alias(Dwarf_Die *c, Dwarf_Addr pc)
+{
+	Dwarf_Addr lo, lo2;
+	Dwarf_Die nx = *c;
+	int i;
+
+	if (dwarf_lowpc(c, &lo) != 0)
+		return;
+	for (i = 0; i < 8 && dwarf_siblingof(&nx, &nx) == 0; i++) {
+		if (dwarf_tag(&nx) != DW_TAG_subprogram || dwarf_lowpc(&nx, &lo2) != 0 || lo2 != lo ||
+		    dwarf_haspc(&nx, pc) != 1)
+			break;
+		*c = nx;
+	}
+}
+
+/*
  * The scopes under parent that hold pc, outermost first, appended to
  * out from n on (at most PF_SYM_MAX_SCOPES); the new count.  Below a
  * function only the scopes holding pc are entered; above it, the
@@ -1412,6 +1438,8 @@ scopes_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, bool in_funct
 		last = dwarf_dieoffset(&c);
 		tag = dwarf_tag(&c);
 		if (code_scope(tag) && dwarf_haspc(&c, pc) == 1) {
+			if (tag == DW_TAG_subprogram && !in_function)
+				last_alias(&c, pc);
 			out[n] = c;
 			return scopes_at(&out[n], pc, out, n + 1, true, depth + 1);
 		}
@@ -1429,8 +1457,10 @@ scopes_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, bool in_funct
 
 /*
  * The functions inlined at module address vaddr of f, appended to s->inl
- * innermost first, up to the concrete function (which the symbol table
- * names); how many, 0 without DWARF.  The scopes are found by walking
+ * innermost first, up to the concrete function; how many, 0 without
+ * DWARF.  *fn gets the concrete function's own name as its DWARF gives
+ * it (NO_NAME when no subprogram holds vaddr): perf names a frame so
+ * when the file has DWARF, as addr2line does (see file_lookup).  The scopes are found by walking
  * the unit's tree, not with dwarf_getscopes: libdw 0.188's gives up on
  * an inlined instance whose abstract origin lies in another unit, as
  * every one of an LTO build's does (python3.11: no chain at all where
@@ -1438,13 +1468,14 @@ scopes_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, bool in_funct
  * the abstract origins, across units.
  */
 static uint32_t
-file_inlines(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr)
+file_inlines(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr, uint32_t *fn)
 {
 	Dwarf_Die *cu, scopes[PF_SYM_MAX_SCOPES];
 	Dwarf_Addr bias;
 	size_t at = s->inl_n;
 	int n, i;
 
+	*fn = NO_NAME;
 	if ((cu = dwfl_module_addrdie(f->mod, vaddr, &bias)) == NULL)
 		return 0;
 	n = scopes_at(cu, vaddr - bias, scopes, 0, false, 0);
@@ -1452,8 +1483,10 @@ file_inlines(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr)
 		int tag = dwarf_tag(&scopes[i]);
 		uint32_t nm;
 
-		if (tag == DW_TAG_subprogram)
+		if (tag == DW_TAG_subprogram) {
+			*fn = inline_name(s, &scopes[i]);
 			break;
+		}
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
 		if ((nm = inline_name(s, &scopes[i])) == NO_NAME || inl_push(s, nm) == -1) {
@@ -1515,10 +1548,18 @@ file_lookup(struct pf_symbolizer *s, struct symfile *f, uint64_t vaddr,
 	}
 	*offp = off;
 	at = (uint32_t)s->inl_n;
-	/* Inlined functions only hang under a function the symbols name. */
+	/*
+	 * Inlined functions only hang under a function the symbols name;
+	 * with dwarf_names that function is named as its DWARF names it,
+	 * when it does (pf_sym_set_dwarf_names).
+	 */
 	if (s->inlines && nm != NO_NAME) {
+		uint32_t fn;
+
 		s->st.inline_lookups++;
-		n = file_inlines(s, f, vaddr);
+		n = file_inlines(s, f, vaddr, &fn);
+		if (s->dwarf_names && fn != NO_NAME && strcmp(name_str(s, fn), "??") != 0)
+			nm = fn;
 	}
 	cache_add(s, h, &k, nm, off, at, n);
 	answer(s, nm, at, n, name, inl, ninl);
@@ -1766,6 +1807,12 @@ void
 pf_sym_set_inlines(struct pf_symbolizer *s, bool on)
 {
 	s->inlines = on;
+}
+
+void
+pf_sym_set_dwarf_names(struct pf_symbolizer *s, bool on)
+{
+	s->dwarf_names = on;
 }
 
 int

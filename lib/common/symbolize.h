@@ -91,6 +91,19 @@ void pf_sym_set_kallsyms(struct pf_symbolizer *s, const struct pf_kallsyms *k);
 void pf_sym_set_inlines(struct pf_symbolizer *s, bool on);
 
 /*
+ * With inlines on, whether a user frame in a file with DWARF is named as
+ * its DWARF names the function holding the address (the subprogram's
+ * linkage name, else its name; of assembler aliases at one address the
+ * last), not as the symbol table does (off by default).  perf script
+ * names -g dwarf stacks so, by addr2line, and frame-pointer stacks by the
+ * symbol table: a clone is then its origin (encoder_listencode_obj, not
+ * encoder_listencode_obj.isra.0), glibc's start __libc_start_main_impl,
+ * memcpy's routine __memcpy_avx512_unaligned_erms, not its alias
+ * __memmove_avx512_unaligned_erms.  Set it before the first pf_sym_frame.
+ */
+void pf_sym_set_dwarf_names(struct pf_symbolizer *s, bool on);
+
+/*
  * Add an executable mapping of pid.  path "" or starting with '[' (other
  * than files) is kept as a named non-file mapping ([vdso], //anon).
  * ino/maj/min identify the file when known (0 otherwise).  0 or -1 (ENOMEM).

@@ -831,7 +831,7 @@ test_names(void)
 		{ "brk", "__brk" },			/* a local over a weak one */
 		{ "pthread_mutex_lock", "pthread_mutex_lock" },
 	};
-	struct pf_symbolizer *s = pf_sym_new(NULL);
+	struct pf_symbolizer *s = pf_sym_new(NULL), *d;
 	struct pf_sym_fileinfo fi;
 	Dl_info dli;
 	uint64_t off = 0;
@@ -854,6 +854,32 @@ test_names(void)
 
 			CHECK(strcmp(got, alias[i].want) == 0 && off == 0, "%s: %s+%#llx, want %s",
 			    alias[i].fn, got, (unsigned long long)off, alias[i].want);
+		}
+		/*
+		 * As perf script names -g dwarf stacks, by addr2line: the
+		 * function glibc's DWARF says (__libc_start_main is
+		 * __libc_start_main_impl there), and of the assembler's
+		 * subprograms for one routine the last (memmove's is
+		 * memcpy's, whichever variant the CPU picked).
+		 */
+		if (libc != NULL && (d = pf_sym_new(NULL)) != NULL) {
+			void *start = dlsym(libc, "__libc_start_main"), *mm = dlsym(libc, "memmove");
+			char plain[256] = "";
+			const char *got;
+
+			pf_sym_set_inlines(d, true);
+			pf_sym_set_dwarf_names(d, true);
+			CHECK(pf_sym_load_proc(d, "/proc", getpid(), false) == 0, "load self");
+			got = start ? own_name(d, start, &off) : "(no such function)";
+			CHECK(strcmp(got, "__libc_start_main_impl") == 0 && off == 0,
+			    "dwarf names: __libc_start_main: %s+%#llx", got, (unsigned long long)off);
+			if (mm != NULL)
+				snprintf(plain, sizeof(plain), "%s", own_name(s, mm, &off));
+			CHECK(strncmp(plain, "__memmove_", 10) == 0, "memmove's routine: %s", plain);
+			got = mm ? own_name(d, mm, &off) : "(no such function)";
+			CHECK(strncmp(got, "__memcpy_", 9) == 0 && strcmp(got + 9, plain + 10) == 0 &&
+			    off == 0, "dwarf names: %s is %s", plain, got);
+			pf_sym_free(d);
 		}
 		if (libc != NULL)
 			dlclose(libc);
