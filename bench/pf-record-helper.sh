@@ -6,12 +6,16 @@
 # passed back.  That is per file, never per sample.
 #   1. The mean cost of a file through the helper, beside the same open
 #      made directly (tests/unit/test-confine helper-bench, N files).
+#      Then a 64- and a 4096-byte read of a target's memory through it
+#      (one request, process_vm_readv there, the bytes sent back), beside
+#      process_vm_readv made directly: the Python frames of issue 20 are
+#      read so, several reads a sample.
 #   2. A target that loads LIBS libraries while it is recorded (rec-bomb
 #      dlopen, -- CMD: every one arrives during the window): the files
 #      asked and opened, and the time from the window's end to the last
 #      byte, with -g fp and -g dwarf.  (The recorder's own CPU is not
 #      separated here from its command's, which time(1) adds to it.)
-# Bar: a file through the helper under 1 ms.
+# Bar: a file through the helper under 1 ms, a memory read under 100 us.
 set -eu
 cd "$(dirname "$0")/.."
 N=${N:-5000}
@@ -32,11 +36,17 @@ if ! bin/pf-record -d 1 --min-free 0 -o "$OUT/probe.txt" --force -- true 2>/dev/
 	exit 0
 fi
 
-read -r _ hns _ dns <<EOF
-$(build/unit/test-confine helper-bench "$N")
-EOF
+build/unit/test-confine helper-bench "$N" > "$OUT/bench" || echo "bench: test-confine helper-bench failed (status $?)"
+read -r _ hns _ dns < "$OUT/bench"
 echo "one file through the helper: $hns ns; opened directly: $dns ns ($N files each)"
 awk -v h="$hns" 'BEGIN { exit !(h < 1000000) }' || echo "bench: over the bar: a file through the helper takes $hns ns"
+for len in 64 4096; do
+	read -r _ _ hns _ dns <<EOF
+$(grep "^read-$len " "$OUT/bench")
+EOF
+	echo "one $len-byte memory read through the helper: $hns ns; process_vm_readv directly: $dns ns ($N reads each)"
+	awk -v h="$hns" 'BEGIN { exit !(h < 100000) }' || echo "bench: over the bar: a $len-byte read through the helper takes $hns ns"
+done
 
 printf 'int lib_fn(int x) { return x * 3; }\n' > "$OUT/l.c"
 cc -shared -fPIC -O1 -o "$OUT/l.so" "$OUT/l.c"

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,10 +27,11 @@
 #include "procstat.h"
 
 /*
- * A request: which mapping of which process, or (kind REQ_JIT, start and
- * end 0) its JIT map.  Fixed size, nothing to parse.
+ * A request: which mapping of which process, (kind REQ_JIT, start and end
+ * 0) its JIT map, or (kind REQ_MEM) start the address and end the length
+ * of a memory read.  Fixed size, nothing to parse.
  */
-enum { REQ_MAPPING, REQ_JIT };
+enum { REQ_MAPPING, REQ_JIT, REQ_MEM };
 
 struct req {
 	int32_t pid;
@@ -37,9 +39,19 @@ struct req {
 	uint64_t start, end;
 };
 
-/* An answer: 0 with a descriptor attached, or an errno value. */
+/*
+ * An answer: 0 with a descriptor attached (files) or len bytes after it
+ * (memory, len the length asked), or an errno value and len 0.
+ */
 struct rep {
 	int32_t err;
+	uint32_t len;
+};
+
+/* An answer to REQ_MEM: the largest message either side handles. */
+struct rep_mem {
+	struct rep h;
+	unsigned char data[PF_MAPFILES_READ_MAX];
 };
 
 struct pf_mapfiles {
@@ -83,7 +95,39 @@ map_files_name(char *buf, size_t len, const char *proc_root, pid_t pid, uint64_t
 /* ------------------------------------------------------------------ */
 /* The recorder's side */
 
-/* Ask the helper; -1 when it refused, or stopped answering. */
+/*
+ * Send q and receive the answer into mh: its length, or -1 (EIO) when the
+ * helper did not answer in time or is gone, and then it is asked nothing
+ * more.
+ */
+static ssize_t
+exchange(struct pf_mapfiles *mf, const struct req *q, struct msghdr *mh)
+{
+	struct pollfd pfd = { .fd = mf->sock, .events = POLLIN };
+	ssize_t n;
+	int rc;
+
+	if (send(mf->sock, q, sizeof(*q), MSG_NOSIGNAL) != (ssize_t)sizeof(*q))
+		goto broken;
+	do
+		rc = poll(&pfd, 1, PF_MAPFILES_TIMEOUT_MS);
+	while (rc == -1 && errno == EINTR);
+	if (rc != 1)
+		goto broken;
+	do
+		n = recvmsg(mf->sock, mh, MSG_CMSG_CLOEXEC);
+	while (n == -1 && errno == EINTR);
+	if (n <= 0)
+		goto broken;
+	return n;
+broken:
+	/* A late answer must not be read as the next request's. */
+	mf->broken = true;
+	errno = EIO;
+	return -1;
+}
+
+/* Ask the helper for a descriptor; -1 when it refused, or stopped answering. */
 static int
 ask(struct pf_mapfiles *mf, uint32_t kind, pid_t pid, uint64_t start, uint64_t end)
 {
@@ -95,28 +139,25 @@ ask(struct pf_mapfiles *mf, uint32_t kind, pid_t pid, uint64_t start, uint64_t e
 		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 		.msg_controllen = sizeof(cbuf),
 	};
-	struct pollfd pfd = { .fd = mf->sock, .events = POLLIN };
 	struct cmsghdr *c;
 	ssize_t n;
-	int fd = -1, rc;
+	int fd = -1;
 
 	mf->asked++;
-	if (send(mf->sock, &q, sizeof(q), MSG_NOSIGNAL) != (ssize_t)sizeof(q))
-		goto broken;
-	do
-		rc = poll(&pfd, 1, PF_MAPFILES_TIMEOUT_MS);
-	while (rc == -1 && errno == EINTR);
-	if (rc != 1)
-		goto broken;
-	do
-		n = recvmsg(mf->sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n == -1 && errno == EINTR);
-	if (n != (ssize_t)sizeof(a))
-		goto broken;
+	if ((n = exchange(mf, &q, &mh)) == -1)
+		return -1;
 	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 		    c->cmsg_len == CMSG_LEN(sizeof(int)))
 			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (n != (ssize_t)sizeof(a) || (mh.msg_flags & MSG_TRUNC) || a.len != 0) {
+		/* Not an answer to this request: nothing more is asked. */
+		if (fd != -1)
+			close(fd);
+		mf->broken = true;
+		errno = EIO;
+		return -1;
+	}
 	if (a.err != 0 || fd == -1) {
 		if (fd != -1)
 			close(fd);
@@ -125,11 +166,6 @@ ask(struct pf_mapfiles *mf, uint32_t kind, pid_t pid, uint64_t start, uint64_t e
 	}
 	mf->got++;
 	return fd;
-broken:
-	/* A late answer must not be read as the next request's. */
-	mf->broken = true;
-	errno = EIO;
-	return -1;
 }
 
 int
@@ -168,6 +204,42 @@ pf_mapfiles_open_jit(struct pf_mapfiles *mf, pid_t pid)
 		return -1;
 	}
 	return ask(mf, REQ_JIT, pid, 0, 0);
+}
+
+int
+pf_mapfiles_read(struct pf_mapfiles *mf, pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct req q = { .pid = (int32_t)pid, .kind = REQ_MEM, .start = addr, .end = len };
+	struct rep_mem a;
+	struct iovec iov = { &a, sizeof(a) };
+	/* No room for a descriptor: one sent anyway is closed by the kernel. */
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (mf == NULL || mf->broken) {
+		errno = EIO;
+		return -1;
+	}
+	/*
+	 * The length is not checked here: the helper's check is the one that
+	 * holds against a sampler taken over, and this one copies only what
+	 * matches what it asked.
+	 */
+	if ((n = exchange(mf, &q, &mh)) == -1)
+		return -1;
+	if (n < (ssize_t)sizeof(a.h) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    a.h.len > sizeof(a.data) || (size_t)n != sizeof(a.h) + a.h.len ||
+	    (a.h.err == 0 && a.h.len != len) || (a.h.err != 0 && a.h.len != 0)) {
+		mf->broken = true;
+		errno = EIO;
+		return -1;
+	}
+	if (a.h.err != 0) {
+		errno = a.h.err;
+		return -1;
+	}
+	memcpy(buf, a.data, len);
+	return 0;
 }
 
 pid_t
@@ -210,6 +282,7 @@ pf_mapfiles_free(struct pf_mapfiles *mf)
 struct helper {
 	int sock;
 	bool any;
+	enum pf_mapfiles_mem mem;
 	pid_t *kin;		/* the targets, then descendants found */
 	size_t nkin, capkin;
 };
@@ -255,15 +328,26 @@ is_kin(const struct helper *h, pid_t pid)
 	return false;
 }
 
-/* Whether the helper answers for pid: a target, or one of its descendants. */
+/*
+ * Whether the helper answers for pid, its files or (mem) its memory: a
+ * target, or one of its descendants; any process under any, for memory
+ * only with PF_MAPFILES_MEM_ALL.
+ */
 static bool
-allowed(struct helper *h, pid_t pid)
+allowed(struct helper *h, pid_t pid, bool mem)
 {
 	pid_t p = pid;
 	int depth;
 
-	if (h->any || is_kin(h, pid))
+	if (mem && h->mem == PF_MAPFILES_MEM_NONE)
+		return false;
+	if (h->any && (!mem || h->mem == PF_MAPFILES_MEM_ALL))
 		return true;
+	if (is_kin(h, pid))
+		return true;
+	/* -a and memory for the targets only: there are none. */
+	if (h->nkin == 0)
+		return false;
 	for (depth = 0; depth < KIN_DEPTH; depth++) {
 		if ((p = parent_of(p)) <= 1)
 			return false;
@@ -279,7 +363,7 @@ allowed(struct helper *h, pid_t pid)
 static void
 answer(int sock, int err, int fd)
 {
-	struct rep a = { .err = err };
+	struct rep a = { .err = err, .len = 0 };
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { &a, sizeof(a) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -296,6 +380,31 @@ answer(int sock, int err, int fd)
 		memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	}
 	(void)sendmsg(sock, &mh, MSG_NOSIGNAL);
+}
+
+/*
+ * The len bytes (from 1 to PF_MAPFILES_READ_MAX: serve checks) at addr in
+ * process pid, sent whole, or an errno value: a short read (a range running into
+ * an unmapped page) is EFAULT, and nothing of it is sent.
+ */
+static void
+answer_mem(int sock, pid_t pid, uint64_t addr, uint64_t len)
+{
+	static struct rep_mem a;
+	struct iovec local = { a.data, (size_t)len };
+	struct iovec remote = { (void *)(uintptr_t)addr, (size_t)len };
+	ssize_t n;
+
+	a.h.err = 0;
+	a.h.len = 0;
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n == -1)
+		a.h.err = errno ? errno : EFAULT;
+	else if ((uint64_t)n != len)
+		a.h.err = EFAULT;
+	else
+		a.h.len = (uint32_t)len;
+	(void)send(sock, &a, sizeof(a.h) + a.h.len, MSG_NOSIGNAL);
 }
 
 /*
@@ -339,12 +448,18 @@ serve(struct helper *h)
 		if (n != (ssize_t)sizeof(q))
 			return;
 		if (q.pid <= 0 || (q.kind == REQ_MAPPING && q.start >= q.end) ||
-		    (q.kind == REQ_JIT && (q.start != 0 || q.end != 0)) || q.kind > REQ_JIT) {
+		    (q.kind == REQ_JIT && (q.start != 0 || q.end != 0)) ||
+		    (q.kind == REQ_MEM && (q.end == 0 || q.end > PF_MAPFILES_READ_MAX)) ||
+		    q.kind > REQ_MEM) {
 			answer(h->sock, EINVAL, -1);
 			continue;
 		}
-		if (!allowed(h, (pid_t)q.pid)) {
+		if (!allowed(h, (pid_t)q.pid, q.kind == REQ_MEM)) {
 			answer(h->sock, EPERM, -1);
+			continue;
+		}
+		if (q.kind == REQ_MEM) {
+			answer_mem(h->sock, (pid_t)q.pid, q.start, q.end);
 			continue;
 		}
 		if (q.kind == REQ_JIT)
@@ -385,6 +500,8 @@ static const int helper_calls[] = {
 	SYS_read, SYS_recvfrom, SYS_recvmsg, SYS_sendmsg, SYS_sendto, SYS_openat,
 	SYS_close, SYS_fstat, SYS_newfstatat, SYS_exit, SYS_exit_group, SYS_rt_sigreturn,
 	SYS_restart_syscall, SYS_getpid,
+	/* Memory reads (REQ_MEM), for the processes allowed() answers for. */
+	SYS_process_vm_readv,
 #ifdef SYS_open
 	SYS_open,
 #endif
@@ -429,9 +546,10 @@ helper_main(struct helper *h, pid_t parent, const char *comm)
 }
 
 struct pf_mapfiles *
-pf_mapfiles_start(const pid_t *pids, size_t n, bool any, const char *comm)
+pf_mapfiles_start(const pid_t *pids, size_t n, bool any, enum pf_mapfiles_mem mem,
+    const char *comm)
 {
-	struct helper h = { .any = any };
+	struct helper h = { .any = any, .mem = mem };
 	struct pf_mapfiles *mf;
 	struct pf_caps c;
 	pid_t parent = getpid();

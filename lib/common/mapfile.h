@@ -29,10 +29,21 @@
  * helper builds the map_files name itself, opens it, takes it only when
  * it is a regular file and passes the descriptor back (SCM_RIGHTS).  It
  * answers only for the processes it was started for, their descendants
- * (by the kernel's parent links), or any process under -a.  A recorder
- * taken over by a hostile target could thus get from it read-only
- * descriptors of files those processes map, and nothing else.  It ends
- * when the recorder closes its end, or dies.
+ * (by the kernel's parent links), or any process under -a.
+ *
+ * It also reads a target's memory (for the Python frames of a running
+ * interpreter, which only the target's memory names): a fixed-size
+ * (pid, address, length) request, the length at most
+ * PF_MAPFILES_READ_MAX, read with process_vm_readv (CAP_SYS_PTRACE) and
+ * answered with the bytes, all of them or none.  That is a bigger power
+ * than opening mapped files, so its starter says whom it covers: no one,
+ * the targets and their descendants only (even under -a, where then there
+ * are none), or every process the files are answered for.
+ *
+ * A recorder taken over by a hostile target could thus get from it
+ * read-only descriptors of files those processes map and, where allowed,
+ * the memory of the targets, and nothing else.  It ends when the
+ * recorder closes its end, or dies.
  */
 #ifndef PF_MAPFILE_H
 #define PF_MAPFILE_H
@@ -54,15 +65,25 @@ struct pf_mapfiles;
 int pf_mapfile_open(struct pf_mapfiles *mf, const char *proc_root, pid_t pid, uint64_t start,
     uint64_t end, const char *path, uint64_t ino);
 
+/* Whose memory the helper reads (pf_mapfiles_read). */
+enum pf_mapfiles_mem {
+	PF_MAPFILES_MEM_NONE,		/* no one's: every read is refused (EPERM) */
+	PF_MAPFILES_MEM_TARGETS,	/* the processes it was started for and their
+					   descendants, even under any */
+	PF_MAPFILES_MEM_ALL,		/* every process it opens files for: under any,
+					   any process */
+};
+
 /*
- * Start the helper for the n processes pids (any process with any): its
- * process name is comm (at most 15 bytes are kept).  NULL with errno when
- * this process has not the capabilities it would keep (EPERM) or the
- * helper could not be started.  Call it before dropping privileges and
- * before opening what the helper must not hold: it closes every
- * descriptor but its socket.
+ * Start the helper for the n processes pids (any process with any), which
+ * reads the memory of those mem says: its process name is comm (at most 15
+ * bytes are kept).  NULL with errno when this process has not the
+ * capabilities it would keep (EPERM) or the helper could not be started.
+ * Call it before dropping privileges and before opening what the helper
+ * must not hold: it closes every descriptor but its socket.
  */
-struct pf_mapfiles *pf_mapfiles_start(const pid_t *pids, size_t n, bool any, const char *comm);
+struct pf_mapfiles *pf_mapfiles_start(const pid_t *pids, size_t n, bool any,
+    enum pf_mapfiles_mem mem, const char *comm);
 
 /*
  * The JIT map (perf-N.map) a process in a container writes in its own
@@ -73,13 +94,26 @@ struct pf_mapfiles *pf_mapfiles_start(const pid_t *pids, size_t n, bool any, con
  */
 int pf_mapfiles_open_jit(struct pf_mapfiles *mf, pid_t pid);
 
+/*
+ * The len bytes at addr in process pid's memory (pid the process's ID, a
+ * sample's pid, not one of its threads'), read by the helper into buf: 0,
+ * or -1 with errno and buf untouched.  All or nothing: a range
+ * that is partly unmapped is refused whole (EFAULT), as is an unmapped one.
+ * The helper decides, never the caller: EINVAL for a len of 0 or over
+ * PF_MAPFILES_READ_MAX, EPERM for a process it does not read (see enum
+ * pf_mapfiles_mem), process_vm_readv's errno otherwise (ESRCH for a process
+ * gone).  EIO when there is no helper, or it stopped answering (as for
+ * files: nothing more is asked of it).
+ */
+int pf_mapfiles_read(struct pf_mapfiles *mf, pid_t pid, uint64_t addr, void *buf, size_t len);
+
 /* The helper's process ID. */
 pid_t pf_mapfiles_pid(const struct pf_mapfiles *mf);
 
 /*
- * What the helper did: requests sent, descriptors received, and whether
- * it stopped answering (a request timed out or the helper is gone: no
- * more are sent).
+ * What the helper did for files: requests sent, descriptors received (no
+ * memory read is counted), and whether it stopped answering (a request of
+ * either kind timed out or the helper is gone: no more are sent).
  */
 void pf_mapfiles_stats(const struct pf_mapfiles *mf, uint64_t *asked, uint64_t *got,
     bool *broken);
@@ -93,5 +127,8 @@ void pf_mapfiles_free(struct pf_mapfiles *mf);
  * its open waiting) is asked nothing more.
  */
 #define PF_MAPFILES_TIMEOUT_MS	1000
+
+/* The most one memory read may ask for: what the helper's answer holds. */
+#define PF_MAPFILES_READ_MAX	4096
 
 #endif

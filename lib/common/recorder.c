@@ -612,7 +612,9 @@ start_helper(struct pf_recorder *r)
 	if (r->cgroup_fd != -1)
 		n = pf_cgroup_procs(r->cgroup_fd, pids, PF_ARRAY_LEN(pids));
 	snprintf(comm, sizeof(comm), "%s-files", r->ops->tool->name);
-	if ((r->mf = pf_mapfiles_start(pids, n, r->opt.all && r->cgroup_fd == -1, comm)) == NULL)
+	if ((r->mf = pf_mapfiles_start(pids, n, r->opt.all && r->cgroup_fd == -1,
+	    r->opt.all || r->cgroup_fd != -1 ? PF_MAPFILES_MEM_NONE : PF_MAPFILES_MEM_TARGETS,
+	    comm)) == NULL)
 		r->mf_err = errno;
 }
 

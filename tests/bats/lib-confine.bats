@@ -89,3 +89,31 @@ empty-range refused
 after-kill refused helper-stopped
 after-kill-again refused helper-stopped"
 }
+
+@test "the file helper reads a target's memory, all of it or none, up to 4096 bytes, and only whose it was started for" {
+	require_root
+	confine helper-mem
+	[ "$status" -eq 0 ] || fail "status $status: $stderr"
+	# The driver drops every capability and installs the recorders'
+	# seccomp filter first: its own process_vm_readv is refused, the
+	# helper's reads return the child's pattern byte for byte (the
+	# driver's copy is zeros), and a refusal leaves the buffer untouched.
+	assert_equal "$output" "direct EPERM
+read-64 ok
+read-max ok
+over-max errno=EINVAL
+empty errno=EINVAL
+other-child errno=EPERM
+self errno=EPERM
+unmapped errno=EFAULT
+across-the-end errno=EFAULT
+still-answers ok
+any-target ok
+any-other errno=EPERM
+any-other-file ok
+all-other ok
+none-target errno=EPERM
+none-file ok
+after-kill errno=EIO helper-stopped
+after-kill-again errno=EIO helper-stopped"
+}

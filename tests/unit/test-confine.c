@@ -14,8 +14,14 @@
  *                                     capability and asks it for the child's
  *                                     mapping of this driver, a grandchild's,
  *                                     its own, and one after killing it
+ *   test-confine helper-mem           memory reads through helpers started
+ *                                     for a child (mapfile.h): its bytes, and
+ *                                     what each refuses once the driver has
+ *                                     dropped every capability
  *   test-confine helper-bench N       the mean cost of a file through the
- *                                     helper, and opened directly
+ *                                     helper, and opened directly; of a 64-
+ *                                     and a 4096-byte read through it, and
+ *                                     with process_vm_readv directly
  *
  * Each attempt prints "NAME ok" or "NAME errno=E"; the exit status is 0
  * once confinement was applied, 3 when it could not be.
@@ -33,7 +39,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -161,7 +169,7 @@ helper(void)
 		pause();
 		_exit(0);
 	}
-	if ((mf = pf_mapfiles_start(&child, 1, false, "test-files")) == NULL) {
+	if ((mf = pf_mapfiles_start(&child, 1, false, PF_MAPFILES_MEM_NONE, "test-files")) == NULL) {
 		perror("helper");
 		kill(child, SIGKILL);
 		return 3;
@@ -194,6 +202,149 @@ helper(void)
 	_exit(0);
 }
 
+/* What the target child holds: a pattern only it has (the driver's copy stays 0). */
+static unsigned char pattern[2 * PF_MAPFILES_READ_MAX] __attribute__((aligned(4096)));
+
+static unsigned char
+pattern_byte(size_t i)
+{
+	return (unsigned char)((i * 7 + 3) ^ (i >> 8));
+}
+
+/* A child that fills pattern, says so and waits; -1 on failure. */
+static pid_t
+pattern_child(void)
+{
+	int p[2];
+	pid_t pid;
+	size_t i;
+	char c;
+
+	if (pipe(p) == -1)
+		return -1;
+	if ((pid = fork()) == 0) {
+		for (i = 0; i < sizeof(pattern); i++)
+			pattern[i] = pattern_byte(i);
+		(void)!write(p[1], "r", 1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid == -1 || read(p[0], &c, 1) != 1) {
+		close(p[0]);
+		return -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+/*
+ * Read len bytes at addr of pid through mf: "NAME ok" when they are the
+ * child's pattern from off on, "NAME wrong-bytes" otherwise; "NAME
+ * errno=E" when refused, with " dirty" when the buffer was written anyway
+ * and " helper-stopped" once nothing more is asked of the helper.
+ */
+static void
+ask_mem(struct pf_mapfiles *mf, const char *what, pid_t pid, uint64_t addr, size_t len,
+    size_t off)
+{
+	static unsigned char buf[2 * PF_MAPFILES_READ_MAX];
+	uint64_t asked, got;
+	size_t i;
+	bool same = true, clean = true, broken;
+
+	memset(buf, 0xa5, sizeof(buf));
+	if (pf_mapfiles_read(mf, pid, addr, buf, len) == 0) {
+		for (i = 0; i < len; i++)
+			same = same && buf[i] == pattern_byte(off + i);
+		printf("%s %s\n", what, same ? "ok" : "wrong-bytes");
+		return;
+	}
+	printf("%s errno=%s", what, strerrorname_np(errno));
+	for (i = 0; i < sizeof(buf); i++)
+		clean = clean && buf[i] == 0xa5;
+	pf_mapfiles_stats(mf, &asked, &got, &broken);
+	printf("%s%s\n", clean ? "" : " dirty", broken ? " helper-stopped" : "");
+}
+
+static int
+helper_mem(void)
+{
+	struct pf_mapfiles *mf, *any, *all, *none;
+	uint64_t p, start, end, hole;
+	pid_t child, other;
+	unsigned char *m;
+	struct stat self;
+
+	if (stat("/proc/self/exe", &self) == -1 || driver_map(getpid(), &start, &end) == -1)
+		return 2;
+	/* Two pages, the second unmapped: the child inherits the hole. */
+	if ((m = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) ==
+	    MAP_FAILED || munmap(m + 4096, 4096) == -1)
+		return 2;
+	hole = (uint64_t)(uintptr_t)(m + 4096);
+	if ((child = pattern_child()) == -1)
+		return 2;
+	if ((other = pattern_child()) == -1) {
+		kill(child, SIGKILL);
+		return 2;
+	}
+	mf = pf_mapfiles_start(&child, 1, false, PF_MAPFILES_MEM_TARGETS, "test-mem");
+	any = pf_mapfiles_start(&child, 1, true, PF_MAPFILES_MEM_TARGETS, "test-mem-any");
+	all = pf_mapfiles_start(&child, 1, true, PF_MAPFILES_MEM_ALL, "test-mem-all");
+	none = pf_mapfiles_start(&child, 1, false, PF_MAPFILES_MEM_NONE, "test-mem-none");
+	if (mf == NULL || any == NULL || all == NULL || none == NULL) {
+		perror("helper");
+		kill(child, SIGKILL);
+		kill(other, SIGKILL);
+		return 3;
+	}
+	/* The driver now holds what a confined recorder holds: nothing. */
+	if (pf_drop_privileges() == -1 || pf_confine_seccomp(false) == -1) {
+		perror("drop");
+		return 3;
+	}
+	p = (uint64_t)(uintptr_t)pattern;
+	{
+		/* What the helper is for: the sampler itself may not read it. */
+		unsigned char b[64];
+		struct iovec l = { b, sizeof(b) }, r = { pattern, sizeof(b) };
+
+		printf("direct %s\n", process_vm_readv(child, &l, 1, &r, 1, 0) == -1 ?
+		    strerrorname_np(errno) : "read");
+	}
+	ask_mem(mf, "read-64", child, p + 100, 64, 100);
+	ask_mem(mf, "read-max", child, p + 4096, PF_MAPFILES_READ_MAX, 4096);
+	ask_mem(mf, "over-max", child, p, PF_MAPFILES_READ_MAX + 1, 0);
+	ask_mem(mf, "empty", child, p, 0, 0);
+	ask_mem(mf, "other-child", other, p, 64, 0);
+	ask_mem(mf, "self", getpid(), p, 64, 0);
+	ask_mem(mf, "unmapped", child, hole, 64, 0);
+	ask_mem(mf, "across-the-end", child, hole - 32, 64, 0);
+	/* Refusals leave it answering. */
+	ask_mem(mf, "still-answers", child, p, 64, 0);
+	/* Under any: files of any process, memory of the targets only. */
+	ask_mem(any, "any-target", child, p, 64, 0);
+	ask_mem(any, "any-other", other, p, 64, 0);
+	ask_helper(any, "any-other-file", other, start, end, self.st_ino);
+	/* Asked for (a future --python under -a): any process's memory. */
+	ask_mem(all, "all-other", other, p, 64, 0);
+	/* No memory reads at all, files as before. */
+	ask_mem(none, "none-target", child, p, 64, 0);
+	ask_helper(none, "none-file", child, start, end, self.st_ino);
+	kill(pf_mapfiles_pid(mf), SIGKILL);
+	ask_mem(mf, "after-kill", child, p, 64, 0);
+	ask_mem(mf, "after-kill-again", child, p, 64, 0);
+	kill(child, SIGKILL);
+	kill(other, SIGKILL);
+	fflush(stdout);
+	pf_mapfiles_free(mf);
+	pf_mapfiles_free(any);
+	pf_mapfiles_free(all);
+	pf_mapfiles_free(none);
+	_exit(0);
+}
+
 static double
 mono_ns(void)
 {
@@ -204,10 +355,39 @@ mono_ns(void)
 }
 
 /*
+ * The mean cost of one read of len bytes of the child's pattern, through
+ * the helper and with process_vm_readv directly (the capabilities the
+ * helper keeps), n times each: "read-LEN helper-ns X direct-ns Y"; -1
+ * when a read failed.
+ */
+static int
+mem_bench(struct pf_mapfiles *mf, pid_t child, size_t len, int n)
+{
+	unsigned char buf[PF_MAPFILES_READ_MAX];
+	struct iovec l = { buf, len }, r = { pattern, len };
+	double t0, th, td;
+	int i, j;
+
+	t0 = mono_ns();
+	for (i = 0; i < n; i++)
+		if (pf_mapfiles_read(mf, child, (uint64_t)(uintptr_t)pattern, buf, len) == -1)
+			return -1;
+	th = (mono_ns() - t0) / n;
+	t0 = mono_ns();
+	for (j = 0; j < n; j++)
+		if (process_vm_readv(child, &l, 1, &r, 1, 0) != (ssize_t)len)
+			return -1;
+	td = (mono_ns() - t0) / n;
+	printf("read-%zu helper-ns %.0f direct-ns %.0f\n", len, th, td);
+	return 0;
+}
+
+/*
  * helper-bench N: the cost of one file through the helper (a request, the
  * open of map_files there, the descriptor passed back, closed here), N
  * times over, beside the same open made directly with the capabilities
- * the helper keeps: "helper-ns X direct-ns Y" (means).
+ * the helper keeps: "helper-ns X direct-ns Y" (means); then the same for
+ * a 64- and a 4096-byte memory read (mem_bench).
  */
 static int
 helper_bench(int n)
@@ -216,15 +396,14 @@ helper_bench(int n)
 	uint64_t start, end;
 	pid_t child;
 	double t0, th, td;
-	int i, fd;
+	int i, fd, rc;
 
 	if (n <= 0 || driver_map(getpid(), &start, &end) == -1)
 		return 2;
-	if ((child = fork()) == 0) {
-		pause();
-		_exit(0);
-	}
-	if ((mf = pf_mapfiles_start(&child, 1, false, "test-files")) == NULL) {
+	if ((child = pattern_child()) == -1)
+		return 2;
+	if ((mf = pf_mapfiles_start(&child, 1, false, PF_MAPFILES_MEM_TARGETS,
+	    "test-files")) == NULL) {
 		kill(child, SIGKILL);
 		return 3;
 	}
@@ -242,10 +421,14 @@ helper_bench(int n)
 		close(fd);
 	}
 	td = (mono_ns() - t0) / n;
+	printf("helper-ns %.0f direct-ns %.0f\n", th, td);
+	rc = i == n ? 0 : 1;
+	if (mem_bench(mf, child, 64, n) == -1 ||
+	    mem_bench(mf, child, PF_MAPFILES_READ_MAX, n) == -1)
+		rc = 1;
 	kill(child, SIGKILL);
 	pf_mapfiles_free(mf);
-	printf("helper-ns %.0f direct-ns %.0f\n", th, td);
-	return i == n ? 0 : 1;
+	return rc;
 }
 
 int
@@ -261,6 +444,8 @@ main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "helper") == 0)
 		return helper();
+	if (strcmp(argv[1], "helper-mem") == 0)
+		return helper_mem();
 	if (strcmp(argv[1], "helper-bench") == 0 && argc == 3)
 		return helper_bench(atoi(argv[2]));
 	if (strcmp(argv[1], "seccomp") == 0) {
