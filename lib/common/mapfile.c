@@ -279,27 +279,42 @@ pf_mapfiles_free(struct pf_mapfiles *mf)
 /* ------------------------------------------------------------------ */
 /* The helper */
 
+/*
+ * A process the helper answers for, by its PID and its start time (in
+ * clock ticks since boot): once it has ended, another process given the
+ * same PID is not it.
+ */
+struct kin {
+	pid_t pid;
+	uint64_t start;
+};
+
+#define NO_START UINT64_MAX
+
 struct helper {
 	int sock;
 	bool any;
 	enum pf_mapfiles_mem mem;
-	pid_t *kin;		/* the targets, then descendants found */
+	struct kin *kin;	/* the targets, then descendants found */
 	size_t nkin, capkin;
 };
 
 /*
- * The parent of process pid, from the one field of /proc/PID/stat after
- * the name, or -1.  The name (the target's to choose, 15 bytes at most)
- * ends at the last ')' of the line.
+ * The parent of process pid and its start time, from /proc/PID/stat
+ * (fields 4 and 22); -1 when it cannot be read.  The name (the target's
+ * to choose, 15 bytes at most) ends at the last ')' of the line; what
+ * follows is numbers the kernel writes.
  */
 static pid_t
-parent_of(pid_t pid)
+stat_of(pid_t pid, uint64_t *start)
 {
-	char path[64], buf[512], *p, *q;
-	long v;
+	char path[64], buf[1024], *p, *q;
+	unsigned long long v;
+	long pp;
 	ssize_t n;
-	int fd;
+	int fd, field;
 
+	*start = NO_START;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return -1;
@@ -311,20 +326,41 @@ parent_of(pid_t pid)
 	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == '\0' || p[3] != ' ')
 		return -1;
 	errno = 0;
-	v = strtol(p + 4, &q, 10);
-	if (errno != 0 || q == p + 4 || *q != ' ' || v < 0 || v > INT_MAX)
+	pp = strtol(p + 4, &q, 10);
+	if (errno != 0 || q == p + 4 || *q != ' ' || pp < 0 || pp > INT_MAX)
 		return -1;
-	return (pid_t)v;
+	/* q is at the space before field 5. */
+	for (field = 5; field < 22 && q != NULL; field++)
+		q = strchr(q + 1, ' ');
+	if (q == NULL)
+		return -1;
+	v = strtoull(q + 1, &p, 10);
+	if (errno != 0 || p == q + 1 || (*p != ' ' && *p != '\n' && *p != '\0'))
+		return -1;
+	*start = (uint64_t)v;
+	return (pid_t)pp;
 }
 
+/*
+ * Whether pid is one of the helper's processes: the same PID and the
+ * same start time (a PID reused by another process is not; its entry is
+ * forgotten).  *parent gets pid's parent (-1: unreadable).
+ */
 static bool
-is_kin(const struct helper *h, pid_t pid)
+is_kin(struct helper *h, pid_t pid, pid_t *parent)
 {
+	uint64_t start;
 	size_t i;
 
-	for (i = 0; i < h->nkin; i++)
-		if (h->kin[i] == pid)
+	*parent = stat_of(pid, &start);
+	for (i = 0; i < h->nkin; i++) {
+		if (h->kin[i].pid != pid)
+			continue;
+		if (start != NO_START && h->kin[i].start == start)
 			return true;
+		h->kin[i] = h->kin[--h->nkin];
+		return false;
+	}
 	return false;
 }
 
@@ -336,26 +372,27 @@ is_kin(const struct helper *h, pid_t pid)
 static bool
 allowed(struct helper *h, pid_t pid, bool mem)
 {
-	pid_t p = pid;
+	pid_t p, parent;
+	uint64_t start;
 	int depth;
 
 	if (mem && h->mem == PF_MAPFILES_MEM_NONE)
 		return false;
 	if (h->any && (!mem || h->mem == PF_MAPFILES_MEM_ALL))
 		return true;
-	if (is_kin(h, pid))
+	if (is_kin(h, pid, &parent))
 		return true;
 	/* -a and memory for the targets only: there are none. */
 	if (h->nkin == 0)
 		return false;
-	for (depth = 0; depth < KIN_DEPTH; depth++) {
-		if ((p = parent_of(p)) <= 1)
-			return false;
-		if (is_kin(h, p)) {
-			if (h->nkin < h->capkin)
-				h->kin[h->nkin++] = pid;
+	for (depth = 0, p = parent; depth < KIN_DEPTH && p > 1; depth++) {
+		if (is_kin(h, p, &parent)) {
+			/* Kept with its start time as it is now, after the look. */
+			if (h->nkin < h->capkin && stat_of(pid, &start) != -1 && start != NO_START)
+				h->kin[h->nkin++] = (struct kin){ pid, start };
 			return true;
 		}
+		p = parent;
 	}
 	return false;
 }
@@ -569,8 +606,10 @@ pf_mapfiles_start(const pid_t *pids, size_t n, bool any, enum pf_mapfiles_mem me
 		free(mf);
 		return NULL;
 	}
-	memcpy(h.kin, pids, n * sizeof(*pids));
-	h.nkin = n;
+	for (h.nkin = 0; h.nkin < n; h.nkin++) {
+		h.kin[h.nkin].pid = pids[h.nkin];
+		(void)stat_of(pids[h.nkin], &h.kin[h.nkin].start);
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
 		goto fail;
 	fflush(NULL);

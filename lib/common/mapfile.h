@@ -29,7 +29,9 @@
  * helper builds the map_files name itself, opens it, takes it only when
  * it is a regular file and passes the descriptor back (SCM_RIGHTS).  It
  * answers only for the processes it was started for, their descendants
- * (by the kernel's parent links), or any process under -a.
+ * (by the kernel's parent links), or any process under -a; each by its
+ * PID and start time, so another process given an ended one's PID is not
+ * one of them.
  *
  * It also reads a target's memory (for the Python frames of a running
  * interpreter, which only the target's memory names): a fixed-size

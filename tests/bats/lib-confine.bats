@@ -90,7 +90,7 @@ after-kill refused helper-stopped
 after-kill-again refused helper-stopped"
 }
 
-@test "the file helper reads a target's memory, all of it or none, up to 4096 bytes, and only whose it was started for" {
+@test "the file helper reads a target's memory, all of it or none, up to 4096 bytes, and only whose it was started for (not another process given its PID)" {
 	require_root
 	confine helper-mem
 	[ "$status" -eq 0 ] || fail "status $status: $stderr"
@@ -114,6 +114,8 @@ any-other-file ok
 all-other ok
 none-target errno=EPERM
 none-file ok
+reused-pid errno=EPERM
+reused-pid-file refused
 after-kill errno=EIO helper-stopped
 after-kill-again errno=EIO helper-stopped"
 }

@@ -267,12 +267,44 @@ ask_mem(struct pf_mapfiles *mf, const char *what, pid_t pid, uint64_t addr, size
 	printf("%s%s\n", clean ? "" : " dirty", broken ? " helper-stopped" : "");
 }
 
+/*
+ * A pattern child with the PID dead had (reaped): the kernel's next PID
+ * set just below it (/proc/sys/kernel/ns_last_pid, as root) before each
+ * fork, 50 tries, as another process may fork in between; -1 when none
+ * got it.
+ */
+static pid_t
+same_pid_child(pid_t dead)
+{
+	char v[32];
+	pid_t pid;
+	int i, fd, len;
+
+	for (i = 0; i < 50; i++) {
+		if ((fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC)) == -1)
+			return -1;
+		len = snprintf(v, sizeof(v), "%d", (int)dead - 1);
+		if (write(fd, v, (size_t)len) != len) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+		if ((pid = pattern_child()) == dead)
+			return pid;
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+	}
+	return -1;
+}
+
 static int
 helper_mem(void)
 {
-	struct pf_mapfiles *mf, *any, *all, *none;
+	struct pf_mapfiles *mf, *any, *all, *none, *gone;
 	uint64_t p, start, end, hole;
-	pid_t child, other;
+	pid_t child, other, victim, again;
 	unsigned char *m;
 	struct stat self;
 
@@ -293,7 +325,24 @@ helper_mem(void)
 	any = pf_mapfiles_start(&child, 1, true, PF_MAPFILES_MEM_TARGETS, "test-mem-any");
 	all = pf_mapfiles_start(&child, 1, true, PF_MAPFILES_MEM_ALL, "test-mem-all");
 	none = pf_mapfiles_start(&child, 1, false, PF_MAPFILES_MEM_NONE, "test-mem-none");
-	if (mf == NULL || any == NULL || all == NULL || none == NULL) {
+	/*
+	 * A target that ends, and another process given its PID: the helper
+	 * started for the first answers nothing for the second.
+	 */
+	victim = pattern_child();
+	gone = victim > 0 ? pf_mapfiles_start(&victim, 1, false, PF_MAPFILES_MEM_TARGETS,
+	    "test-mem-gone") : NULL;
+	if (victim > 0) {
+		kill(victim, SIGKILL);
+		waitpid(victim, NULL, 0);
+	}
+	/*
+	 * Start times count clock ticks (10 ms): a PID is reused only after
+	 * every other one was, far later, unless set as here.
+	 */
+	usleep(30000);
+	again = victim > 0 ? same_pid_child(victim) : -1;
+	if (mf == NULL || any == NULL || all == NULL || none == NULL || gone == NULL) {
 		perror("helper");
 		kill(child, SIGKILL);
 		kill(other, SIGKILL);
@@ -332,6 +381,14 @@ helper_mem(void)
 	/* No memory reads at all, files as before. */
 	ask_mem(none, "none-target", child, p, 64, 0);
 	ask_helper(none, "none-file", child, start, end, self.st_ino);
+	/* The PID reused: neither its memory nor its files. */
+	if (again == -1) {
+		printf("reused-pid not-made\n");
+	} else {
+		ask_mem(gone, "reused-pid", again, p, 64, 0);
+		ask_helper(gone, "reused-pid-file", again, start, end, self.st_ino);
+		kill(again, SIGKILL);
+	}
 	kill(pf_mapfiles_pid(mf), SIGKILL);
 	ask_mem(mf, "after-kill", child, p, 64, 0);
 	ask_mem(mf, "after-kill-again", child, p, 64, 0);
@@ -342,6 +399,7 @@ helper_mem(void)
 	pf_mapfiles_free(any);
 	pf_mapfiles_free(all);
 	pf_mapfiles_free(none);
+	pf_mapfiles_free(gone);
 	_exit(0);
 }
 
