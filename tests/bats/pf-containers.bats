@@ -192,6 +192,33 @@ EOF
 	[ ! -e "$BATS_TEST_TMPDIR/no.txt" ]
 }
 
+@test "pf-triage --cgroup on the runtime's cgroup: prechecked, classified and recorded by the cgroup, nothing outside it" {
+	local cg pids
+	start_runc /svc 60
+	cg=$(awk -F: '$1 == "0" { print $3 }' "/proc/$SVCPID/cgroup")
+	[ -n "$cg" ] && [ "$cg" != / ] || skip "runc put the container in no cgroup v2 group here: $(cat "/proc/$SVCPID/cgroup")"
+	# The same work on the host, outside the cgroup, at the same time.
+	"${FAVOURED[@]}" "$WORKLOADS/rec-split" 20 & BG2=$!
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$PF_SCRIPTS/pf-triage" --cgroup "$cg" -d 3 -i 1 -n -o ev
+	kill "$BG2" 2>/dev/null || true
+	assert_line "target $SVCPID cgroup $cg (1 process)"
+	assert_line --regexp '^recorded cpu ev/cpu\.perf$'
+	grep -Eq '^ok +verdict system: safe to run pf-record --cgroup' ev/precheck.txt ||
+		fail "precheck: $(cat ev/precheck.txt)"
+	grep -q " target=cgroup:[^ ]*$cg " ev/cpu.perf || fail "header: $(head -1 ev/cpu.perf)"
+	# Only the container's process was sampled, though the host's ran as hard.
+	pids=$(awk '/ cpu-clock: $/ { split($2, id, "/"); print id[1] }' ev/cpu.perf | sort | uniq -c)
+	[[ "$pids" =~ ^\ *([0-9]+)\ $SVCPID$ ]] || fail "samples not of the container's process $SVCPID alone: $pids; $(head -3 ev/cpu.perf; tail -1 ev/cpu.perf)"
+	[ "${BASH_REMATCH[1]}" -ge 100 ] || fail "only ${BASH_REMATCH[1]} samples: $(tail -1 ev/cpu.perf)"
+	# One target only, a path with .. refused, a cgroup that is not there said.
+	run -2 "$PF_SCRIPTS/pf-triage" --cgroup "$cg" -p "$SVCPID"
+	run -2 "$PF_SCRIPTS/pf-triage" --cgroup "../$cg"
+	run -3 --separate-stderr "$PF_SCRIPTS/pf-triage" --cgroup "$cg-none" -n -o ev2
+	[[ "$stderr" == *"no such cgroup, or no process in it"* ]] || fail "$stderr"
+	[ ! -e ev2 ]
+}
+
 @test "a JIT map in the container's own /tmp, under the PID it has there, names the JIT's frames" {
 	[ "$(uname -m)" = x86_64 ] || skip "the rec-jit workload emits x86-64 code"
 	make_rootfs "$ROOTFS" /jit "$WORKLOADS/rec-jit"

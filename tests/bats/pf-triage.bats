@@ -328,7 +328,7 @@ wait_for() {
 	local flag want
 	for flag in -h --help; do
 		run -0 --separate-stderr "$TRIAGE" "$flag"
-		assert_line --index 0 "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME]"
+		assert_line --index 0 "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME | --cgroup PATH]"
 		assert_line --partial -- "--version"
 		[ -z "$stderr" ]
 	done
@@ -348,7 +348,7 @@ wait_for() {
 		[ -z "$output" ] || fail "$args: wrote to stdout: $output"
 		[ "${#stderr_lines[@]}" -eq 2 ] || fail "$args: $stderr"
 		[[ "${stderr_lines[0]}" == "pf-triage: "* ]]
-		[ "${stderr_lines[1]}" = "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME]" ]
+		[ "${stderr_lines[1]}" = "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME | --cgroup PATH]" ]
 		[ ! -e ev ] || fail "$args: ran anyway"
 	done
 }
