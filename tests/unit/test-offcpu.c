@@ -13,6 +13,7 @@
 #include "offcpu.h"
 #include "rawrec.h"
 
+#include "rawput.h"
 #include "unit.h"
 
 
@@ -20,35 +21,19 @@
 static void
 sample(struct pf_rawrec *r, uint32_t tid, uint64_t time, uint64_t ip)
 {
-	struct pf_rawsample s = { .pid = tid, .tid = tid, .nr = 1, .time = time, .period = 1 };
-
-	if (pf_buf_append(&r->samples, &s, sizeof(s)) == -1 ||
-	    pf_buf_append(&r->samples, &ip, sizeof(ip)) == -1)
-		abort();
-	r->nsamples++;
+	rawput_sample(r, tid, tid, time, &ip, 1);
 }
 
 static void
 sw(struct pf_rawrec *r, uint32_t tid, uint64_t time, bool out, bool preempt)
 {
-	struct pf_rawswitch w = { .time = time, .tid = tid, .out = out, .preempt = preempt };
-
-	if (pf_buf_append(&r->switches, &w, sizeof(w)) == -1)
-		abort();
-	r->nswitches++;
+	rawput_switch(r, tid, time, out, preempt);
 }
 
-/* A thread's exit, as add_event stores it: the record, a NUL, 8-byte aligned. */
 static void
 texit(struct pf_rawrec *r, uint32_t tid, uint64_t time)
 {
-	struct pf_rawevent e = { .time = time, .type = PF_EV_EXIT, .pid = tid, .tid = tid };
-	static const char pad[8];
-
-	if (pf_buf_append(&r->events, &e, sizeof(e)) == -1 ||
-	    pf_buf_append(&r->events, pad, pf_rawevent_size(&e) - sizeof(e)) == -1)
-		abort();
-	r->nevents++;
+	rawput_exit(r, tid, tid, time);
 }
 
 /* A blocked interval: the sample and switch-out at from, the switch-in at to. */
