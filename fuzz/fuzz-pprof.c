@@ -19,6 +19,7 @@
 #include "pprof.h"
 
 #include "../tests/unit/pbread.h"
+#include "lines.h"
 
 struct run {
 	struct pf_pprof *pp;
@@ -158,28 +159,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pf_perfscript *ps;
 	struct pf_ps_stats st;
 	struct pf_buf out = { 0 };
-	const char *p = (const char *)data, *end = p + size, *nl;
 
 	if ((r.pp = pf_pprof_new()) == NULL)
 		return 0;
 	if ((ps = pf_ps_new(&cfg, add, &r)) == NULL)
 		abort();
 	pf_ps_on_comment(ps, comment);
-	while (p < end) {
-		size_t n;
-		char *line;
-
-		nl = memchr(p, '\n', (size_t)(end - p));
-		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		/* A copy of exactly n bytes, so ASan sees any read past the line. */
-		if ((line = malloc(n ? n : 1)) == NULL)
-			abort();
-		memcpy(line, p, n);
-		if (pf_ps_line(ps, line, n) == -1 && errno != EBADMSG)
-			abort();
-		free(line);
-		p += n + 1;
-	}
+	fuzz_each_line((const char *)data, size, fuzz_ps_line, ps);
 	if (pf_ps_finish(ps) == -1)
 		abort();
 	pf_ps_get_stats(ps, &st);
