@@ -14,18 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "now.h"
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static double end;
 static int fd;
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Burn about us microseconds of CPU. */
 static void

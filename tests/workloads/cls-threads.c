@@ -8,17 +8,10 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "now.h"
+
 static long ms = 1000;
 static double end;
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void *
 idler(void *arg)

@@ -19,20 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "now.h"
+
 #define THREADS 4
 
 static pthread_mutex_t journal = PTHREAD_MUTEX_INITIALIZER;
 static double end;
 static int fd;
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /*
  * One record on the disk, under the lock: the lock is held across the

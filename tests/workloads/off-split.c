@@ -18,17 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "now.h"
+
 static double seconds = 3;
 static int pa[2], pb[2];
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /*
  * The system calls are made here, not through libc: libc has no frame

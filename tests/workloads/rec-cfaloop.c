@@ -37,6 +37,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "now.h"
+
 #define SPINS	(1UL << 22)
 
 void cfaloop_plain(unsigned long n);
@@ -140,15 +142,6 @@ static const struct {
 	{ "expr", cfaloop_call },
 	{ "mid", cfaloop_mid },
 };
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Two ordinary frames between main and the leaf, so there is a stack to reach. */
 __attribute__((noinline)) static int
