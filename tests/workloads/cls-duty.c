@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "now.h"
+#include "wl-now.h"
 
 int
 main(int argc, char **argv)

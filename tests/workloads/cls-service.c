@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "now.h"
+#include "wl-now.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static double end;

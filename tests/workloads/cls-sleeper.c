@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "now.h"
+#include "wl-now.h"
 
 static long ms = 10;
 static double end;

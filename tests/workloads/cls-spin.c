@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "now.h"
+#include "wl-now.h"
 
 static double stop_at;
 

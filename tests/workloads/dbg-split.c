@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "now.h"
+#include "wl-now.h"
 
 #define SPIN 200000UL
 

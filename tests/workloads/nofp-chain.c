@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "now.h"
+#include "wl-now.h"
 
 #define NODES	16
 #define LAPS	100000UL

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "now.h"
+#include "wl-now.h"
 
 #define THREADS 4
 

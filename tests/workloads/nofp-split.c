@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "now.h"
+#include "wl-now.h"
 
 #define SPIN 150000UL
 

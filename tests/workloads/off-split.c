@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "now.h"
+#include "wl-now.h"
 
 static double seconds = 3;
 static int pa[2], pb[2];

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "now.h"
+#include "wl-now.h"
 
 #define SPIN 100000UL
 

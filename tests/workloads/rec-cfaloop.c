@@ -37,7 +37,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "now.h"
+#include "wl-now.h"
 
 #define SPINS	(1UL << 22)
 
