@@ -33,9 +33,9 @@ run_case() {	# run_case LABEL ARGS...
 	    "$(awk -v b="$best" 'BEGIN { print b < 1 ? "met" : "MISSED" }')"
 }
 
-# threads LABEL COUNT MS: PID mode on a cls-threads process
+# threads LABEL COUNT MS: PID mode on a cls-sleeper process of COUNT threads
 threads() {
-	"$W/cls-threads" "$2" 120 "$3" & p=$!
+	"$W/cls-sleeper" "$3" 120 "$2" & p=$!
 	# wait until every thread exists
 	for _ in $(seq 50); do
 		[ "$(find "/proc/$p/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)" -ge "$2" ] && break

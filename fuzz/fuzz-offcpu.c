@@ -28,6 +28,8 @@
 #include "offcpu.h"
 #include "rawrec.h"
 
+#include "../tests/unit/rawput.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum { NTIDS = 16, NSTACKS = 8, NRINGS = 4, MAXREC = 4096 };
@@ -41,53 +43,29 @@ struct rec {
 	uint8_t kind, tid, stack, preempt;
 };
 
-static void
-put_sample(struct pf_rawrec *r, const struct rec *x)
-{
-	struct pf_rawsample s = {
-		.pid = 100 + x->tid / 4, .tid = x->tid, .nr = 1 + x->stack % 3,
-		.time = x->time, .period = 1,
-	};
-	uint64_t ip[3] = { 0x1000 + x->stack, 0x2000, 0x3000 };
-
-	if (pf_buf_append(&r->samples, &s, sizeof(s)) == -1 ||
-	    pf_buf_append(&r->samples, ip, (size_t)s.nr * 8) == -1)
-		abort();
-	r->nsamples++;
-}
-
 /* One record into r, as pf_rawrec_on_record keeps it. */
 static void
 put(struct pf_rawrec *r, const struct rec *x)
 {
-	struct pf_rawswitch w = { .time = x->time, .tid = x->tid };
-	struct pf_rawevent e = {
-		.time = x->time, .type = PF_EV_EXIT, .pid = 100 + x->tid / 4, .tid = x->tid,
-	};
-	static const char pad[8];
+	uint64_t ip[3] = { 0x1000 + x->stack, 0x2000, 0x3000 };
+	uint32_t pid = 100 + x->tid / 4;
 
 	switch (x->kind) {
 	case R_SAMPLE:
-		put_sample(r, x);
+		rawput_sample(r, pid, x->tid, x->time, ip, 1 + x->stack % 3);
 		break;
 	case R_OUT:
 	case R_IN:
-		w.out = x->kind == R_OUT;
-		w.preempt = w.out && x->preempt;
-		if (pf_buf_append(&r->switches, &w, sizeof(w)) == -1)
-			abort();
-		r->nswitches++;
+		rawput_switch(r, x->tid, x->time, x->kind == R_OUT,
+		    x->kind == R_OUT && x->preempt);
 		break;
 	case R_EXIT:
-		if (pf_buf_append(&r->events, &e, sizeof(e)) == -1 ||
-		    pf_buf_append(&r->events, pad, pf_rawevent_size(&e) - sizeof(e)) == -1)
-			abort();
-		r->nevents++;
+		rawput_exit(r, pid, x->tid, x->time);
 		break;
 	}
 }
 
-/* The stack index of a sample put by put_sample. */
+/* The stack index of a sample put by put. */
 static unsigned
 stack_of(const struct pf_rawsample *s)
 {

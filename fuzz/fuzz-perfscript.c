@@ -20,6 +20,8 @@
 #include "buildid.h"
 #include "perfscript.h"
 
+#include "lines.h"
+
 static const uint64_t pids[] = { 0, 1, 42, 4242 };
 
 struct run {
@@ -115,7 +117,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pf_perfscript *ps;
 	struct pf_ps_stats st;
 	struct run run = { 0 };
-	const char *p, *end, *nl;
 	uint8_t o;
 
 	if (size < 1)
@@ -151,24 +152,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* An odd size reads as a version 2 pf stream's (one-byte comms). */
 	pf_ps_names_escaped(ps, (int)(size & 1));
-	p = (const char *)data + 1;
-	end = (const char *)data + size;
-	while (p < end) {
-		size_t n;
-		char *line;
-
-		nl = memchr(p, '\n', (size_t)(end - p));
-		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		/* A copy of exactly n bytes, so ASan sees any read past the line. */
-		if ((line = malloc(n ? n : 1)) == NULL)
-			abort();
-		memcpy(line, p, n);
-		/* The callback never fails, so the only error is a malformed line. */
-		if (pf_ps_line(ps, line, n) == -1 && errno != EBADMSG)
-			abort();
-		free(line);
-		p += n + 1;
-	}
+	fuzz_each_line((const char *)data + 1, size - 1, fuzz_ps_line, ps);
 	pf_ps_finish(ps);
 	pf_ps_get_stats(ps, &st);
 	if (st.samples > 0 && run.total == 0)

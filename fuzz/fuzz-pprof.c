@@ -3,10 +3,10 @@
  * pf-fold --pprof feeds it: each line to perfscript (keep_frames), each
  * sample it emits to pf_pprof_add_sample, each '#' line to pf_pprof_comment.
  * Every string perfscript hands over is read whole (ASan sees a read past
- * its buffer).  The encoded profile is then read back with a wire-format reader
- * of its own and checked: it parses to its end, string 0 is empty, every
- * id a sample or location names exists, and the samples' values sum to
- * what was added.
+ * its buffer).  The encoded profile is then read back with the drivers'
+ * wire-format reader (tests/unit/pbread.h) and checked: it parses to its
+ * end, string 0 is empty, every id a sample or location names exists, and
+ * the samples' values sum to what was added.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -17,6 +17,9 @@
 #include "buf.h"
 #include "perfscript.h"
 #include "pprof.h"
+
+#include "../tests/unit/pbread.h"
+#include "lines.h"
 
 struct run {
 	struct pf_pprof *pp;
@@ -74,44 +77,14 @@ comment(const char *l, size_t len, void *arg)
 	return 0;
 }
 
+/* One field at *pos: false at the end; garbage aborts (the encoder wrote it). */
 static bool
-varint(const char *d, size_t len, size_t *pos, uint64_t *v)
+field(const char *d, size_t len, size_t *pos, struct pbf *f)
 {
-	unsigned shift = 0;
-
-	*v = 0;
-	while (*pos < len && shift < 64) {
-		unsigned char c = (unsigned char)d[(*pos)++];
-
-		*v |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80))
-			return true;
-		shift += 7;
-	}
-	return false;
-}
-
-/* One field: its number, wire type and value or bytes; false at the end or on garbage. */
-static bool
-field(const char *d, size_t len, size_t *pos, unsigned *fno, uint64_t *v, const char **p)
-{
-	uint64_t k;
-
 	if (*pos >= len)
 		return false;
-	if (!varint(d, len, pos, &k))
+	if (!pb_rd(d, len, pos, f))
 		abort();
-	*fno = (unsigned)(k >> 3);
-	if ((k & 7) == 0) {
-		if (!varint(d, len, pos, v))
-			abort();
-		*p = NULL;
-		return true;
-	}
-	if ((k & 7) != 2 || !varint(d, len, pos, v) || *v > len - *pos)
-		abort();
-	*p = d + *pos;
-	*pos += (size_t)*v;
 	return true;
 }
 
@@ -119,29 +92,25 @@ static void
 check(const struct pf_buf *b, const struct run *r)
 {
 	size_t pos = 0, nstr = 0, nloc = 0, nfn = 0, nmap = 0, maxloc = 0, maxfn = 0, maxmap = 0;
-	uint64_t v, count = 0, weight = 0;
-	const char *p;
-	unsigned f;
+	uint64_t count = 0, weight = 0;
+	struct pbf f;
 
-	while (field(b->data, b->len, &pos, &f, &v, &p)) {
-		size_t sp = 0, n = (size_t)v;
-		const char *sub = p;
-		unsigned g;
-		uint64_t w;
-		const char *q;
+	while (field(b->data, b->len, &pos, &f)) {
+		size_t sp = 0;
+		struct pbf g;
 
-		switch (f) {
+		switch (f.field) {
 		case 2:		/* sample: packed location ids, packed values */
-			while (field(sub, n, &sp, &g, &w, &q)) {
+			while (field(f.p, f.n, &sp, &g)) {
 				size_t vp = 0;
 				uint64_t x, y;
 
-				if (g == 1)
-					while (vp < w && varint(q, (size_t)w, &vp, &x))
+				if (g.field == 1)
+					while (vp < g.n && pb_rd_varint(g.p, g.n, &vp, &x))
 						maxloc = x > maxloc ? x : maxloc;
-				if (g == 2) {
-					if (!varint(q, (size_t)w, &vp, &x) || !varint(q, (size_t)w, &vp, &y) ||
-					    vp != w)
+				if (g.field == 2) {
+					if (!pb_rd_varint(g.p, g.n, &vp, &x) ||
+					    !pb_rd_varint(g.p, g.n, &vp, &y) || vp != g.n)
 						abort();
 					count += x;
 					weight += y;
@@ -153,25 +122,23 @@ check(const struct pf_buf *b, const struct run *r)
 			break;
 		case 4:		/* location: id, mapping, address, lines */
 			nloc++;
-			while (field(sub, n, &sp, &g, &w, &q)) {
+			while (field(f.p, f.n, &sp, &g)) {
 				size_t lp = 0;
-				unsigned h;
-				uint64_t x;
-				const char *z;
+				struct pbf h;
 
-				if (g == 2)
-					maxmap = w > maxmap ? w : maxmap;
-				if (g == 4)
-					while (field(q, (size_t)w, &lp, &h, &x, &z))
-						if (h == 1)
-							maxfn = x > maxfn ? x : maxfn;
+				if (g.field == 2)
+					maxmap = g.v > maxmap ? g.v : maxmap;
+				if (g.field == 4)
+					while (field(g.p, g.n, &lp, &h))
+						if (h.field == 1)
+							maxfn = h.v > maxfn ? h.v : maxfn;
 			}
 			break;
 		case 5:
 			nfn++;
 			break;
 		case 6:
-			if (nstr++ == 0 && n != 0)
+			if (nstr++ == 0 && f.n != 0)
 				abort();
 			break;
 		}
@@ -192,28 +159,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pf_perfscript *ps;
 	struct pf_ps_stats st;
 	struct pf_buf out = { 0 };
-	const char *p = (const char *)data, *end = p + size, *nl;
 
 	if ((r.pp = pf_pprof_new()) == NULL)
 		return 0;
 	if ((ps = pf_ps_new(&cfg, add, &r)) == NULL)
 		abort();
 	pf_ps_on_comment(ps, comment);
-	while (p < end) {
-		size_t n;
-		char *line;
-
-		nl = memchr(p, '\n', (size_t)(end - p));
-		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		/* A copy of exactly n bytes, so ASan sees any read past the line. */
-		if ((line = malloc(n ? n : 1)) == NULL)
-			abort();
-		memcpy(line, p, n);
-		if (pf_ps_line(ps, line, n) == -1 && errno != EBADMSG)
-			abort();
-		free(line);
-		p += n + 1;
-	}
+	fuzz_each_line((const char *)data, size, fuzz_ps_line, ps);
 	if (pf_ps_finish(ps) == -1)
 		abort();
 	pf_ps_get_stats(ps, &st);

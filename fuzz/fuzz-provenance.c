@@ -14,6 +14,8 @@
 #include "folded.h"
 #include "provenance.h"
 
+#include "lines.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void
@@ -51,32 +53,34 @@ check(const struct pf_prov *p)
 	pf_buf_free(&st);
 }
 
+/* The recording the lines so far describe: a header, then its notes. */
+struct cur {
+	struct pf_prov prov;
+	int have;
+};
+
+static void
+line(const char *l, size_t len, void *arg)
+{
+	struct cur *c = arg;
+	struct pf_prov tmp;
+
+	if (pf_prov_header(&c->prov, l, len))
+		c->have = 1;
+	else if (c->have)
+		(void)pf_prov_note(&c->prov, l, len);
+	if (pf_prov_parse(&tmp, l, len))
+		check(&tmp);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *p = (const char *)data, *end = p + size;
-	struct pf_prov cur, tmp;
-	int have = 0;
+	struct cur c;
 
-	memset(&cur, 0, sizeof(cur));
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char *line = malloc(len ? len : 1);
-
-		if (line == NULL)
-			abort();
-		memcpy(line, p, len);
-		if (pf_prov_header(&cur, line, len))
-			have = 1;
-		else if (have)
-			(void)pf_prov_note(&cur, line, len);
-		if (pf_prov_parse(&tmp, line, len))
-			check(&tmp);
-		free(line);
-		p += len + (nl != NULL);
-	}
-	if (have)
-		check(&cur);
+	memset(&c, 0, sizeof(c));
+	fuzz_each_line((const char *)data, size, line, &c);
+	if (c.have)
+		check(&c.prov);
 	return 0;
 }

@@ -54,8 +54,7 @@ build-id $b /usr/lib/x86_64-linux-gnu/libc.so.6"
 
 @test "the MANIFEST names the pf version, the one pf.h and --version give" {
 	local want
-	want=$(sed -n 's/^#define PF_VERSION "\(.*\)"$/\1/p' "$PF_ROOT/lib/common/pf.h")
-	[ -n "$want" ]
+	want=$(pf_version)
 	run -0 --separate-stderr "$BUNDLE" --version
 	assert_output "pf-bundle $want"
 	run -0 --separate-stderr "$BUNDLE" -o "$BATS_TEST_TMPDIR/b.tgz" "$BATS_TEST_TMPDIR/ev"
@@ -328,17 +327,7 @@ unpack() {
 }
 
 @test "-h and --help print the usage to stdout, --version the version of pf.h" {
-	local flag want
-	for flag in -h --help; do
-		run -0 --separate-stderr "$BUNDLE" "$flag"
-		assert_line --index 0 "usage: pf-bundle [-f] [-o OUT.tar.gz] PATH..."
-		assert_line --partial -- "--version"
-		[ -z "$stderr" ]
-	done
-	want=$(sed -n 's/^#define PF_VERSION "\(.*\)"$/\1/p' "$PF_ROOT/lib/common/pf.h")
-	[ -n "$want" ]
-	run -0 --separate-stderr "$BUNDLE" --version
-	assert_output "pf-bundle $want"
+	assert_usage_version "$BUNDLE" pf-bundle "usage: pf-bundle [-f] [-o OUT.tar.gz] PATH..."
 }
 
 @test "misuse is one line saying why, then the synopsis, on stderr, exit 2" {

@@ -522,12 +522,12 @@ wait_state() {
 	[ "$(value class)" = STOPPED ] || fail "traced: $output"
 }
 
-# many_threads N MS: classify a cls-threads process of N threads waking
+# many_threads N MS: classify a cls-sleeper process of N threads waking
 # every MS ms, once all N exist.  Above 256 threads pf-classify re-reads
 # them through descriptors kept from its first snapshot.
 many_threads() {
 	local n=$1 ms=$2 p _
-	"$WORKLOADS/cls-threads" "$n" 60 "$ms" &
+	"$WORKLOADS/cls-sleeper" "$ms" 60 "$n" &
 	p=$!
 	for _ in $(seq 100); do
 		[ "$(find "/proc/$p/task" -mindepth 1 -maxdepth 1 | wc -l)" -ge "$n" ] && break

@@ -58,8 +58,8 @@ in_root() {
 		[ -x "$f" ] || { bad+=("$t: not built"); continue; }
 		readelf -l "$f" | grep -q 'INTERP' && bad+=("$t: has a program interpreter")
 		readelf -d "$f" | grep -q '(NEEDED)' && bad+=("$t: needs $(readelf -d "$f" | grep NEEDED)")
-		[ "$("$f" --version)" = "$t $(sed -n 's/^#define PF_VERSION "\(.*\)"/\1/p' \
-			"$PF_ROOT/lib/common/pf.h") (static)" ] || bad+=("$t: --version says $("$f" --version)")
+		[ "$("$f" --version)" = "$t $(pf_version) (static)" ] ||
+			bad+=("$t: --version says $("$f" --version)")
 	done
 	# libdw's debuginfod client (a dlopen) is replaced, not linked.
 	nm "$STATIC_DIR/pf-record" | grep -q 'fp_debuginfod_find' &&
@@ -133,7 +133,7 @@ in_root() {
 
 @test "make static-dist writes a versioned tarball, its sha256 and the licence notices" {
 	local v tgz
-	v=$(sed -n 's/^#define PF_VERSION "\(.*\)"/\1/p' "$PF_ROOT/lib/common/pf.h")
+	v=$(pf_version)
 	tgz="pf-$v-static-$(uname -m).tar.gz"
 	make -s -C "$PF_ROOT" static-dist >/dev/null
 	(cd "$PF_ROOT/build" && sha256sum -c "$tgz.sha256")
@@ -158,7 +158,7 @@ in_root() {
 # hold a working tree's uncommitted changes.
 @test "make static-dist in two clones at different paths writes the same tarball" {
 	local v tgz a b
-	v=$(sed -n 's/^#define PF_VERSION "\(.*\)"/\1/p' "$PF_ROOT/lib/common/pf.h")
+	v=$(pf_version)
 	tgz="build/pf-$v-static-$(uname -m).tar.gz"
 	b="$BATS_TEST_TMPDIR/a-clone-at-a-longer-path/pf"
 	# A checkout holding nothing but its commit (CI's fresh clone) is the

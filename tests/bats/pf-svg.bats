@@ -102,23 +102,19 @@ fails_with_svg() {
 		s = "app"; d = int(rand() * 6) + 1
 		for (j = 0; j < d; j++) s = s ";f" int(rand() * 9) "_" j
 		print s, int(rand() * 50) + 1 } }' >in.folded
-	run -0 pf-svg in.folded
-	printf '%s\n' "$output" >one.svg
-	run -0 pf-svg in.folded
-	printf '%s\n' "$output" >two.svg
+	draw one.svg in.folded
+	draw two.svg in.folded
 	cmp one.svg two.svg
 	# The order of the input lines does not matter either.
 	sort -r in.folded >rev.folded
-	run -0 pf-svg rev.folded
-	printf '%s\n' "$output" >three.svg
+	draw three.svg rev.folded
 	cmp one.svg three.svg
 	[ "$(grep -c '<g data' one.svg)" -gt 100 ] || fail "too few frames to mean anything"
 }
 
 @test "a parent is one frame even when a sibling name sorts between its lines" {
 	printf 'a 50\na-x;y 20\na;c 30\n' >in.folded
-	run -0 pf-svg in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg in.folded
 	[ "$(grep -c '<title>a (' out.svg)" -eq 1 ] || fail "a is split: $(grep '<title>a (' out.svg)"
 	[ "$(tip a out.svg)" = "a (80 samples, 80.00%)" ]
 	[ "$(tip a-x out.svg)" = "a-x (20 samples, 20.00%)" ]
@@ -129,8 +125,7 @@ fails_with_svg() {
 	# total 8, 1180 px for 8 samples: 147.5 px each; 3 rows:
 	# image height 3*16 + 3*12 + (2*12 + 10) = 118.
 	printf 'a;b 3\na;c 1\nd 4\n' >in.folded
-	run -0 pf-svg in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg in.folded
 	grep -q '<svg version="1.1" width="1200" height="118" viewBox="0 0 1200 118"' out.svg
 	local -A want=(
 		[all]="10.0 69.0 1180.0 15.0"
@@ -151,8 +146,7 @@ fails_with_svg() {
 
 @test "--inverted puts the root at the top and titles it Icicle Graph" {
 	printf 'a;b 3\na;c 1\nd 4\n' >in.folded
-	run -0 pf-svg --inverted in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg --inverted in.folded
 	[ "$(geom all out.svg)" = "10.0 36.0 1180.0 15.0" ]
 	[ "$(geom a out.svg)" = "10.0 52.0 590.0 15.0" ]
 	[ "$(geom b out.svg)" = "10.0 68.0 442.5 15.0" ]
@@ -161,8 +155,7 @@ fails_with_svg() {
 
 @test "--width, --height and --subtitle change the geometry as flamegraph.pl does" {
 	printf 'a;b 1\n' >in.folded
-	run -0 pf-svg --width 620 --height 20 --subtitle s in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg --width 620 --height 20 --subtitle s in.folded
 	# 3 rows of 20, ypad1 = 36 + 24, ypad2 = 34: 60 + 60 + 34 = 154.
 	grep -q 'width="620" height="154"' out.svg
 	# depth 1: 154 - 34 - 2 * 20 + 1 = 81; 620 - 2 * 10 = 600 wide.
@@ -171,18 +164,15 @@ fails_with_svg() {
 
 @test "--minwidth prunes narrow frames in px or percent without moving the others" {
 	printf 'a;b 3\na;c 1\nd 4\n' >in.folded
-	run -0 pf-svg --minwidth 200 in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg --minwidth 200 in.folded
 	! grep -q '<title>c (' out.svg || fail "c (147.5 px) kept"
 	[ "$(geom b out.svg)" = "10.0 37.0 442.5 15.0" ]
 	[ "$(geom d out.svg)" = "600.0 53.0 590.0 15.0" ]
-	run -0 pf-svg --minwidth 500 in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg --minwidth 500 in.folded
 	# Only depth 0 and 1 remain: 2*16 + 70 = 102.
 	grep -q 'height="102"' out.svg
 	[ "$(grep -c '<g data' out.svg)" -eq 3 ]
-	run -0 pf-svg --minwidth 40% in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg --minwidth 40% in.folded
 	! grep -q '<title>b (' out.svg || fail "b (37.5%) kept under 40%"
 	grep -q '<title>a (' out.svg
 }
@@ -209,8 +199,7 @@ fails_with_svg() {
 
 @test "--total widens the scale and a smaller one is ignored with a warning" {
 	printf 'a 50\n' >in.folded
-	run -0 pf-svg --total 100 in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg --total 100 in.folded
 	[ "$(tip all out.svg)" = "all (50 samples, 50.00%)" ]
 	[ "$(geom a out.svg)" = "10.0 37.0 590.0 15.0" ]
 	run -0 --separate-stderr pf-svg --total 10 in.folded
@@ -220,8 +209,7 @@ fails_with_svg() {
 
 @test "a differential colours growth red and shrinkage blue, with the delta in the tooltip" {
 	printf 'a;b 10 20\na;c 10 5\n' >in.folded
-	run -0 pf-svg in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg in.folded
 	# Widths from the second count; b +10 is the largest change.
 	[ "$(tip b out.svg)" = "b (20 samples, 80.00%; +40.00%)" ]
 	[ "$(tip c out.svg)" = "c (5 samples, 20.00%; -20.00%)" ]
@@ -229,8 +217,7 @@ fails_with_svg() {
 	[ "$(fill b out.svg)" = "rgb(255,0,0)" ]
 	[ "$(fill c out.svg)" = "rgb(105,105,255)" ]
 	[ "$(fill a out.svg)" = "rgb(255,105,105)" ]
-	run -0 pf-svg --negate in.folded
-	printf '%s\n' "$output" >neg.svg
+	draw neg.svg --negate in.folded
 	[ "$(tip b neg.svg)" = "b (20 samples, 80.00%; -40.00%)" ]
 	[ "$(fill b neg.svg)" = "rgb(0,0,255)" ]
 	[ "$(fill c neg.svg)" = "rgb(255,105,105)" ]
@@ -238,16 +225,14 @@ fails_with_svg() {
 
 @test "an unchanged frame in a differential is white" {
 	printf 'a;b 7 7\na;c 1 3\n' >in.folded
-	run -0 pf-svg in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg in.folded
 	[ "$(fill b out.svg)" = "rgb(255,255,255)" ]
 	[ "$(tip b out.svg)" = "b (7 samples, 70.00%; 0.00%)" ]
 }
 
 @test "annotations pick colours and are not shown" {
 	printf 'java;Lfoo/Bar;run_[j];inl_[i];read_[l];sys_read_[k];native 1\n' >in.folded
-	run -0 pf-svg --colors java in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg --colors java in.folded
 	! grep -q '_\[[kjiwl]\]' out.svg || fail "annotation shown"
 	[ -n "$(fill read out.svg)" ] || fail "no frame named read"
 	local r g b
@@ -265,12 +250,10 @@ fails_with_svg() {
 	local p
 	printf 'a;b_[k];c_[w] 1\n--;- 1\n' >in.folded
 	for p in hot mem io wakeup chain java js perl red green blue aqua yellow purple orange; do
-		run -0 pf-svg --colors "$p" --hash in.folded
-		printf '%s\n' "$output" >out.svg
+		draw out.svg --colors "$p" --hash in.folded
 		xml_ok out.svg
 	done
-	run -0 pf-svg in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg in.folded
 	[ "$(fill -- out.svg)" = "rgb(160,160,160)" ]
 	[ "$(fill - out.svg)" = "rgb(200,200,200)" ]
 	run -0 pf-svg --bgcolors '#123abc' in.folded
@@ -287,8 +270,7 @@ fails_with_svg() {
 
 @test "--reverse merges from the leaf side" {
 	printf 'a;b;c 2\nx;b;c 3\n' >in.folded
-	run -0 pf-svg --reverse in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg --reverse in.folded
 	[ "$(tip c out.svg)" = "c (5 samples, 100.00%)" ]
 	[ "$(geom c out.svg)" = "10.0 69.0 1180.0 15.0" ]
 	[ "$(grep -c '<title>b (' out.svg)" -eq 1 ]
@@ -296,8 +278,7 @@ fails_with_svg() {
 
 @test "--flamechart keeps input order and merges only neighbours" {
 	printf 'b 1\na 1\nb 1\nb 1\n' >in.folded
-	run -0 pf-svg --flamechart in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg --flamechart in.folded
 	grep -q '<text id="title" [^>]*>Flame Chart</text>' out.svg
 	[ "$(grep -o '<title>[ab] ([^<]*' out.svg | tr '\n' '|')" = \
 	  "<title>b (1 samples, 25.00%)|<title>a (1 samples, 25.00%)|<title>b (2 samples, 50.00%)|" ]
@@ -475,8 +456,7 @@ fails_with_svg() {
 @test "--encoding converts names from that encoding to UTF-8" {
 	require_cmd xmllint
 	printf 'caf\351;na\357ve 2\n' >in.folded
-	run -0 pf-svg --encoding ISO-8859-1 in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg --encoding ISO-8859-1 in.folded
 	xml_ok out.svg
 	grep -qF $'<title>caf\xc3\xa9 (2 samples' out.svg
 	grep -qF $'<title>na\xc3\xafve (2 samples' out.svg
@@ -634,8 +614,7 @@ fails_with_svg() {
 
 @test "unambiguous prefixes of long options work, as with flamegraph.pl" {
 	printf 'a;b_[k] 1\n' >in.folded
-	run -0 pf-svg --color=java --inv --tit T in.folded
-	printf '%s\n' "$output" >out.svg
+	draw out.svg --color=java --inv --tit T in.folded
 	grep -q '<text id="title" [^>]*>T</text>' out.svg
 	[ "$(geom all out.svg)" = "10.0 36.0 1180.0 15.0" ] || fail "not inverted: $(geom all out.svg)"
 	local r g b

@@ -143,19 +143,28 @@ teardown() {
 	grep -qF "Off-CPU time: cls-sleeper (pid $WPID)" ev/offcpu.svg
 }
 
-@test "a service that waits on fsync and a mutex, on CPUs kept busy by others, is classed waiting and profiled off-CPU" {
-	require_root
-	require_perf_events
-	[ "$(nproc)" -le 2 ] || skip "needs at most 2 CPUs for two spinners to fill them, have $(nproc)"
+# service_beside_spinners WORKLOAD NAME: two cls-spin processes keep the
+# CPUs busy while WORKLOAD (a service taking FILE SECONDS) writes to
+# NAME.PID in PF_DISK_DIR (default /var/tmp), which must be disk-backed:
+# the test skips on tmpfs.  WPID is "SERVICE SPIN SPIN", for teardown;
+# the service has exec'd when this returns.
+service_beside_spinners() {
 	local dir=${PF_DISK_DIR:-/var/tmp} s1 s2
 	[ "$(stat -f -c %T "$dir")" != tmpfs ] || skip "$dir is tmpfs: set PF_DISK_DIR to a disk-backed directory"
 	"$WORKLOADS/cls-spin" 1 60 &
 	s1=$!
 	"$WORKLOADS/cls-spin" 1 60 &
 	s2=$!
-	"$WORKLOADS/cls-service" "$dir/pf-triage-svc.$$" 60 &
+	"$WORKLOADS/$1" "$dir/$2.$$" 60 &
 	WPID="$! $s1 $s2"
-	wait_exec "${WPID%% *}" cls-service
+	wait_exec "${WPID%% *}" "$1"
+}
+
+@test "a service that waits on fsync and a mutex, on CPUs kept busy by others, is classed waiting and profiled off-CPU" {
+	require_root
+	require_perf_events
+	[ "$(nproc)" -le 2 ] || skip "needs at most 2 CPUs for two spinners to fill them, have $(nproc)"
+	service_beside_spinners cls-service pf-triage-svc
 	cd "$BATS_TEST_TMPDIR"
 	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$TRIAGE" -p "${WPID%% *}" -d 2 -i 2 -n -o ev
 	assert_line --regexp '^class (OFF_CPU|IO_WAIT)$'
@@ -228,6 +237,20 @@ wait_for() {
 	done
 }
 
+# record_interrupted PID SIGNAL: the runbook PID (triage_bg's files) exits
+# 1 saying SIGNAL stopped it while it recorded, and its bundle holds the
+# recording, stopped by the signal, as it stands in ev/.
+record_interrupted() {
+	local rc=0
+	wait "$1" || rc=$?
+	[ "$rc" -eq 1 ] || fail "status $rc: $(cat err)"
+	grep -qx "interrupted $2 during record cpu; later steps not run" out ||
+		fail "not interrupted by $2 during record cpu: $(cat out err)"
+	grep -qE '^# pf-record: samples=[0-9]+ .*stop=signal' ev/cpu.perf
+	check_bundle ev.tar.gz
+	cmp ev/cpu.perf x/pf-bundle-*/ev/cpu.perf
+}
+
 @test "SIGHUP during the recording keeps the recording (stop=signal) and bundles it" {
 	require_root
 	require_perf_events
@@ -239,13 +262,7 @@ wait_for() {
 	wait_for '^== record' out
 	sleep 1.5
 	kill -HUP "$TPID"
-	rc=0
-	wait "$TPID" || rc=$?
-	[ "$rc" -eq 1 ] || fail "status $rc: $(cat err)"
-	grep -qx "interrupted SIGHUP during record cpu; later steps not run" out
-	grep -qE '^# pf-record: samples=[0-9]+ .*stop=signal' ev/cpu.perf
-	check_bundle ev.tar.gz
-	cmp ev/cpu.perf x/pf-bundle-*/ev/cpu.perf
+	record_interrupted "$TPID" SIGHUP
 	# The bundle names the debug files to fetch: the target's, by build-id.
 	grep -qxF "build-id $(readelf -n "$WORKLOADS/rec-split" | awk '/Build ID/ { print $3 }') $WORKLOADS/rec-split" \
 		x/pf-bundle-*/MANIFEST || fail "no build-id line for rec-split: $(grep '^build-id' x/pf-bundle-*/MANIFEST)"
@@ -271,13 +288,7 @@ wait_for() {
 	sleep 1.5
 	# What a typed Ctrl-C does: SIGINT to the triage and the recorder alike.
 	kill -INT -- "-$pg"
-	rc=0
-	wait "$pg" || rc=$?
-	[ "$rc" -eq 1 ] || fail "status $rc: $(cat err)"
-	grep -qx "interrupted SIGINT during record cpu; later steps not run" out
-	grep -qE '^# pf-record: samples=[0-9]+ .*stop=signal' ev/cpu.perf
-	check_bundle ev.tar.gz
-	cmp ev/cpu.perf x/pf-bundle-*/ev/cpu.perf
+	record_interrupted "$pg" SIGINT
 }
 
 @test "evidence names with a space or a quote go through triage, bundle and MANIFEST" {
@@ -325,17 +336,8 @@ wait_for() {
 }
 
 @test "-h and --help print the usage to stdout, --version the version of pf.h" {
-	local flag want
-	for flag in -h --help; do
-		run -0 --separate-stderr "$TRIAGE" "$flag"
-		assert_line --index 0 "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME | --cgroup PATH]"
-		assert_line --partial -- "--version"
-		[ -z "$stderr" ]
-	done
-	want=$(sed -n 's/^#define PF_VERSION "\(.*\)"$/\1/p' "$PF_ROOT/lib/common/pf.h")
-	[ -n "$want" ]
-	run -0 --separate-stderr "$TRIAGE" --version
-	assert_output "pf-triage $want"
+	assert_usage_version "$TRIAGE" pf-triage \
+	    "usage: pf-triage [-n] [-d SECONDS] [-i SECONDS] [-o DIR] [-p PID | -c NAME | --cgroup PATH]"
 }
 
 @test "misuse is one line saying why, then the synopsis, on stderr, exit 2, before anything runs" {
@@ -862,17 +864,10 @@ note cpu: 75.00% of the samples in pvm_irq_enable, where interrupts come back on
 @test "hot-offcpu names the code that waits: a service whose threads queue on a mutex held across fdatasync, without frame pointers, beside two spinners" {
 	require_root
 	require_perf_events
-	local dir=${PF_DISK_DIR:-/var/tmp} rb s1 s2 first
-	[ "$(stat -f -c %T "$dir")" != tmpfs ] || skip "$dir is tmpfs: set PF_DISK_DIR to a disk-backed directory"
-	"$WORKLOADS/cls-spin" 1 60 &
-	s1=$!
-	"$WORKLOADS/cls-spin" 1 60 &
-	s2=$!
+	local rb first
 	# One of its four threads holds the lock in fdatasync, the others
 	# queue for it: some 75% of the blocked time is append_record's lock.
-	"$WORKLOADS/nofp-service" "$dir/pf-triage-nofp-svc.$$" 60 &
-	WPID="$! $s1 $s2"
-	wait_exec "${WPID%% *}" nofp-service
+	service_beside_spinners nofp-service pf-triage-nofp-svc
 	# The verdict is the test's: the off-CPU profile is what is tested.
 	rb=$(fake_classify "class OFF_CPU" "next pf-offcpu -p ${WPID%% *}")
 	cd "$BATS_TEST_TMPDIR"

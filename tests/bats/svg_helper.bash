@@ -2,6 +2,15 @@
 # svg_helper.bash: reading pf-svg's documents in tests (pf-svg.bats and
 # pf-svg-live.bats load it after test_helper).
 
+# draw FILE ARGS...: pf-svg ARGS, which must exit 0; its output (also in
+# $output, as run leaves it) is written to FILE.
+draw() {
+	local out=$1
+	shift
+	run -0 pf-svg "$@"
+	printf '%s\n' "$output" >"$out"
+}
+
 # geom NAME FILE: "x y width height" of the frame whose tooltip starts "NAME (".
 geom() {
 	grep -F "<title>$1 (" "$2" | sed -n 's/.*<rect x="\([^"]*\)" y="\([^"]*\)" width="\([^"]*\)" height="\([^"]*\)".*/\1 \2 \3 \4/p'

@@ -66,6 +66,30 @@ pf_tools() {
 	done
 }
 
+# pf_version: the version pf.h defines (PF_VERSION); fails when it finds none.
+pf_version() {
+	local v
+	v=$(sed -n 's/^#define PF_VERSION "\(.*\)"$/\1/p' "$PF_ROOT/lib/common/pf.h")
+	[ -n "$v" ] || { echo "no PF_VERSION in lib/common/pf.h" >&2; return 1; }
+	echo "$v"
+}
+
+# assert_usage_version PROG NAME USAGE: -h and --help print USAGE as the
+# first line of stdout and name --version, with nothing on stderr;
+# --version prints "NAME VERSION", VERSION pf.h's.
+assert_usage_version() {
+	local prog=$1 name=$2 usage=$3 flag want
+	for flag in -h --help; do
+		run -0 --separate-stderr "$prog" "$flag"
+		assert_line --index 0 "$usage"
+		assert_line --partial -- "--version"
+		[ -z "$stderr" ] || fail "$flag wrote to stderr: $stderr"
+	done
+	want=$(pf_version)
+	run -0 --separate-stderr "$prog" --version
+	assert_output "$name $want"
+}
+
 # require_root: skip with a reason unless running as root.
 require_root() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (run the suite as root, as CI does)"

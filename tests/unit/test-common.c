@@ -51,6 +51,7 @@
 #include "sysctl.h"
 #include "xmlesc.h"
 
+#include "pbread.h"
 #include "unit.h"
 
 
@@ -1529,50 +1530,6 @@ check_bytes(const struct pf_buf *b, const char *want, size_t n, const char *what
 {
 	CHECK(b->len == n && memcmp(b->data, want, n) == 0, "%s: %zu bytes, want %zu",
 	    what, b->len, n);
-}
-
-/* A minimal reader of the wire format: one field at *pos, false at the end. */
-struct pbf {
-	unsigned field, wire;
-	uint64_t v;
-	const char *p;
-	size_t n;
-};
-
-static bool
-pb_rd_varint(const char *d, size_t len, size_t *pos, uint64_t *v)
-{
-	unsigned shift = 0;
-
-	*v = 0;
-	while (*pos < len && shift < 64) {
-		unsigned char c = (unsigned char)d[(*pos)++];
-
-		*v |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80))
-			return true;
-		shift += 7;
-	}
-	return false;
-}
-
-static bool
-pb_rd(const char *d, size_t len, size_t *pos, struct pbf *f)
-{
-	uint64_t k;
-
-	if (*pos >= len || !pb_rd_varint(d, len, pos, &k))
-		return false;
-	f->field = (unsigned)(k >> 3);
-	f->wire = (unsigned)(k & 7);
-	if (f->wire == 0)
-		return pb_rd_varint(d, len, pos, &f->v);
-	if (f->wire != 2 || !pb_rd_varint(d, len, pos, &f->v) || f->v > len - *pos)
-		return false;
-	f->p = d + *pos;
-	f->n = (size_t)f->v;
-	*pos += f->n;
-	return true;
 }
 
 /* What perfscript hands over besides the folded stack: fields and frames as printed. */

@@ -13,6 +13,7 @@
 #include "offcpu.h"
 #include "rawrec.h"
 
+#include "rawput.h"
 #include "unit.h"
 
 
@@ -20,35 +21,19 @@
 static void
 sample(struct pf_rawrec *r, uint32_t tid, uint64_t time, uint64_t ip)
 {
-	struct pf_rawsample s = { .pid = tid, .tid = tid, .nr = 1, .time = time, .period = 1 };
-
-	if (pf_buf_append(&r->samples, &s, sizeof(s)) == -1 ||
-	    pf_buf_append(&r->samples, &ip, sizeof(ip)) == -1)
-		abort();
-	r->nsamples++;
+	rawput_sample(r, tid, tid, time, &ip, 1);
 }
 
 static void
 sw(struct pf_rawrec *r, uint32_t tid, uint64_t time, bool out, bool preempt)
 {
-	struct pf_rawswitch w = { .time = time, .tid = tid, .out = out, .preempt = preempt };
-
-	if (pf_buf_append(&r->switches, &w, sizeof(w)) == -1)
-		abort();
-	r->nswitches++;
+	rawput_switch(r, tid, time, out, preempt);
 }
 
-/* A thread's exit, as add_event stores it: the record, a NUL, 8-byte aligned. */
 static void
 texit(struct pf_rawrec *r, uint32_t tid, uint64_t time)
 {
-	struct pf_rawevent e = { .time = time, .type = PF_EV_EXIT, .pid = tid, .tid = tid };
-	static const char pad[8];
-
-	if (pf_buf_append(&r->events, &e, sizeof(e)) == -1 ||
-	    pf_buf_append(&r->events, pad, pf_rawevent_size(&e) - sizeof(e)) == -1)
-		abort();
-	r->nevents++;
+	rawput_exit(r, tid, tid, time);
 }
 
 /* A blocked interval: the sample and switch-out at from, the switch-in at to. */
@@ -74,6 +59,15 @@ ip_of(const struct pf_rawsample *s)
 
 	memcpy(&ip, s + 1, sizeof(ip));
 	return ip;
+}
+
+/* The end of a case: its blocks, its engine and its records. */
+static void
+release(struct pf_rawref *b, struct pf_offcpu *o, struct pf_rawrec *r)
+{
+	free(b);
+	pf_offcpu_free(o);
+	pf_rawrec_free(r);
 }
 
 /* Pair rec at once (below the rate cap), with the given settings. */
@@ -129,9 +123,7 @@ test_pair(void)
 	    o.fig.preempted == 0 && o.fig.filtered == 0,
 	    "figures: paired %llu unpaired %llu idle %llu", (unsigned long long)o.fig.paired,
 	    (unsigned long long)o.fig.unpaired, (unsigned long long)o.fig.idle);
-	free(b);
-	pf_offcpu_free(&o);
-	pf_rawrec_free(&r);
+	release(b, &o, &r);
 
 	/* A lost switch-in: the next switch-out starts over, the first is unpaired. */
 	memset(&r, 0, sizeof(r));
@@ -145,18 +137,14 @@ test_pair(void)
 	    "after a lost switch-in: %zu blocks, first %llu", n,
 	    n ? (unsigned long long)b[0].period : 0ULL);
 	CHECK(o.fig.unpaired == 1, "unpaired %llu", (unsigned long long)o.fig.unpaired);
-	free(b);
-	pf_offcpu_free(&o);
-	pf_rawrec_free(&r);
+	release(b, &o, &r);
 
 	/* Nothing at all: no block, and an array to free. */
 	memset(&r, 0, sizeof(r));
 	pf_offcpu_init(&o);
 	b = pair_all(&o, &r, &n);
 	CHECK(b != NULL && n == 0, "empty: %zu blocks", n);
-	free(b);
-	pf_offcpu_free(&o);
-	pf_rawrec_free(&r);
+	release(b, &o, &r);
 }
 
 static void
@@ -190,9 +178,7 @@ test_preempt(void)
 			CHECK(o.fig.preempted == 0, "preempted %llu with it included",
 			    (unsigned long long)o.fig.preempted);
 		}
-		free(b);
-		pf_offcpu_free(&o);
-		pf_rawrec_free(&r);
+		release(b, &o, &r);
 	}
 }
 
@@ -224,9 +210,7 @@ test_filter(void)
 		    (n == 0 || b[0].period == t[k].len), "min %llu max %llu: %llu ns %s",
 		    (unsigned long long)t[k].min, (unsigned long long)t[k].max,
 		    (unsigned long long)t[k].len, t[k].kept ? "kept" : "filtered");
-		free(b);
-		pf_offcpu_free(&o);
-		pf_rawrec_free(&r);
+		release(b, &o, &r);
 	}
 }
 
@@ -262,9 +246,7 @@ test_exit(void)
 		CHECK(o.fig.paired == 2 && o.fig.unpaired == 0, "%s: paired %llu unpaired %llu",
 		    agg[k] ? "summed" : "one each", (unsigned long long)o.fig.paired,
 		    (unsigned long long)o.fig.unpaired);
-		free(b);
-		pf_offcpu_free(&o);
-		pf_rawrec_free(&r);
+		release(b, &o, &r);
 	}
 }
 
@@ -314,9 +296,7 @@ test_order(void)
 		    (unsigned long long)b[0].period, at(&r, &b[1])->tid,
 		    (unsigned long long)b[1].period, at(&r, &b[2])->tid,
 		    (unsigned long long)b[2].period);
-	free(b);
-	pf_offcpu_free(&o);
-	pf_rawrec_free(&r);
+	release(b, &o, &r);
 
 	/*
 	 * A switch-in later than the rings promise, older than the switch-out
@@ -341,9 +321,7 @@ test_order(void)
 	CHECK(b != NULL && n == 2 && b[0].period == 30000 && b[1].period == 2000,
 	    "a late switch-in: %zu blocks, first %llu", n,
 	    b != NULL && n ? (unsigned long long)b[0].period : 0ULL);
-	free(b);
-	pf_offcpu_free(&o);
-	pf_rawrec_free(&r);
+	release(b, &o, &r);
 }
 
 /* A small deterministic generator (the checks must not vary run to run). */
@@ -490,12 +468,8 @@ test_aggregate(void)
 		    (sizeof(struct pf_rawsample) + 8), "seed %llu: %zu sums", (unsigned long long)seeds[k], nb);
 		for (i = 1; i < nb; i++)
 			CHECK(at(&rb, &bb[i - 1])->time <= at(&rb, &bb[i])->time, "sorted");
-		free(ba);
-		free(bb);
-		pf_offcpu_free(&oa);
-		pf_offcpu_free(&ob);
-		pf_rawrec_free(&ra);
-		pf_rawrec_free(&rb);
+		release(ba, &oa, &ra);
+		release(bb, &ob, &rb);
 	}
 }
 
@@ -521,9 +495,7 @@ test_memory(void)
 		CHECK(n <= NTHREADS * NSTACKS && o.sums.n == n, "%zu intervals: %zu sums",
 		    lens[k], n);
 		CHECK(!r.over, "%zu intervals: not over an unbounded cap", lens[k]);
-		free(b);
-		pf_offcpu_free(&o);
-		pf_rawrec_free(&r);
+		release(b, &o, &r);
 	}
 	/* 100 times the switches, not 100 times the memory. */
 	CHECK(peaks[2] < 2 * peaks[0], "peak %zu bytes for %zu intervals, %zu for %zu",
@@ -540,9 +512,7 @@ test_memory(void)
 		b = window(&o, &r, 7, lens[2], false, &n, &peak);
 		CHECK(r.samples.len >= lens[2] * (sizeof(struct pf_rawsample) + 8),
 		    "unsummed: %zu bytes of samples", r.samples.len);
-		free(b);
-		pf_offcpu_free(&o);
-		pf_rawrec_free(&r);
+		release(b, &o, &r);
 	}
 
 	/*

@@ -14,18 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wl-file.h"
+#include "wl-now.h"
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static double end;
 static int fd;
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Burn about us microseconds of CPU. */
 static void
@@ -80,10 +74,8 @@ main(int argc, char **argv)
 	if (argc < 2)
 		return 2;
 	end = now() + (argc > 2 ? atof(argv[2]) : 10);
-	if ((fd = open(argv[1], O_WRONLY | O_CREAT | O_EXCL, 0600)) == -1)
+	if ((fd = scratch_open(argv[1])) == -1)
 		return 1;
-	/* Unlinked at once: the writes still reach the disk, and a kill leaves nothing behind. */
-	unlink(argv[1]);
 	if (pthread_create(&t[0], NULL, syncer, NULL) != 0)
 		return 3;
 	for (i = 1; i < 4; i++)

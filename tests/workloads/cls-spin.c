@@ -7,16 +7,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "wl-now.h"
+
 static double stop_at;
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void *
 spin(void *arg)

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "wl-now.h"
+
 #define NODES	16
 #define LAPS	100000UL
 
@@ -37,15 +39,6 @@ nofp_chase(struct node *ring, unsigned long laps)
 	    "pop %%rbp\n\t"
 	    "lea 128(%%rsp), %%rsp"
 	    : "+r"(ring), "+r"(laps) : : "memory", "cc");
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int

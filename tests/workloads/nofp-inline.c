@@ -9,16 +9,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "wl-now.h"
+
 #define SPIN 200000UL
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 __attribute__((always_inline)) static inline unsigned long
 inl_spin(unsigned long x)

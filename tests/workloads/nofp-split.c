@@ -17,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "wl-now.h"
+
 #define SPIN 150000UL
 
 __attribute__((noinline)) void
@@ -31,15 +33,6 @@ nofp_forty(void)
 {
 	for (volatile unsigned long i = 0; i < SPIN; i++)
 		;
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* Inlined into its callers: the leaves' caller is main itself. */

@@ -18,36 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wl-now.h"
+#include "wl-sys3.h"
+
 static double seconds = 3;
 static int pa[2], pb[2];
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/*
- * The system calls are made here, not through libc: libc has no frame
- * pointers, so a frame-pointer unwind from inside its wrapper skips the
- * caller and the blocked time would land on the wrapper's parent.
- */
-static inline __attribute__((always_inline)) long
-sys3(long nr, long a, long b, long c)
-{
-#ifdef __x86_64__
-	long r;
-
-	__asm__ volatile ("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c)
-	    : "rcx", "r11", "memory");
-	return r;
-#else
-	return syscall(nr, a, b, c);
-#endif
-}
 
 __attribute__((noinline)) void
 off_alpha(void)

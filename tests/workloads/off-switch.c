@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wl-sys3.h"
+
 static int pa[2], pb[2];
 
 static unsigned long long
@@ -41,25 +43,6 @@ now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
-}
-
-/*
- * The system calls are made here, not through libc: libc has no frame
- * pointers, so a frame-pointer unwind from inside its wrapper would skip
- * the function that waits.
- */
-static inline __attribute__((always_inline)) long
-sys3(long nr, long a, long b, long c)
-{
-#ifdef __x86_64__
-	long r;
-
-	__asm__ volatile ("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c)
-	    : "rcx", "r11", "memory");
-	return r;
-#else
-	return syscall(nr, a, b, c);
-#endif
 }
 
 __attribute__((noinline)) long

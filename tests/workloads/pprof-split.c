@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "wl-now.h"
+
 #define SPIN 100000UL
 
 __attribute__((noinline, aligned(64))) void
@@ -33,15 +35,6 @@ pp_fifteen(void)
 {
 	for (volatile unsigned long i = 0; i < SPIN; i++)
 		;
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 __attribute__((noinline)) static void

@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wl-now.h"
+
 #define SPIN 200000UL
 
 __attribute__((noinline)) void
@@ -91,7 +93,7 @@ libs(const char *so, const char *dir, long n)
 int
 main(int argc, char **argv)
 {
-	struct timespec a, b;
+	double end;
 	double seconds;
 	int rc;
 
@@ -111,10 +113,9 @@ main(int argc, char **argv)
 	}
 	printf("ready\n");
 	fflush(stdout);
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	end = now() + seconds;
 	do {
 		bomb_spin();
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	} while ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9 < seconds);
+	} while (now() < end);
 	return 0;
 }

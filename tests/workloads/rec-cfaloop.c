@@ -37,6 +37,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "wl-now.h"
+
 #define SPINS	(1UL << 22)
 
 void cfaloop_plain(unsigned long n);
@@ -49,22 +51,20 @@ void cfaloop_mid(unsigned long n);
 void cfaloop_expr(unsigned long n);
 
 /*
- * Each leaf: push rbp, the rule under test from there, the count in rbp
- * (negated: an address above user space, which ends a frame-pointer
- * walk), pop rbp.  n is at least 1.
+ * The frame both kinds of function below share: a global function that
+ * pushes rbp, states the CFA by rule and where rbp was saved; at the end
+ * pops it, with the CFA back at rsp + 8.
  */
-#define LEAF(name, rule)						\
+#define FN_BEGIN(name, rule)						\
 	"	.globl	" name "\n"					\
 	"	.type	" name ", @function\n"				\
 	name ":\n"							\
 	"	.cfi_startproc\n"					\
 	"	pushq	%rbp\n"						\
 	rule								\
-	"	.cfi_offset %rbp, -16\n"				\
-	"	movq	%rdi, %rbp\n"					\
-	"	negq	%rbp\n"						\
-	"1:	addq	$1, %rbp\n"					\
-	"	jnz	1b\n"						\
+	"	.cfi_offset %rbp, -16\n"
+
+#define FN_END(name)							\
 	"	popq	%rbp\n"						\
 	"	.cfi_def_cfa %rsp, 8\n"					\
 	"	.cfi_restore %rbp\n"					\
@@ -73,25 +73,27 @@ void cfaloop_expr(unsigned long n);
 	"	.size	" name ", .-" name "\n"
 
 /*
+ * Each leaf: push rbp, the rule under test from there, the count in rbp
+ * (negated: an address above user space, which ends a frame-pointer
+ * walk), pop rbp.  n is at least 1.
+ */
+#define LEAF(name, rule)						\
+	FN_BEGIN(name, rule)						\
+	"	movq	%rdi, %rbp\n"					\
+	"	negq	%rbp\n"						\
+	"1:	addq	$1, %rbp\n"					\
+	"	jnz	1b\n"						\
+	FN_END(name)
+
+/*
  * A caller of cfaloop_expr with the given rule after its push of rbp; rbp
  * is then a number that is no frame (-1).
  */
 #define CALLER(name, rule)						\
-	"	.globl	" name "\n"					\
-	"	.type	" name ", @function\n"				\
-	name ":\n"							\
-	"	.cfi_startproc\n"					\
-	"	pushq	%rbp\n"						\
-	rule								\
-	"	.cfi_offset %rbp, -16\n"				\
+	FN_BEGIN(name, rule)						\
 	"	movq	$-1, %rbp\n"					\
 	"	call	cfaloop_expr\n"					\
-	"	popq	%rbp\n"						\
-	"	.cfi_def_cfa %rsp, 8\n"					\
-	"	.cfi_restore %rbp\n"					\
-	"	ret\n"							\
-	"	.cfi_endproc\n"						\
-	"	.size	" name ", .-" name "\n"
+	FN_END(name)
 
 /* DW_CFA_def_cfa_expression (0x0f), 5 bytes: DW_OP_breg7 16; DW_OP_skip -3. */
 #define CFA_LOOP	"	.cfi_escape 0x0f, 0x05, 0x77, 0x10, 0x2f, 0xfd, 0xff\n"
@@ -140,15 +142,6 @@ static const struct {
 	{ "expr", cfaloop_call },
 	{ "mid", cfaloop_mid },
 };
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Two ordinary frames between main and the leaf, so there is a stack to reach. */
 __attribute__((noinline)) static int

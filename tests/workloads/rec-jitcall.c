@@ -40,18 +40,17 @@ main(int argc, char **argv)
 		0x55, 0x48, 0x89, 0xe5, 0xff, 0xd7, 0x5d, 0xc3
 	};
 	double seconds = argc > 1 ? atof(argv[1]) : 3;
-	struct timespec a, b;
+	double end;
 	unsigned char *mem;
 	void (*fn)(void (*)(void));
 
 	if ((mem = anon_code(code, sizeof(code))) == NULL)
 		return 1;
 	fn = (void (*)(void (*)(void)))mem;
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	end = now() + seconds;
 	do {
 		fn(jit_callee);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	} while ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9 < seconds);
+	} while (now() < end);
 	return 0;
 #else
 	(void)argc;

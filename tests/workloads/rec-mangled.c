@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "wl-now.h"
+
 #define SPIN 200000UL
 
 void cxx_spin(double) __asm__("_ZN2ns1WIdE4spinEd");
@@ -38,14 +40,13 @@ int
 main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 3;
-	struct timespec a, b;
+	double end;
 
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	end = now() + seconds;
 	do {
 		cxx_spin(1.0);
 		rust_legacy_spin();
 		rust_v0_spin();
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	} while ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9 < seconds);
+	} while (now() < end);
 	return 0;
 }

@@ -19,18 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wl-now.h"
+
 #define SPIN 200000UL
 
 static double seconds = 5;
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The loops live in the leaves so every sample's first frame names one. */
 __attribute__((noinline, aligned(64))) void

@@ -2,7 +2,7 @@
  * wl-text.h: for the workloads that run their own code from a copy of
  * their executable (nofp-remap, rec-forge) or from anonymous memory
  * (rec-jit, rec-jitcall): where that code is mapped, a copy of machine
- * code in anonymous executable memory, and the time.
+ * code in anonymous executable memory, and the time (wl-now.h).
  */
 #ifndef WL_TEXT_H
 #define WL_TEXT_H
@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+
+#include "wl-now.h"
 
 /*
  * n bytes of code copied to offset 64 of a fresh anonymous page (int3
@@ -30,15 +32,6 @@ anon_code(const unsigned char *code, size_t n)
 	if (mprotect(mem, 4096, PROT_READ | PROT_EXEC) == -1)
 		return NULL;
 	return mem + 64;
-}
-
-static __attribute__((unused)) double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* The executable mapping holding addr: start, end and file offset. */
