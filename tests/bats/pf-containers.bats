@@ -101,14 +101,23 @@ judged_and_complete() {
 	[ "$n" -ge 200 ] || fail "only $n samples"
 	[ $((inc * 100)) -le $((n * 5)) ] || fail "$inc of $n stacks reach no entry frame: $(tail -n 1 "$d/pf.txt")"
 	ours=$(grep -F " ($path)" "$d/pf.txt" | awk '{ sub(/\+0x[0-9a-f]+$/, "", $2); print $2 }' |
-	    sort -u | tr '\n' ' ')
+	    often)
 	[[ " $ours " == *" main "* && " $ours " == *" nofp_sixty "* ]] ||
 		fail "the workload's functions are not named in $path: $ours"
 	perf script -i "$d/perf.data" -F ip,sym,dso 2>/dev/null >"$d/perf.txt" ||
 		skip "perf script failed here"
-	theirs=$(grep -F "($path)" "$d/perf.txt" | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+	theirs=$(grep -F "($path)" "$d/perf.txt" | awk '{ print $2 }' | often)
 	[ -n "$theirs" ] || skip "perf named no frame in $path"
 	assert_equal "$ours" "$theirs"
+}
+
+# often: of the names read (one a frame), those of 1% of the frames or
+# more, sorted, on one line.  A function sampled once by one tool and
+# not by the other (perf named one frame _init in CI rehearsal, pf-record
+# sampled none there) is no disagreement about names.
+often() {
+	sort | uniq -c | awk '{ c[$2] = $1; t += $1 } END { for (n in c) if (c[n] * 100 >= t) print n }' |
+	    sort | tr '\n' ' '
 }
 
 # The services below live 60 s, longer than any test of them (teardown
