@@ -79,7 +79,7 @@ entry_share() {
 	awk -v comm="$2" '
 	/^#/ || NF == 0 { next }
 	/^[^\t]/ { keep = $1 == comm; if (keep) tot++; counted = 0; next }
-	keep && !counted && $2 ~ /^(_start|main|__libc_start_call_main|__libc_start_main|start_thread|clone|clone3)\+0x/ {
+	keep && !counted && $2 ~ /^(_start|main|__libc_start_call_main|__libc_start_main|__libc_start_main_impl|start_thread|clone|clone3)\+0x/ {
 		ok++; counted = 1
 	}
 	END { printf "%.2f\n", tot ? 100 * ok / tot : 0 }' "$1"
@@ -222,6 +222,67 @@ agree() {
 	echo "_PyEval_Vector inlined: perf $perf, pf-record $pf (percent, samples, of)"
 	awk -v a="${perf%% *}" -v b="${pf%% *}" 'BEGIN { exit !(a >= 10 && b >= 0.9 * a) }' ||
 		fail "_PyEval_Vector inlined in $pf of pf-record's samples, $perf of perf's"
+}
+
+# leaf_tvd A B: the total variation distance between the leaf
+# distributions of two folded files (half the sum over leaf names of the
+# difference of their shares).
+leaf_tvd() {
+	# shellcheck disable=SC2016 # an awk program
+	awk '
+	{ c = $NF; $NF = ""; sub(/ $/, ""); n = split($0, f, ";"); l = f[n] }
+	FILENAME == ARGV[1] { p[l] += c; tp += c; next }
+	{ q[l] += c; tq += c }
+	END {
+		if (tp == 0 || tq == 0) { print 1; exit }
+		for (k in p) all[k] = 1
+		for (k in q) all[k] = 1
+		for (k in all) { x = p[k] / tp - q[k] / tq; t += x < 0 ? -x : x }
+		printf "%.3f\n", t / 2
+	}' "$1" "$2"
+}
+
+@test "pyenv's CPython 3.11 (its libpython outside /usr): -p and -- CMD reach an entry frame in >= 95% of samples, their leaves within 0.10 of perf --call-graph dwarf's" {
+	require_cmd perf
+	local py=/root/.pyenv/versions/3.11.7/bin/python3.11 d=$BATS_TEST_TMPDIR wp perfpid got tvd
+	[ -x "$py" ] || skip "pyenv's CPython 3.11.7 is not installed here ($py)"
+	cat > "$d/w.py" <<-'EOF'
+	import hashlib, json, sys, time
+	end = time.time() + float(sys.argv[1])
+	data = [{"id": i, "name": "item%d" % i, "tags": ["a", "b", "c"], "v": i * 1.5} for i in range(2000)]
+	def work():
+	    s = json.dumps(data)
+	    d = json.loads(s)
+	    hashlib.sha256(s.encode()).hexdigest()
+	    return sorted(str(x["v"]) for x in d)
+	while time.time() < end:
+	    work()
+	EOF
+	# -p: pf-record and perf on the same process at once.
+	"${FAVOURED[@]}" "$py" "$d/w.py" 60 & BGPID=$!
+	wait_exec "$BGPID" python3.11
+	sleep 0.5
+	perf record -N -q -F 999 --call-graph dwarf -p "$BGPID" -o "$d/perf.data" -- sleep 12 \
+	    > /dev/null 2>&1 & perfpid=$!
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 12 --no-progress -p "$BGPID" -o "$d/p.txt"
+	wait "$perfpid" || true
+	kill "$BGPID"
+	perf script -i "$d/perf.data" > "$d/perf.txt" 2> /dev/null || skip "perf script failed here"
+	pf-fold "$d/perf.txt" > "$d/perf.folded"
+	pf-fold "$d/p.txt" > "$d/p.folded"
+	got=$(entry_share "$d/p.txt" python3.11)
+	tvd=$(leaf_tvd "$d/p.folded" "$d/perf.folded")
+	echo "-p: $got% reach an entry frame; leaf distance to perf's $tvd; $(tail -n 1 "$d/p.txt")"
+	awk -v g="$got" -v t="$tvd" 'BEGIN { exit !(g >= 95 && t <= 0.10) }' ||
+		fail "-p: $got% complete, distance $tvd"
+	# -- CMD: the same work in a process of its own, against perf's -p capture.
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 20 --no-progress -o "$d/c.txt" -- "$py" "$d/w.py" 10
+	pf-fold "$d/c.txt" > "$d/c.folded"
+	got=$(entry_share "$d/c.txt" python3.11)
+	tvd=$(leaf_tvd "$d/c.folded" "$d/perf.folded")
+	echo "-- CMD: $got% reach an entry frame; leaf distance to perf's $tvd; $(tail -n 1 "$d/c.txt")"
+	awk -v g="$got" -v t="$tvd" 'BEGIN { exit !(g >= 95 && t <= 0.10) }' ||
+		fail "-- CMD: $got% complete, distance $tvd"
 }
 
 @test "clang++ -O2 at 999 Hz: the stream is done within 2 s of the window's end (libLLVM's 100,000 symbols), and >= 90% of its deep stacks are complete" {
