@@ -934,11 +934,15 @@ add_frame(struct pf_perfscript *ps, const char *l, size_t len, size_t s0)
 
 	if (!match_frame(l, len, s0, &pc, &sym, &mod))
 		return 1;
-	if (!span_eq(mod, "inlined") && !kernel_frame(mod)) {
+	/*
+	 * Which frame is the first user one matters only to the [unknown]
+	 * callback (pf-fold --debug-dir): the module checks cost pf-fold a
+	 * third of its time on every frame (0.47 -> 0.71 s of CPU for 423 MB).
+	 */
+	if (ps->unknown != NULL && !span_eq(mod, "inlined") && !kernel_frame(mod)) {
 		retaddr = ps->user_seen;
 		ps->user_seen = 1;
-		if (ps->unknown != NULL && mod.n > 0 && unknown_sym(sym) &&
-		    !span_eq(mod, "[unknown]")) {
+		if (mod.n > 0 && unknown_sym(sym) && !span_eq(mod, "[unknown]")) {
 			const struct pf_ps_names *nm;
 			size_t n = mod.n;
 
