@@ -141,11 +141,17 @@ pf_buildid_parse(const char *line, size_t len, struct pf_buildid *id, const char
 bool
 pf_buildid_vaddr(const struct pf_buildid *id, uint64_t off, uint64_t *va)
 {
+	return pf_buildid_seg_vaddr(id->seg, id->nseg, off, va);
+}
+
+bool
+pf_buildid_seg_vaddr(const struct pf_buildid_seg *seg, size_t n, uint64_t off, uint64_t *va)
+{
 	size_t i;
 
-	for (i = 0; i < id->nseg; i++)
-		if (off >= id->seg[i].offset && off - id->seg[i].offset < id->seg[i].size) {
-			*va = off - id->seg[i].offset + id->seg[i].vaddr;
+	for (i = 0; i < n; i++)
+		if (off >= seg[i].offset && off - seg[i].offset < seg[i].size) {
+			*va = off - seg[i].offset + seg[i].vaddr;
 			return true;
 		}
 	return false;

@@ -72,6 +72,10 @@ int pf_buildid_parse(const char *line, size_t len, struct pf_buildid *id, const 
  */
 bool pf_buildid_vaddr(const struct pf_buildid *id, uint64_t off, uint64_t *va);
 
+/* The same through any n segments (the symbolizer's of a mapped file). */
+bool pf_buildid_seg_vaddr(const struct pf_buildid_seg *seg, size_t n, uint64_t off,
+    uint64_t *va);
+
 /*
  * Whether a frame's module, as a stream prints it (pf_name_escape without
  * flags: blanks as they are), names the file at path as a build-id line

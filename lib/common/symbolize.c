@@ -132,10 +132,6 @@ static const Dwfl_Callbacks dwfl_cb = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-struct seg {
-	uint64_t offset, vaddr, filesz;
-};
-
 /*
  * A symbol as the index of a file's symbols holds it: perf's view of the
  * table (see index_symbols), or a PLT entry made from the relocations.
@@ -160,7 +156,7 @@ struct symfile {
 	bool hit;		/* a frame lies in it (pf_sym_mark) */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
-	struct seg *segs;
+	struct pf_buildid_seg *segs;	/* PT_LOADs, vaddr with the bias */
 	size_t nsegs, capsegs;
 	/*
 	 * The symbols perf would name addresses with, one per address,
@@ -683,7 +679,7 @@ open_file(struct pf_symbolizer *s, struct symfile *f, pid_t pid)
 			goto fail;
 		f->segs[f->nsegs].offset = ph.p_offset;
 		f->segs[f->nsegs].vaddr = ph.p_vaddr + bias;
-		f->segs[f->nsegs].filesz = ph.p_filesz;
+		f->segs[f->nsegs].size = ph.p_filesz;
 		f->nsegs++;
 	}
 	f->ok = f->nsegs > 0;
@@ -697,20 +693,6 @@ fail:
 	}
 	s->st.files_failed++;
 	f->ok = false;
-	return false;
-}
-
-/* File offset -> module address through the PT_LOAD headers. */
-static bool
-file_vaddr(const struct symfile *f, uint64_t foff, uint64_t *va)
-{
-	size_t i;
-
-	for (i = 0; i < f->nsegs; i++)
-		if (foff >= f->segs[i].offset && foff - f->segs[i].offset < f->segs[i].filesz) {
-			*va = foff - f->segs[i].offset + f->segs[i].vaddr;
-			return true;
-		}
 	return false;
 }
 
@@ -1707,7 +1689,8 @@ pf_sym_frame(struct pf_symbolizer *s, pid_t pid, const struct pf_frame_in *in,
 		if (m->file->ok) {
 			uint64_t va;
 
-			if (file_vaddr(m->file, look - m->start + m->pgoff, &va)) {
+			if (pf_buildid_seg_vaddr(m->file->segs, m->file->nsegs,
+			    look - m->start + m->pgoff, &va)) {
 				const char *nm;
 				uint64_t o;
 
