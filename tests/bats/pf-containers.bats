@@ -176,13 +176,21 @@ EOF
 	judged_and_complete "$SVCPID" /svc
 }
 
-@test "--cgroup on the runtime's cgroup records the container's processes and nothing else; pf-precheck takes it too" {
-	local cg pids
+# runc_cgroup SECONDS: the service run by runc (start_runc), its cgroup v2
+# group in cg, and the same work on the host, outside it, for SECONDS
+# (BG2).  Skips when runc put it in no v2 group.
+runc_cgroup() {
 	start_runc /svc 60
 	cg=$(awk -F: '$1 == "0" { print $3 }' "/proc/$SVCPID/cgroup")
-	[ -n "$cg" ] && [ "$cg" != / ] || skip "runc put the container in no cgroup v2 group here: $(cat "/proc/$SVCPID/cgroup")"
-	# The same work on the host, outside the cgroup, at the same time.
-	"${FAVOURED[@]}" "$WORKLOADS/rec-split" 6 & BG2=$!
+	if [ -z "$cg" ] || [ "$cg" = / ]; then
+		skip "runc put the container in no cgroup v2 group here: $(cat "/proc/$SVCPID/cgroup")"
+	fi
+	"${FAVOURED[@]}" "$WORKLOADS/rec-split" "$1" & BG2=$!
+}
+
+@test "--cgroup on the runtime's cgroup records the container's processes and nothing else; pf-precheck takes it too" {
+	local cg pids
+	runc_cgroup 6
 	run -0 --separate-stderr pf-precheck --cgroup "$cg"
 	assert_line --regexp "^ok +target +cgroup [^ ]*$cg: 1 process\$"
 	assert_line --regexp '^ok +verdict system: safe to run pf-record --cgroup'
@@ -203,11 +211,7 @@ EOF
 
 @test "pf-triage --cgroup on the runtime's cgroup: prechecked, classified and recorded by the cgroup, nothing outside it" {
 	local cg pids
-	start_runc /svc 60
-	cg=$(awk -F: '$1 == "0" { print $3 }' "/proc/$SVCPID/cgroup")
-	[ -n "$cg" ] && [ "$cg" != / ] || skip "runc put the container in no cgroup v2 group here: $(cat "/proc/$SVCPID/cgroup")"
-	# The same work on the host, outside the cgroup, at the same time.
-	"${FAVOURED[@]}" "$WORKLOADS/rec-split" 20 & BG2=$!
+	runc_cgroup 20
 	cd "$BATS_TEST_TMPDIR"
 	run -0 --separate-stderr env PATH="$PF_BIN_DIR:$PATH" "$PF_SCRIPTS/pf-triage" --cgroup "$cg" -d 3 -i 1 -n -o ev
 	kill "$BG2" 2>/dev/null || true
