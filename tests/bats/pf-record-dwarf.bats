@@ -242,9 +242,22 @@ leaf_tvd() {
 	}' "$1" "$2"
 }
 
+# pyenv_bar LABEL RECORDING PERF_FOLDED: issue 19's bar on a recording
+# of python3.11: >= 95% of its samples reach an entry frame, and its
+# leaves lie within 0.10 of perf's.
+pyenv_bar() {
+	local got tvd
+	pf-fold "$2" > "$2.folded"
+	got=$(entry_share "$2" python3.11)
+	tvd=$(leaf_tvd "$2.folded" "$3")
+	echo "$1: $got% reach an entry frame; leaf distance to perf's $tvd; $(tail -n 1 "$2")"
+	awk -v g="$got" -v t="$tvd" 'BEGIN { exit !(g >= 95 && t <= 0.10) }' ||
+		fail "$1: $got% complete, distance $tvd"
+}
+
 @test "pyenv's CPython 3.11 (its libpython outside /usr): -p and -- CMD reach an entry frame in >= 95% of samples, their leaves within 0.10 of perf --call-graph dwarf's" {
 	require_cmd perf
-	local py=/root/.pyenv/versions/3.11.7/bin/python3.11 d=$BATS_TEST_TMPDIR wp perfpid got tvd
+	local py=/root/.pyenv/versions/3.11.7/bin/python3.11 d=$BATS_TEST_TMPDIR perfpid
 	[ -x "$py" ] || skip "pyenv's CPython 3.11.7 is not installed here ($py)"
 	cat > "$d/w.py" <<-'EOF'
 	import hashlib, json, sys, time
@@ -269,20 +282,10 @@ leaf_tvd() {
 	kill "$BGPID"
 	perf script -i "$d/perf.data" > "$d/perf.txt" 2> /dev/null || skip "perf script failed here"
 	pf-fold "$d/perf.txt" > "$d/perf.folded"
-	pf-fold "$d/p.txt" > "$d/p.folded"
-	got=$(entry_share "$d/p.txt" python3.11)
-	tvd=$(leaf_tvd "$d/p.folded" "$d/perf.folded")
-	echo "-p: $got% reach an entry frame; leaf distance to perf's $tvd; $(tail -n 1 "$d/p.txt")"
-	awk -v g="$got" -v t="$tvd" 'BEGIN { exit !(g >= 95 && t <= 0.10) }' ||
-		fail "-p: $got% complete, distance $tvd"
+	pyenv_bar -p "$d/p.txt" "$d/perf.folded"
 	# -- CMD: the same work in a process of its own, against perf's -p capture.
 	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 20 --no-progress -o "$d/c.txt" -- "$py" "$d/w.py" 10
-	pf-fold "$d/c.txt" > "$d/c.folded"
-	got=$(entry_share "$d/c.txt" python3.11)
-	tvd=$(leaf_tvd "$d/c.folded" "$d/perf.folded")
-	echo "-- CMD: $got% reach an entry frame; leaf distance to perf's $tvd; $(tail -n 1 "$d/c.txt")"
-	awk -v g="$got" -v t="$tvd" 'BEGIN { exit !(g >= 95 && t <= 0.10) }' ||
-		fail "-- CMD: $got% complete, distance $tvd"
+	pyenv_bar "-- CMD" "$d/c.txt" "$d/perf.folded"
 }
 
 @test "clang++ -O2 at 999 Hz: the stream is done within 2 s of the window's end (libLLVM's 100,000 symbols), and >= 90% of its deep stacks are complete" {

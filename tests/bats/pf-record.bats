@@ -453,6 +453,16 @@ names_agree() {
 	}' "$1" "$2"
 }
 
+# names_bar: after run names_agree, its figures in pct, tot, plt and
+# pltok (the caller's locals), said on the log; >= 500 frames both named
+# and >= 99% of them alike.
+names_bar() {
+	read -r pct tot plt pltok <<< "${lines[0]}"
+	echo "# names agree for $pct% of $tot frames, PLT $pltok of $plt" >&3
+	[ "$tot" -ge 500 ] || fail "only $tot frames both named: $output"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 99) }' || fail "names agree for $pct% of $tot frames (want 99%): $output"
+}
+
 @test "user frames are named as perf names them, PLT stubs (name@plt) and glibc's aliases included: sqlite3 recorded by both at once" {
 	# sqlite3 (Debian's, stripped: .dynsym and its .plt) sorts and joins
 	# text keys, so memcmp and memcpy are called through its PLT and
@@ -494,12 +504,9 @@ names_agree() {
 	wait "$perfpid" || true
 	perf script -i "$d/perf.data" > "$d/perf.txt" 2> /dev/null || skip "perf script failed here"
 	run -0 names_agree "$d/perf.txt" "$d/pf.txt"
-	read -r pct tot plt pltok <<< "${lines[0]}"
-	echo "# names agree for $pct% of $tot frames, PLT $pltok of $plt" >&3
-	[ "$tot" -ge 500 ] || fail "only $tot frames both named: $output"
+	names_bar
 	[ "$plt" -ge 5 ] || fail "only $plt frames in sqlite3's PLT: the test would not see them named: $output"
 	[ $((pltok * 100)) -ge $((plt * 95)) ] || fail "$pltok of $plt PLT frames named as perf names them: $output"
-	awk -v p="$pct" 'BEGIN { exit !(p >= 99) }' || fail "names agree for $pct% of $tot frames (want 99%): $output"
 }
 
 @test "user frames are named as perf names them: nginx compressing its responses, recorded by both at once" {
@@ -557,10 +564,7 @@ names_agree() {
 	wait "$perfpid" || true
 	perf script -i "$d/perf.data" > "$d/perf.txt" 2> /dev/null || skip "perf script failed here"
 	run -0 names_agree "$d/perf.txt" "$d/pf.txt"
-	read -r pct tot plt pltok <<< "${lines[0]}"
-	echo "# names agree for $pct% of $tot frames" >&3
-	[ "$tot" -ge 500 ] || fail "only $tot frames both named: $output"
-	awk -v p="$pct" 'BEGIN { exit !(p >= 99) }' || fail "names agree for $pct% of $tot frames (want 99%): $output"
+	names_bar
 }
 
 @test "a syscall-heavy workload shows symbolized kernel frames as root" {
