@@ -493,7 +493,7 @@ same_mapping(const struct mapping *a, const struct mapping *b)
 static bool
 unwindable(const char *path)
 {
-	return path[0] == '/' || strcmp(path, "[vdso]") == 0;
+	return pf_maps_file_path(path) || strcmp(path, "[vdso]") == 0;
 }
 
 static void

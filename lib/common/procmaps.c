@@ -90,3 +90,11 @@ pf_maps_read(int fd, int (*cb)(const struct pf_maps_entry *e, void *arg), void *
 	}
 	return 0;
 }
+
+bool
+pf_maps_file_path(const char *path)
+{
+	return path[0] == '/' && strncmp(path, "//anon", 6) != 0 &&
+	    strncmp(path, "/memfd:", 7) != 0 && strncmp(path, "/dev/zero", 9) != 0 &&
+	    strncmp(path, "/SYSV", 5) != 0;
+}

@@ -28,4 +28,12 @@ int pf_maps_parse_line(char *line, struct pf_maps_entry *e);
  */
 int pf_maps_read(int fd, int (*cb)(const struct pf_maps_entry *e, void *arg), void *arg);
 
+/*
+ * Whether a mapping's path (as maps or a ring's MMAP2 record give it)
+ * names a file that can be opened and read as the mapped object: not
+ * perf's "//anon" for anonymous memory (a JIT's code, CPython's -X perf
+ * trampolines), a memfd, /dev/zero or System V shared memory.
+ */
+bool pf_maps_file_path(const char *path);
+
 #endif

@@ -387,14 +387,6 @@ get_file(struct pf_symbolizer *s, const char *path, uint32_t maj, uint32_t min, 
 	return f;
 }
 
-static bool
-is_file_path(const char *path)
-{
-	return path[0] == '/' && strncmp(path, "//anon", 6) != 0 &&
-	    strncmp(path, "/memfd:", 7) != 0 && strncmp(path, "/dev/zero", 9) != 0 &&
-	    strncmp(path, "/SYSV", 5) != 0;
-}
-
 int
 pf_sym_add_map(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t end,
     uint64_t pgoff, const char *path, uint32_t maj, uint32_t min, uint64_t ino)
@@ -427,7 +419,7 @@ pf_sym_add_map(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t end,
 	m->end = end;
 	m->pgoff = pgoff;
 	m->file = NULL;
-	if (is_file_path(path) || (strcmp(path, "[vdso]") == 0 &&
+	if (pf_maps_file_path(path) || (strcmp(path, "[vdso]") == 0 &&
 	    s->vdso_size != 0 && end - start == s->vdso_size)) {
 		if ((m->file = get_file(s, path, maj, min, ino)) == NULL)
 			return -1;
@@ -531,7 +523,7 @@ pf_sym_foreach_file(const struct pf_symbolizer *s,
 	for (i = 0; i < s->files.n; i++) {
 		const struct symfile *f = s->files.v[i];
 
-		if (is_file_path(f->path))
+		if (pf_maps_file_path(f->path))
 			fn(f->path, f->maj, f->min, f->ino, arg);
 	}
 }
@@ -542,7 +534,7 @@ pf_sym_offer_file(const char *path, uint32_t maj, uint32_t min, uint64_t ino, in
 	struct pf_symbolizer *s = arg;
 	struct symfile *f;
 
-	if (ino == 0 || !is_file_path(path) || (f = get_file(s, path, maj, min, ino)) == NULL)
+	if (ino == 0 || !pf_maps_file_path(path) || (f = get_file(s, path, maj, min, ino)) == NULL)
 		return;
 	/* Only a file of that very inode: the one on disk now may be another. */
 	if (f->fd == -1 && !f->tried && f->ino == ino)
@@ -561,7 +553,7 @@ pf_sym_preopen(struct pf_symbolizer *s, pid_t pid, uint64_t start, uint64_t end,
 {
 	struct symfile *f;
 
-	if (end <= start || !is_file_path(path))
+	if (end <= start || !pf_maps_file_path(path))
 		return 0;
 	if ((f = get_file(s, path, maj, min, ino)) == NULL)
 		return -1;
@@ -2110,7 +2102,7 @@ pf_sym_foreach_buildid(struct pf_symbolizer *s,
 	for (i = 0; i < s->files.n; i++) {
 		struct symfile *f = s->files.v[i];
 
-		if (!f->hit || !is_file_path(f->path))
+		if (!f->hit || !pf_maps_file_path(f->path))
 			continue;
 		if (!f->tried)
 			open_file(s, f, f->pid);

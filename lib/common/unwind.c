@@ -365,7 +365,7 @@ add_map(struct proc *p, const struct map *nm)
 static bool
 unwindable(const char *path)
 {
-	return path[0] == '/' || strcmp(path, "[vdso]") == 0;
+	return pf_maps_file_path(path) || strcmp(path, "[vdso]") == 0;
 }
 
 int

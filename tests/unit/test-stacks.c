@@ -398,6 +398,27 @@ test_unwind(void)
 	    PF_UNWIND_MAX_FRAMES, &end);
 	CHECK(n == 0 && end == PF_UNWIND_UNMAPPED, "only a non-file mapping: %zu, end %d",
 	    n, (int)end);
+	/*
+	 * Nor anonymous code as a ring names it ("//anon": a JIT's, CPython's
+	 * -X perf trampolines), a memfd, /dev/zero or SysV memory: once taken
+	 * for a file that could not be read, walks through a trampoline ended
+	 * "unreadable" under -- CMD.
+	 */
+	{
+		static const char *const anon[] = { "//anon", "/memfd:jit (deleted)", "/dev/zero",
+		    "/SYSV00000000" };
+		size_t a;
+
+		for (a = 0; a < sizeof(anon) / sizeof(anon[0]); a++) {
+			CHECK(pf_unwind_map(u, FAKE_PID + 21 + (pid_t)a, self.start,
+			    self.end - self.start, 0, anon[a], 0, 0, 0, NULL, 0, 0) == 0, "map %s",
+			    anon[a]);
+			n = pf_unwind_sample(u, FAKE_PID + 21 + (pid_t)a, FAKE_PID + 21 + (pid_t)a,
+			    cap.regs, cap.stack, cap.len, pcs, PF_UNWIND_MAX_FRAMES, &end);
+			CHECK(n == 0 && end == PF_UNWIND_UNMAPPED, "only %s: %zu, end %d", anon[a], n,
+			    (int)end);
+		}
+	}
 	pf_unwind_free(u);
 
 	errno = 0;
