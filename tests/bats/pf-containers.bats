@@ -178,14 +178,17 @@ EOF
 
 # runc_cgroup SECONDS: the service run by runc (start_runc), its cgroup v2
 # group in cg, and the same work on the host, outside it, for SECONDS
-# (BG2).  Skips when runc put it in no v2 group.
+# (BG2), at the same priority.  Skips when runc put it in no v2 group.
 runc_cgroup() {
 	start_runc /svc 60
 	cg=$(awk -F: '$1 == "0" { print $3 }' "/proc/$SVCPID/cgroup")
 	if [ -z "$cg" ] || [ "$cg" = / ]; then
 		skip "runc put the container in no cgroup v2 group here: $(cat "/proc/$SVCPID/cgroup")"
 	fi
-	"${FAVOURED[@]}" "$WORKLOADS/rec-split" "$1" & BG2=$!
+	# Not favoured: the service (run by runc at the default priority) must
+	# get its share (57 samples in 2 s at 499 Hz in CI rehearsal, where a
+	# favoured spinner shared the machine with the other pass).
+	"$WORKLOADS/rec-split" "$1" & BG2=$!
 }
 
 @test "--cgroup on the runtime's cgroup records the container's processes and nothing else; pf-precheck takes it too" {
