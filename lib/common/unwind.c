@@ -139,6 +139,27 @@ struct proc {
 	struct rule *rules;	/* RULES entries while dwfl lives, else NULL */
 };
 
+/*
+ * CPython 3.12's and 3.13's perf trampoline (-X perf), copied for each
+ * Python function into anonymous memory that has no unwind information:
+ * _Py_trampoline_func_start, "sub $8,%rsp; call *%rcx; add $8,%rsp; ret".
+ * Its return address from the call is the sixth byte; there its caller's
+ * return address is at rsp + 8 and its caller's rsp is rsp + 16, and it
+ * touches no other register.
+ */
+static const unsigned char trampoline[] = {
+	0x48, 0x83, 0xec, 0x08, 0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3,
+};
+#define TRAMP_RA	6	/* the return address's offset in it */
+#define TRAMP_CACHE	64	/* pcs remembered, by hash */
+#define TRAMP_HOPS	64	/* trampolines one stack is walked through, at most */
+
+struct tramp {
+	pid_t pid;
+	uint64_t pc;
+	bool yes;
+};
+
 struct pf_unwinder {
 	struct proc *procs;
 	size_t n, cap;
@@ -159,10 +180,15 @@ struct pf_unwinder {
 	bool beyond;		/* a read above the copy */
 	/* libdw's walk: frames found when a read above the copy, or outside it, was refused */
 	size_t beyond_at, unread;	/* 0: none (see memory_read) */
+	/* The registers of the frame a walk stopped at in no file (walk's continuation). */
+	uint64_t cont[PF_UNWIND_NREGS];
+	bool cont_ok;
+	struct tramp tramp[TRAMP_CACHE];	/* pcs known to be, or not be, trampolines */
 	bool miss;		/* the walk stopped at a pc in no file it knows */
 	bool refused;		/* the walk stopped at a frame with a RULE_REFUSED rule */
 	bool sig;		/* libdw's walk: the frame before was a signal frame */
 	uint64_t nrefused;	/* samples whose walk did, in all */
+	uint64_t trampolines;	/* CPython trampolines walked past, in all */
 	uint64_t miss_pc;	/* that pc, as libdw's walk saw it */
 	uint64_t *pcs;
 	size_t npcs, max;
@@ -703,6 +729,26 @@ static const Dwfl_Thread_Callbacks thread_cb = {
 
 static const struct rule *rule_at(struct pf_unwinder *u, struct proc *p, uint64_t pc);
 
+/*
+ * The registers of the frame libdw's walk stopped at, for walk() to go on
+ * past a trampoline: as libdw unwound them (one it could not gives 0).
+ */
+static void
+keep_regs(struct pf_unwinder *u, Dwfl_Frame *state, uint64_t pc)
+{
+	/* PF_UNWIND_REGS_MASK order, from the x86-64 DWARF numbers. */
+	static const int dw[PF_UNWIND_NREGS] = {
+		0, 3, 2, 1, 4, 5, 6, 7, -1, 8, 9, 10, 11, 12, 13, 14, 15,
+	};
+	Dwarf_Word v;
+	size_t i;
+
+	for (i = 0; i < PF_UNWIND_NREGS; i++)
+		u->cont[i] = dw[i] >= 0 && dwfl_frame_reg(state, (unsigned)dw[i], &v) == 0 ? v : 0;
+	u->cont[R_IP] = pc;
+	u->cont_ok = dwfl_frame_reg(state, 7, &v) == 0;
+}
+
 static int
 frame(Dwfl_Frame *state, void *arg)
 {
@@ -734,6 +780,7 @@ frame(Dwfl_Frame *state, void *arg)
 	if (dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(state)), at) == NULL) {
 		u->miss = true;
 		u->miss_pc = at;
+		keep_regs(u, state, pc);
 		return DWARF_CB_ABORT;
 	}
 	/*
@@ -750,6 +797,7 @@ frame(Dwfl_Frame *state, void *arg)
 	if (r->kind == RULE_NOMODULE) {
 		u->miss = true;
 		u->miss_pc = at;
+		keep_regs(u, state, pc);
 		return DWARF_CB_ABORT;
 	}
 	u->sig = r->sig;
@@ -1076,11 +1124,11 @@ stack_word(const struct pf_unwinder *u, uint64_t addr, uint64_t *out)
  * rules (the caller then walks the sample with libdw from the start).
  */
 static bool
-fast_walk(struct pf_unwinder *u, struct proc *p, bool *complete)
+fast_walk(struct pf_unwinder *u, struct proc *p, bool caller, bool *complete)
 {
 	uint64_t pc = u->regs[R_IP], sp = u->regs[R_SP], bp = u->regs[R_BP], cfa, ra;
 	const struct rule *r;
-	bool first = true;
+	bool first = !caller;
 	int got;
 
 	*complete = false;
@@ -1096,6 +1144,12 @@ fast_walk(struct pf_unwinder *u, struct proc *p, bool *complete)
 		if (r->kind == RULE_NOMODULE) {
 			u->miss = true;
 			u->miss_pc = first ? pc : pc - 1;
+			/* The registers this walk restores: enough for a trampoline. */
+			memcpy(u->cont, u->regs, sizeof(u->cont));
+			u->cont[R_IP] = pc;
+			u->cont[R_SP] = sp;
+			u->cont[R_BP] = bp;
+			u->cont_ok = true;
 			return true;
 		}
 		if (r->kind == RULE_REFUSED) {
@@ -1150,23 +1204,69 @@ walk_end(struct pf_unwinder *u, struct proc *p, bool complete)
 	return complete ? PF_UNWIND_COMPLETE : PF_UNWIND_BROKEN;
 }
 
-static size_t
-walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
+/*
+ * Whether pc, a return address of process pid in no file, is in one of
+ * CPython's perf trampolines: its code, read through the file helper
+ * (the target's memory, 11 bytes), is the trampoline's.  Remembered by
+ * pc; no helper, no trampoline.
+ */
+static bool
+trampoline_at(struct pf_unwinder *u, pid_t pid, uint64_t pc)
+{
+	struct tramp *t = &u->tramp[pf_hash_u64(pc ^ (uint64_t)pid) % TRAMP_CACHE];
+	unsigned char code[sizeof(trampoline)];
+
+	if (u->mf == NULL || pc < TRAMP_RA)
+		return false;
+	if (t->pc == pc && t->pid == pid)
+		return t->yes;
+	t->pid = pid;
+	t->pc = pc;
+	t->yes = pf_mapfiles_read(u->mf, pid, pc - TRAMP_RA, code, sizeof(code)) == 0 &&
+	    memcmp(code, trampoline, sizeof(code)) == 0;
+	return t->yes;
+}
+
+/*
+ * After a walk stopped at a pc in no file: when that frame is a return
+ * into a CPython trampoline, the registers its caller's frame starts
+ * with, into regs (the trampoline's own frame is the last of u->pcs).
+ */
+static bool
+past_trampoline(struct pf_unwinder *u, struct proc *p, uint64_t *regs)
+{
+	uint64_t ra;
+
+	if (!u->cont_ok || u->npcs < 2 || u->npcs >= u->max ||
+	    !trampoline_at(u, p->pid, u->pcs[u->npcs - 1]) ||
+	    stack_word(u, u->cont[R_SP] + 8, &ra) != 1)
+		return false;
+	memcpy(regs, u->cont, sizeof(u->cont));
+	regs[R_SP] = u->cont[R_SP] + 16;
+	regs[R_IP] = ra;
+	return true;
+}
+
+/*
+ * One walk from u->regs, its frames after the first base of u->pcs (a
+ * walk after a trampoline: its first pc is a return address).
+ */
+static void
+walk_from(struct pf_unwinder *u, struct proc *p, pid_t tid, size_t base,
+    enum pf_unwind_end *end)
 {
 	bool complete;
 	int rc, tries;
 
-	*end = PF_UNWIND_BROKEN;
 	u->beyond = false;
 	u->beyond_at = 0;
 	u->miss = false;
 	u->refused = false;
-	u->npcs = 0;
-	if (p->nmaps == 0 || !ready(u, p))
-		return 0;
-	if (fast_walk(u, p, &complete)) {
+	u->cont_ok = false;
+	u->npcs = base;
+	if (fast_walk(u, p, base > 0, &complete)) {
 		*end = walk_end(u, p, complete);
-		return u->npcs;
+		return;
 	}
 	/*
 	 * libdw's walk, again each time it stopped at a pc whose mapping was
@@ -1179,7 +1279,8 @@ walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 		u->sig = false;
 		u->beyond_at = 0;
 		u->unread = 0;
-		u->npcs = 0;
+		u->cont_ok = false;
+		u->npcs = base;
 		rc = dwfl_getthread_frames(p->dwfl, tid, frame, u);
 		if (!u->miss || tries == OFFER_RETRIES || !offer_at(u, p, u->miss_pc))
 			break;
@@ -1190,6 +1291,32 @@ walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 	 * rule, or zero on the stack, and read as such).
 	 */
 	*end = walk_end(u, p, rc == 0 && (u->unread == 0 || u->unread != u->npcs));
+}
+
+/*
+ * A sample's walk: on past each CPython perf trampoline it stops at
+ * (TRAMP_HOPS at most), from the trampoline's caller, as a walk of its
+ * own whose frames follow.
+ */
+static size_t
+walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
+{
+	const uint64_t *regs = u->regs;
+	uint64_t next[PF_UNWIND_NREGS];
+	int hops;
+
+	*end = PF_UNWIND_BROKEN;
+	u->npcs = 0;
+	if (p->nmaps == 0 || !ready(u, p))
+		return 0;
+	for (hops = 0;; hops++) {
+		walk_from(u, p, tid, u->npcs, end);
+		if (*end != PF_UNWIND_UNMAPPED || hops == TRAMP_HOPS || !past_trampoline(u, p, next))
+			break;
+		u->trampolines++;
+		u->regs = next;
+	}
+	u->regs = regs;
 	return u->npcs;
 }
 

@@ -288,6 +288,52 @@ pyenv_bar() {
 	pyenv_bar "-- CMD" "$d/c.txt" "$d/perf.folded"
 }
 
+@test "CPython 3.12 and 3.13 under -X perf: stacks go on past the perf trampolines, each Python function named from the perf map, in call order" {
+	require_root
+	local d=$BATS_TEST_TMPDIR v py comm got bad n
+	cat > "$d/xp.py" <<-'EOF'
+	import sys, time
+	end = time.time() + float(sys.argv[1])
+	def leaf(n):
+	    s = 0
+	    for i in range(n):
+	        s += i * i
+	    return s
+	def middle():
+	    return leaf(2000)
+	def outer():
+	    return middle()
+	while time.time() < end:
+	    outer()
+	EOF
+	n=0
+	for v in 3.12.1 3.13.0; do
+		comm=python${v%.*}
+		py=/root/.pyenv/versions/$v/bin/$comm
+		if [ ! -x "$py" ]; then
+			echo "# pyenv's CPython $v is not installed here ($py)" >&3
+			continue
+		fi
+		n=$((n + 1))
+		run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 499 -d 10 --no-progress -o "$d/$v.txt" -- \
+		    "$py" -X perf "$d/xp.py" 3
+		got=$(entry_share "$d/$v.txt" "$comm")
+		echo "$v: $got% reach an entry frame; $(tail -n 1 "$d/$v.txt")"
+		awk -v g="$got" 'BEGIN { exit !(g >= 95) }' || fail "$v: only $got% reach an entry frame"
+		# The stacks through py::leaf have py::middle, then py::outer, below it.
+		# shellcheck disable=SC2016 # an awk program
+		bad=$(awk '
+		/^[^\t#]/ { s = ""; next }
+		/^\t/ && / py::/ { f = $2; sub(/^py::/, "", f); sub(/:.*/, "", f); s = s " py::" f; next }
+		/^$/ && s ~ /py::leaf/ { t++; if (s !~ /py::leaf py::middle py::outer/) b++ }
+		END { printf "%d %d\n", b, t }' "$d/$v.txt")
+		echo "$v: $bad (stacks through py::leaf out of order, of all of them)"
+		# (A stack that reached no entry frame, 1 in 1,500 here, may stop short.)
+		[ $((${bad% *} * 100)) -le "${bad#* }" ] && [ "${bad#* }" -ge 100 ] || fail "$v: $bad"
+	done
+	[ "$n" -gt 0 ] || skip "neither pyenv's CPython 3.12.1 nor 3.13.0 is installed here"
+}
+
 @test "clang++ -O2 at 999 Hz: the stream is done within 2 s of the window's end (libLLVM's 100,000 symbols), and >= 90% of its deep stacks are complete" {
 	command -v clang++-14 > /dev/null || fail "clang++-14 not installed: run scripts/install-deps --test"
 	local d=$BATS_TEST_TMPDIR tail n inc
