@@ -188,7 +188,6 @@ struct pf_unwinder {
 	bool refused;		/* the walk stopped at a frame with a RULE_REFUSED rule */
 	bool sig;		/* libdw's walk: the frame before was a signal frame */
 	uint64_t nrefused;	/* samples whose walk did, in all */
-	uint64_t trampolines;	/* CPython trampolines walked past, in all */
 	uint64_t miss_pc;	/* that pc, as libdw's walk saw it */
 	uint64_t *pcs;
 	size_t npcs, max;
@@ -496,6 +495,10 @@ pf_unwind_exec(struct pf_unwinder *u, pid_t pid, uint64_t time)
 	 * taken as unmapped.
 	 */
 	memset(p->nomap, 0, sizeof(p->nomap));
+	/* Nor is the code at an address what it was: the trampolines it held are forgotten. */
+	for (i = 0; i < TRAMP_CACHE; i++)
+		if (u->tramp[i].pid == pid)
+			u->tramp[i].pc = 0;
 }
 
 /*
@@ -1313,7 +1316,6 @@ walk(struct pf_unwinder *u, struct proc *p, pid_t tid, enum pf_unwind_end *end)
 		walk_from(u, p, tid, u->npcs, end);
 		if (*end != PF_UNWIND_UNMAPPED || hops == TRAMP_HOPS || !past_trampoline(u, p, next))
 			break;
-		u->trampolines++;
 		u->regs = next;
 	}
 	u->regs = regs;
