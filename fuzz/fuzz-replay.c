@@ -606,7 +606,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pf_replay_to(&r, sym, &comms, s->time);
 		pf_buf_reset(&b);
 		/* -1 (memory ran out) never here. */
-		if (pf_replay_format(sym, &comms, s, refs[i].period, evnames[f & 3], &b, &se) != 0)
+		if (pf_replay_format(sym, &comms, NULL, s, refs[i].period, evnames[f & 3], &b, &se) != 0)
 			abort();
 		check(sym, s, refs[i].period, comm, &b, &se, ps, &g);
 	}

@@ -9,6 +9,7 @@
 #include "grow.h"
 #include "hash.h"
 #include "offcpu.h"
+#include "pyrec.h"
 
 enum { K_SAMPLE, K_OUT, K_IN, K_EXIT };
 
@@ -80,8 +81,22 @@ sum_eq(const void *arg, size_t idx)
 	const struct pf_rawsample *b = (const void *)(k->o->sums.samples.data +
 	    k->o->sums.v[idx].off);
 
-	return a->tid == b->tid && a->pid == b->pid && a->nr == b->nr &&
+	return a->tid == b->tid && a->pid == b->pid && a->nr == b->nr && a->py == b->py &&
 	    memcmp(a + 1, b + 1, (size_t)a->nr * 8) == 0;
+}
+
+/*
+ * The Python frames of the sample at off were read after its thread came
+ * back on a CPU ns after it (both clocks CLOCK_MONOTONIC): they may not
+ * be the ones it blocked in, and are written as a mismatch.
+ */
+static void
+late(const struct pf_rawrec *rec, uint64_t off, uint64_t ns)
+{
+	struct pf_rawsample *s = (void *)(rec->samples.data + off);
+
+	if (s->py != PF_PYREC_NONE && (uint64_t)s->py_lag_us * 1000 > ns)
+		s->py = PF_PYREC_LATE;
 }
 
 /* Add ns to the sum of s's thread and stack.  -1 with ENOMEM. */
@@ -89,7 +104,7 @@ static int
 sum_add(struct pf_offcpu *o, const struct pf_rawsample *s, uint64_t ns)
 {
 	uint64_t h = pf_hash_u64(pf_hash(s + 1, (size_t)s->nr * 8) ^
-	    ((uint64_t)s->pid << 32 | s->tid));
+	    ((uint64_t)s->pid << 32 | s->tid) ^ ((uint64_t)s->py << 17));
 	struct sum_key k = { o, s };
 	struct pf_htab_slot *sl;
 
@@ -205,6 +220,7 @@ walk(struct pf_offcpu *o, const struct pf_rawrec *rec, const struct item *it, si
 			if (it[i].time < op->time)
 				break;
 			ns = it[i].time - op->time;
+			late(rec, op->off, ns);
 			if (op->preempt && !o->include_preempted)
 				o->fig.preempted++;
 			else if (ns < o->min_block_ns || ns > o->max_block_ns)

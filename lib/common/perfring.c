@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <time.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,15 @@ fill_attr(const struct pf_perf *p, struct perf_event_attr *e, bool task)
 	e->sample_regs_user = p->a.regs_user;
 	e->sample_stack_user = p->a.stack_user;
 	e->build_id = p->a.build_id;
+	if (p->a.clock_monotonic) {
+		e->use_clockid = 1;
+		e->clockid = CLOCK_MONOTONIC;
+	}
+	if (p->a.wake_each) {
+		e->watermark = 0;
+		e->wakeup_events = 1;
+		return;
+	}
 	/* Wake the reader at a quarter of the ring; set once the size is known. */
 	e->watermark = 1;
 	e->wakeup_watermark = (uint32_t)((size_t)p->pages * (size_t)getpagesize() / 4);

@@ -35,6 +35,8 @@ struct pf_perf_attr {
 	uint32_t stack_user;	/* sample_stack_user (PERF_SAMPLE_STACK_USER) */
 	bool build_id;		/* MMAP2 records carry the file's build-id (Linux
 				   5.12); dropped by itself on a kernel without */
+	bool clock_monotonic;	/* times by CLOCK_MONOTONIC (use_clockid), as the reader's clock */
+	bool wake_each;		/* wake the reader at every sample, not at a quarter of the ring */
 };
 
 /*

@@ -764,13 +764,14 @@ get_str(const struct pf_py *py, uint64_t obj, char *out, size_t *outlen, unsigne
 	*st = marked ? PF_PY_NAME_MARKED : PF_PY_NAME_OK;
 }
 
-/* The frame at fr's code object: its names and first line into f. */
+/* The frame's code object: its name and file objects and first line into f, and their names. */
 static void
 frame_code(const struct pf_py *py, uint64_t code, struct pf_py_frame *f)
 {
 	uint64_t name = 0, file = 0;
 	int32_t line;
 
+	f->code = code;
 	f->firstline = 0;
 	if (code != 0 && py->read(py->ctx, code + (uint64_t)py->lay.co_firstlineno, &line,
 	    sizeof(line)) == 0)
@@ -779,8 +780,28 @@ frame_code(const struct pf_py *py, uint64_t code, struct pf_py_frame *f)
 		name = 0;
 	if (code == 0 || !rd_ptr(py, code, py->lay.co_filename, &file))
 		file = 0;
-	get_str(py, name, f->name, &f->namelen, &f->name_st);
-	get_str(py, file, f->file, &f->filelen, &f->file_st);
+	f->name_obj = name;
+	f->file_obj = file;
+	if (py->lazy_names) {
+		f->name[0] = f->file[0] = '\0';
+		f->namelen = f->filelen = 0;
+		f->name_st = f->file_st = PF_PY_NAME_UNREADABLE;
+		return;
+	}
+	pf_py_frame_names(py, f);
+}
+
+void
+pf_py_frame_names(const struct pf_py *py, struct pf_py_frame *f)
+{
+	get_str(py, f->name_obj, f->name, &f->namelen, &f->name_st);
+	get_str(py, f->file_obj, f->file, &f->filelen, &f->file_st);
+}
+
+uint32_t
+pf_py_tstate_tid(const struct pf_py *py, uint64_t tstate)
+{
+	return thread_tid(py, tstate);
 }
 
 int

@@ -142,6 +142,14 @@ struct pf_py {
 	void *ctx;
 	uint64_t runtime;	/* the process's address of _PyRuntime */
 	uint32_t tid_off;	/* 3.9, 3.10: pf_py_elf_pthread_tid's offset */
+	/*
+	 * pf_py_thread_frames leaves each frame's names unread (names
+	 * marked PF_PY_NAME_UNREADABLE, empty), only code, name_obj,
+	 * file_obj and firstline read: the caller that caches names by code
+	 * object reads those it lacks with pf_py_frame_names.  Set after
+	 * pf_py_init.
+	 */
+	bool lazy_names;
 	struct pf_py_layout lay;
 };
 
@@ -189,6 +197,8 @@ int pf_py_find_thread(const struct pf_py *py, uint32_t tid, uint64_t *tstate);
 
 struct pf_py_frame {
 	uint64_t addr;		/* the frame's address in the target */
+	uint64_t code;		/* its code object's (0 when unreadable) */
+	uint64_t name_obj, file_obj;	/* the code's name and file objects (0 when unreadable) */
 	int32_t firstline;	/* co_firstlineno (0 when unreadable) */
 	bool entry;		/* the first frame its _PyEval_EvalFrameDefault call ran (every frame before 3.11) */
 	unsigned char name_st, file_st;	/* PF_PY_NAME_* */
@@ -213,5 +223,14 @@ struct pf_py_stack {
  * whatever the target holds.
  */
 int pf_py_thread_frames(const struct pf_py *py, uint64_t tstate, struct pf_py_stack *st);
+
+/* Read frame f's names from its name_obj and file_obj (lazy_names): as the walk would. */
+void pf_py_frame_names(const struct pf_py *py, struct pf_py_frame *f);
+
+/*
+ * The native thread id the thread state at tstate holds now, or 0: a
+ * caller that keeps thread states by tid checks its entry with it.
+ */
+uint32_t pf_py_tstate_tid(const struct pf_py *py, uint64_t tstate);
 
 #endif

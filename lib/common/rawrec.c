@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pyrec.h"
 #include "rawrec.h"
 #include "unwind.h"
 
@@ -169,17 +170,21 @@ pending_full(const struct pf_rawrec *r, size_t len)
 	    len > PF_RAWREC_PENDING_BYTES - r->pending_bytes;
 }
 
+/* A held-back sample: its length, its py and py_lag_us, then its ring bytes. */
+#define PEND_HDR (sizeof(size_t) + 8)
+
 /* Hold back a sample's ring bytes [p, end) until its mapping's record; -1 when full or ENOMEM. */
 static int
-defer(struct pf_rawrec *r, const char *p, const char *end)
+defer(struct pf_rawrec *r, const char *p, const char *end, const uint32_t py[2])
 {
 	size_t len = (size_t)(end - p);
 	char *c;
 
-	if (pending_full(r, len) || (c = malloc(len + sizeof(len))) == NULL)
+	if (pending_full(r, len) || (c = malloc(len + PEND_HDR)) == NULL)
 		return -1;
 	memcpy(c, &len, sizeof(len));
-	memcpy(c + sizeof(len), p, len);
+	memcpy(c + sizeof(len), py, 8);
+	memcpy(c + PEND_HDR, p, len);
 	r->pending[r->npending++] = c;
 	r->pending_bytes += len;
 	r->deferred++;
@@ -192,7 +197,8 @@ defer(struct pf_rawrec *r, const char *p, const char *end)
  * back (*held set) while there is room.
  */
 static int
-add_sample(struct pf_rawrec *r, const char *p, const char *end, bool final, bool *held)
+add_sample(struct pf_rawrec *r, const char *p, const char *end, bool final, bool *held,
+    const uint32_t py[2])
 {
 	/* The kernel's part (max_stack and its markers), the user part, the cut. */
 	uint64_t chain[2 * PF_UNWIND_MAX_FRAMES + 8];
@@ -211,10 +217,12 @@ add_sample(struct pf_rawrec *r, const char *p, const char *end, bool final, bool
 	if (nr > (uint64_t)((size_t)(end - p) - S_IPS) / 8)
 		return 0;
 	s.nr = (uint32_t)nr;
+	s.py = py[0];
+	s.py_lag_us = py[1];
 	if (r->unwind != NULL && nr <= PF_UNWIND_MAX_FRAMES + 4) {
 		s.nr = (uint32_t)unwind_chain(r, &s, p + S_IPS, (size_t)nr, p + S_IPS + nr * 8,
 		    end, chain, final || pending_full(r, (size_t)(end - p)), &later);
-		if (later && defer(r, p, end) == 0) {
+		if (later && defer(r, p, end, py) == 0) {
 			*held = true;
 			return 0;
 		}
@@ -300,7 +308,7 @@ retry_pending(struct pf_rawrec *r, uint32_t pid, bool final)
 
 	/* Out of the queue first: add_sample may hold one back again. */
 	for (i = 0; i < r->npending; i++) {
-		if (pid == 0 || u32_at(r->pending[i] + sizeof(len) + S_TID) == pid) {
+		if (pid == 0 || u32_at(r->pending[i] + PEND_HDR + S_TID) == pid) {
 			batch[n++] = r->pending[i];
 			memcpy(&len, r->pending[i], sizeof(len));
 			r->pending_bytes -= len;
@@ -311,11 +319,13 @@ retry_pending(struct pf_rawrec *r, uint32_t pid, bool final)
 	r->npending = keep;
 	for (i = 0; i < n; i++) {
 		bool held = false;
+		uint32_t py[2];
 
 		memcpy(&len, batch[i], sizeof(len));
+		memcpy(py, batch[i] + sizeof(len), sizeof(py));
 		if (rc == 0)
-			rc = add_sample(r, batch[i] + sizeof(len), batch[i] + sizeof(len) + len,
-			    final, &held);
+			rc = add_sample(r, batch[i] + PEND_HDR, batch[i] + PEND_HDR + len,
+			    final, &held, py);
 		free(batch[i]);
 	}
 	return rc;
@@ -363,6 +373,10 @@ add_mmap2(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 	    ev.maj, ev.min, ev.ino, (const unsigned char *)p + 36, bidlen,
 	    u64_at(end - ID_SIZE + ID_TIME)) == -1)
 		return -1;
+	if (r->py != NULL && named && ev.len > 0 && ev.addr + ev.len > ev.addr &&
+	    pf_pyrec_map(r->py, (pid_t)u32_at(p), ev.addr, ev.addr + ev.len, ev.pgoff, p + 64,
+	    ev.ino) == -1)
+		return -1;
 	if (r->on_map != NULL && named && ev.len > 0 && ev.addr + ev.len > ev.addr &&
 	    r->on_map(r->on_map_arg, (pid_t)u32_at(p), ev.addr, ev.addr + ev.len, p + 64,
 	    ev.maj, ev.min, ev.ino) == -1)
@@ -385,6 +399,8 @@ add_comm(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 	ev.exec = (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
 	if (ev.exec && r->unwind != NULL)
 		pf_unwind_exec(r->unwind, (pid_t)u32_at(p), u64_at(end - ID_SIZE + ID_TIME));
+	if (ev.exec && r->py != NULL)
+		pf_pyrec_exec(r->py, (pid_t)u32_at(p));
 	/* The kernel keeps 15 bytes of a name. */
 	return add_named(r, &ev, p, end, 8, 15);
 }
@@ -408,6 +424,8 @@ add_task(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 	if (ev.type == PF_EV_FORK && ev.pid != ev.ppid && r->unwind != NULL &&
 	    pf_unwind_fork(r->unwind, (pid_t)ev.ppid, (pid_t)ev.pid) == -1)
 		return -1;
+	if (ev.type == PF_EV_FORK && ev.pid != ev.ppid && r->py != NULL)
+		pf_pyrec_fork(r->py, (pid_t)ev.ppid, (pid_t)ev.pid);
 	return add_event(r, &ev, "");
 }
 
@@ -421,8 +439,20 @@ pf_rawrec_on_record(const struct perf_event_header *h, const char *rec, void *ar
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE: {
 		bool held = false;
+		uint32_t py[2] = { 0, 0 };
 
-		return add_sample(r, p, end, false, &held);
+		/* The Python frames first: they go on changing while the sample waits. */
+		if (r->py != NULL && (size_t)(end - p) >= S_IPS) {
+			struct timespec now;
+			uint64_t t, ts = u64_at(p + S_TIME);
+
+			py[0] = pf_pyrec_sample(r->py, u32_at(p + S_TID), u32_at(p + S_TID + 4));
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			t = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+			py[1] = t <= ts ? 0 : (t - ts) / 1000 >= UINT32_MAX ? UINT32_MAX :
+			    (uint32_t)((t - ts) / 1000);
+		}
+		return add_sample(r, p, end, false, &held, py);
 	}
 	case PERF_RECORD_MMAP2:
 		return add_mmap2(r, h, p, end);

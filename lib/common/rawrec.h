@@ -17,6 +17,7 @@
 #include "buf.h"
 
 struct pf_unwinder;
+struct pf_pyrec;
 
 /*
  * The sample layout, stated once: the recorders open their events with
@@ -64,6 +65,13 @@ struct pf_unwinder;
 struct pf_rawsample {
 	uint32_t pid, tid, cpu;
 	uint32_t nr;
+	/*
+	 * The thread's Python frames as on_sample read them as the sample
+	 * was drained (pyrec.h: a stack number, PF_PYREC_NONE or _LATE),
+	 * and how long after the sample they were read, in microseconds
+	 * (UINT32_MAX: that long or longer).
+	 */
+	uint32_t py, py_lag_us;
 	uint64_t time, period;
 };
 
@@ -134,6 +142,13 @@ struct pf_rawrec {
 	int (*on_map)(void *arg, pid_t pid, uint64_t start, uint64_t end, const char *path,
 	    uint32_t maj, uint32_t min, uint64_t ino);
 	void *on_map_arg;
+	/*
+	 * The Python frames (pyrec.h), or NULL: each sample's are read as it
+	 * is drained, first of all, and kept as its py, with its lag from
+	 * the sample's time (CLOCK_MONOTONIC: the events must clock by it)
+	 * as py_lag_us; mappings, forks and execs are passed on to it.
+	 */
+	struct pf_pyrec *py;
 	uint64_t truncated;	/* stacks cut short (the [truncated] frame) */
 	uint64_t fp_fallback;	/* dwarf samples left with their frame-pointer chain */
 	uint64_t unwound;	/* dwarf samples kept */

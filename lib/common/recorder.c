@@ -31,7 +31,9 @@
 #include "outfile.h"
 #include "parse.h"
 #include "pf.h"
+#include "procmaps.h"
 #include "procstat.h"
+#include "pyrec.h"
 #include "recorder.h"
 #include "replay.h"
 #include "spawn.h"
@@ -168,6 +170,15 @@ common_option(struct pf_recorder *r, int ch, const char *arg, struct pf_result *
 		return 0;
 	case PF_REC_OPT_NO_INLINE:
 		o->inlines = false;
+		return 0;
+	case PF_REC_OPT_PYTHON:
+		o->python = 1;
+		return 0;
+	case PF_REC_OPT_NO_PYTHON:
+		o->python = 0;
+		return 0;
+	case PF_REC_OPT_PYTHON_LINES:
+		o->python_lines = true;
 		return 0;
 	case 'h':
 		st->kind = PF_RESULT_HELP;
@@ -529,6 +540,69 @@ denied(struct pf_recorder *r, pid_t pid, int e, struct pf_result *st)
 	return pf_result_set(st, PF_EXIT_FAIL, e, "%s (pid %d)", call, (int)pid);
 }
 
+/* Whether the Python frames are read: --python, or by default for -p and a command. */
+static bool
+python_on(const struct pf_recorder *r)
+{
+	if (r->opt.python >= 0)
+		return r->opt.python == 1;
+	return !r->opt.all && r->cgroup_fd == -1;
+}
+
+/*
+ * The interpreters already running in the targets (every process's with
+ * -a), which no MMAP2 record will announce: their executable file
+ * mappings, as /proc/PID/maps lists them.
+ */
+struct py_maps_arg {
+	struct pf_pyrec *py;
+	pid_t pid;
+};
+
+static int
+py_map(const struct pf_maps_entry *e, void *arg)
+{
+	const struct py_maps_arg *a = arg;
+
+	if (e->exec && pf_maps_file_path(e->path))
+		(void)pf_pyrec_map(a->py, a->pid, e->start, e->end, e->pgoff, e->path, e->ino);
+	return 0;
+}
+
+static void
+py_maps_of(struct pf_recorder *r, pid_t pid)
+{
+	struct py_maps_arg a = { r->rec.py, pid };
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return;
+	(void)pf_maps_read(fd, py_map, &a);
+	close(fd);
+}
+
+static void
+py_maps(struct pf_recorder *r)
+{
+	struct dirent *d;
+	DIR *dir;
+	size_t i;
+
+	for (i = 0; i < r->t.npids; i++)
+		py_maps_of(r, r->t.pids[i]);
+	if (!r->opt.all || (dir = opendir("/proc")) == NULL)
+		return;
+	while ((d = readdir(dir)) != NULL) {
+		uint64_t pid;
+
+		if (pf_parse_u64(d->d_name, 1, INT_MAX, &pid) == 0 && pid != (uint64_t)getpid())
+			py_maps_of(r, (pid_t)pid);
+	}
+	closedir(dir);
+}
+
 /*
  * -g dwarf: the mappings of the processes already running, which no
  * MMAP2 record will announce.  One that cannot be read is unwound from
@@ -581,6 +655,8 @@ attach(struct pf_recorder *r, struct pf_result *st)
 	}
 	if (r->rec.unwind != NULL)
 		unwind_maps(r);
+	if (r->rec.py != NULL)
+		py_maps(r);
 	for (i = 0; i < r->t.npids; i++) {
 		if (pf_sym_load_proc(r->sym, "/proc", r->t.pids[i], true) == -1 && errno != ENOENT)
 			say(r, PF_SAY_WARN, errno, "pid %d: maps (symbols will be missing)",
@@ -612,9 +688,14 @@ start_helper(struct pf_recorder *r)
 	if (r->cgroup_fd != -1)
 		n = pf_cgroup_procs(r->cgroup_fd, pids, PF_ARRAY_LEN(pids));
 	snprintf(comm, sizeof(comm), "%s-files", r->ops->tool->name);
+	/*
+	 * It reads memory only for the Python frames: the targets' (and
+	 * their descendants') with -p and a command; under -a and --cgroup
+	 * only when --python asks, then every process it answers for.
+	 */
 	if ((r->mf = pf_mapfiles_start(pids, n, r->opt.all && r->cgroup_fd == -1,
-	    r->opt.all || r->cgroup_fd != -1 ? PF_MAPFILES_MEM_NONE : PF_MAPFILES_MEM_TARGETS,
-	    comm)) == NULL)
+	    !python_on(r) ? PF_MAPFILES_MEM_NONE : r->opt.all || r->cgroup_fd != -1 ?
+	    PF_MAPFILES_MEM_ALL : PF_MAPFILES_MEM_TARGETS, comm)) == NULL)
 		r->mf_err = errno;
 }
 
@@ -665,6 +746,18 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 			return pf_result_set(st, PF_EXIT_FAIL, errno, "unwinder");
 		pf_unwind_set_mapfiles(r->rec.unwind, r->mf);
 	}
+	/*
+	 * Python frames are read through the helper as each sample is
+	 * drained: the rings wake the reader at every sample, and clock by
+	 * CLOCK_MONOTONIC, so that how late a read came can be told.
+	 */
+	if (python_on(r) && r->mf != NULL) {
+		if ((r->rec.py = pf_pyrec_new(r->mf, r->opt.python_lines)) == NULL)
+			return pf_result_set(st, PF_EXIT_FAIL, errno, "python frames");
+		a.clock_monotonic = true;
+		a.wake_each = true;
+	} else if (python_on(r))
+		say(r, PF_SAY_WARN, r->mf_err, "no file helper: Python frames will not be read");
 	if ((r->perf = pf_perf_new(&a, r->dwarf ? PF_REC_DWARF_RING_PAGES :
 	    r->ops->tool->ring_pages)) == NULL)
 		return pf_result_set(st, PF_EXIT_FAIL, errno, "perf events");
@@ -885,6 +978,8 @@ stats_line(struct pf_recorder *r, double tail)
 		    (unsigned long long)r->rec.deferred,
 		    (unsigned long long)(r->rec.unwind ? pf_unwind_refused(r->rec.unwind) : 0),
 		    (unsigned long long)(r->rec.unwind ? pf_unwind_cfi_refused(r->rec.unwind) : 0));
+	if (r->rec.py != NULL)
+		pf_pyrec_stats(r->rec.py, &b);
 	pf_mapfiles_stats(r->mf, &asked, &got, &broken);
 	pf_buf_printf(&b, " helper-asked %llu helper-opened %llu%s",
 	    (unsigned long long)asked, (unsigned long long)got, broken ? " helper-stopped" : "");
@@ -1109,7 +1204,7 @@ emit(struct pf_recorder *r, struct pf_writer *w, enum pf_stop hst, enum pf_stop 
 	const char *name = r->opt.output ? r->opt.output : "stdout";
 	struct pf_buf b = { 0 };
 	struct pf_rawref *refs;
-	uint64_t ntrunc = 0, nchains = 0, why[PF_INCOMPLETE_CAUSES] = { 0 };
+	uint64_t ntrunc = 0, nchains = 0, why[PF_INCOMPLETE_CAUSES] = { 0 }, npy[3] = { 0 };
 	char causes[PF_WRITER_CAUSES_MAX + 1];
 	size_t n, i;
 
@@ -1124,6 +1219,14 @@ emit(struct pf_recorder *r, struct pf_writer *w, enum pf_stop hst, enum pf_stop 
 		r->stop = PF_STOP_MEMORY;
 		n = 0;
 	}
+	if (hst == PF_STOP_NONE && r->rec.py != NULL) {
+		pf_buf_reset(&b);
+		if (pf_pyrec_header(r->rec.py, &b) == -1) {
+			r->stop = PF_STOP_MEMORY;
+			n = 0;
+		} else if (b.len > 0)
+			hst = pf_writer_comment(w, b.data, b.len);
+	}
 	for (i = 0; hst == PF_STOP_NONE && i < n; i++) {
 		const struct pf_rawsample *s = pf_rawrec_sample(&r->rec, refs[i].off);
 		struct pf_stack_end end;
@@ -1133,7 +1236,7 @@ emit(struct pf_recorder *r, struct pf_writer *w, enum pf_stop hst, enum pf_stop 
 		test_abort(r->written);
 #endif
 		pf_buf_reset(&b);
-		if (pf_replay_format(r->sym, &r->comms, s, refs[i].period, r->evname,
+		if (pf_replay_format(r->sym, &r->comms, r->rec.py, s, refs[i].period, r->evname,
 		    &b, &end) == -1) {
 			/* The stream ends at the last whole sample, saying why. */
 			r->stop = PF_STOP_MEMORY;
@@ -1143,6 +1246,7 @@ emit(struct pf_recorder *r, struct pf_writer *w, enum pf_stop hst, enum pf_stop 
 		if (hst != PF_STOP_NONE)
 			break;
 		r->written++;
+		npy[end.py]++;
 		nchains += end.cut;
 		why[end.why]++;
 		/* truncated= counts the [truncated] stacks the chain cut did not end first. */
@@ -1171,6 +1275,8 @@ emit(struct pf_recorder *r, struct pf_writer *w, enum pf_stop hst, enum pf_stop 
 		pf_writer_trailer_aggregated(w, r->naggregated);
 	pf_writer_trailer_chains(w, nchains);
 	pf_writer_trailer_incomplete(w, incomplete_causes(why, causes, sizeof(causes)), causes);
+	if (r->rec.py != NULL)
+		pf_writer_trailer_python(w, npy[PF_PY_MERGE_DONE], npy[PF_PY_MERGE_MISMATCH]);
 	*fin = pf_writer_finish(w, r->ops->tool->name, r->rec.lost, r->rec.throttled, r->stop);
 	open_stream.r = NULL;	/* it has its trailer, or cannot have one */
 	if (*fin == PF_STOP_MEMORY)
@@ -1328,6 +1434,7 @@ pf_recorder_main(const struct pf_recorder_ops *ops, void *tool, int argc, char *
 	r->opt.min_free_pct = -1;
 	r->opt.progress = true;
 	r->opt.inlines = true;
+	r->opt.python = -1;
 	r->kallsyms_fd = -1;
 	r->cgroup_fd = -1;
 	r->out_fd = STDOUT_FILENO;
@@ -1345,6 +1452,8 @@ pf_recorder_main(const struct pf_recorder_ops *ops, void *tool, int argc, char *
 	pf_kallsyms_free(r->ksyms);
 	pf_unwind_free(r->rec.unwind);
 	r->rec.unwind = NULL;
+	pf_pyrec_free(r->rec.py);
+	r->rec.py = NULL;
 	pf_mapfiles_free(r->mf);
 	r->mf = NULL;
 	if (r->cgroup_fd != -1)

@@ -99,6 +99,7 @@ enum {
 	PF_REC_OPT_FORCE = 256, PF_REC_OPT_MAX_SIZE, PF_REC_OPT_MIN_FREE,
 	PF_REC_OPT_NO_PROGRESS, PF_REC_OPT_STATS, PF_REC_OPT_VERSION,
 	PF_REC_OPT_NO_INLINE, PF_REC_OPT_CMD_OUTPUT, PF_REC_OPT_CGROUP,
+	PF_REC_OPT_PYTHON, PF_REC_OPT_NO_PYTHON, PF_REC_OPT_PYTHON_LINES,
 	PF_REC_OPT_TOOL = 300
 };
 #define PF_REC_SHORTOPTS "ad:g:ho:p:"
@@ -114,8 +115,11 @@ enum {
 	{ "min-free", required_argument, NULL, PF_REC_OPT_MIN_FREE },	\
 	{ "no-inline", no_argument, NULL, PF_REC_OPT_NO_INLINE },	\
 	{ "no-progress", no_argument, NULL, PF_REC_OPT_NO_PROGRESS },	\
+	{ "no-python", no_argument, NULL, PF_REC_OPT_NO_PYTHON },	\
 	{ "output", required_argument, NULL, 'o' },			\
 	{ "pid", required_argument, NULL, 'p' },			\
+	{ "python", no_argument, NULL, PF_REC_OPT_PYTHON },		\
+	{ "python-lines", no_argument, NULL, PF_REC_OPT_PYTHON_LINES },	\
 	{ "stats", no_argument, NULL, PF_REC_OPT_STATS },		\
 	{ "version", no_argument, NULL, PF_REC_OPT_VERSION }
 
@@ -146,6 +150,12 @@ struct pf_rec_opts {
 	bool progress;
 	bool stats;
 	bool inlines;		/* inlined functions as frames (--no-inline: off) */
+	/*
+	 * Python frames (pyrec.h): -1 the default (on for -p and a command,
+	 * off for -a and --cgroup), 0 --no-python, 1 --python.
+	 */
+	int python;
+	bool python_lines;	/* --python-lines: names end in the first line */
 	/*
 	 * --cmd-output: where the command's standard output goes; NULL: the
 	 * standard error when the stream is on the standard output, else

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pyframe.h"
 #include "replay.h"
 #include "unwind.h"
 #include "xmlesc.h"
@@ -187,11 +188,163 @@ pf_entry_frame(const char *name)
 	return false;
 }
 
+/* Whether sym is CPython's evaluation function (or a part of it a compiler split off). */
+static bool
+eval_frame(const char *sym)
+{
+	static const char ev[] = "_PyEval_EvalFrameDefault";
+
+	return sym != NULL && strncmp(sym, ev, sizeof(ev) - 1) == 0 &&
+	    (sym[sizeof(ev) - 1] == '\0' || sym[sizeof(ev) - 1] == '.');
+}
+
+/* Where the merge puts Python frames in, and what it leaves out: lines of b. */
+struct py_lines {
+	size_t ev_at[PF_PY_MERGE_MAX], ev_end[PF_PY_MERGE_MAX];
+	size_t nev;
+	bool ev_over;			/* more evaluation frames than kept */
+	size_t drop_at[PF_PY_MERGE_MAX], drop_end[PF_PY_MERGE_MAX];
+	size_t ndrop;
+};
+
+static int
+py_line(struct pf_buf *b, const struct pf_pyrec *py, uint32_t k)
+{
+	size_t len;
+	const char *name = pf_pyrec_name(py, k, &len);
+	int bad = 0;
+
+	bad |= pf_buf_printf(b, "\t%16x py::", 0) == -1;
+	bad |= pf_name_escape(b, name, len, 0) == -1;
+	bad |= pf_buf_puts(b, "+0x0 ([python])\n") == -1;
+	return bad ? -1 : 0;
+}
+
+static int
+py_marker(struct pf_buf *b, int end)
+{
+	const char *m = end == PF_PY_END_LOOP ? "[py-loop]" : end == PF_PY_END_DEPTH ?
+	    "[py-depth]" : "[py-unreadable]";
+
+	return pf_buf_printf(b, "\t%16x %s ([unknown])\n", 0, m);
+}
+
+/* Copy b[from, to) to t without the dropped lines. */
+static int
+copy_kept(struct pf_buf *t, const struct pf_buf *b, const struct py_lines *pl, size_t from,
+    size_t to)
+{
+	size_t i;
+
+	for (i = 0; i < pl->ndrop && from < to; i++) {
+		if (pl->drop_end[i] <= from || pl->drop_at[i] >= to)
+			continue;
+		if (pl->drop_at[i] > from && pf_buf_append(t, b->data + from,
+		    pl->drop_at[i] - from) == -1)
+			return -1;
+		from = pl->drop_end[i];
+	}
+	if (from < to && pf_buf_append(t, b->data + from, to - from) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * Merge the sample's Python frames into its lines b[start, b->len) (the
+ * rules are pf_replay_format's): PF_PY_MERGE_*, or -1 with ENOMEM.
+ */
+static int
+py_merge(const struct pf_pyrec *py, const struct pf_rawsample *s, struct pf_buf *b,
+    size_t start, const struct py_lines *pl, bool native_cut)
+{
+	const uint32_t *fr;
+	size_t n, i, g, ngroups = 0, partial, first[PF_PY_FRAMES_MAX + 1], nev = pl->nev;
+	struct pf_buf t = { 0 };
+	int end, rc = -1;
+	bool ok, walk_cut;
+
+	if (s->py == PF_PYREC_LATE || (fr = pf_pyrec_stack(py, s->py, &n, &end)) == NULL) {
+		if (s->py != PF_PYREC_LATE)
+			return PF_PY_MERGE_NONE;
+		ok = false;
+		goto mismatch;
+	}
+	/* Groups: first[g] is group g's innermost frame; each ends at an entry frame. */
+	first[0] = 0;
+	for (i = 0; i < n; i++)
+		if (fr[i] & PF_PYREC_ENTRY)
+			first[++ngroups] = i + 1;
+	partial = n - first[ngroups];
+	walk_cut = end != PF_PY_END_DONE;
+	if (pl->ev_over)
+		ok = false;
+	else if (!walk_cut)
+		ok = partial == 0 && (nev == ngroups || (native_cut && nev < ngroups));
+	else
+		ok = nev >= ngroups || native_cut;
+	if (!ok)
+		goto mismatch;
+	{
+		size_t at = start;
+
+		for (g = 0; g < nev; g++) {
+			if (copy_kept(&t, b, pl, at, pl->ev_at[g]) == -1)
+				goto out;
+			at = pl->ev_end[g];
+			if (g < ngroups) {
+				for (i = first[g]; i < first[g + 1]; i++)
+					if (py_line(&t, py, fr[i]) == -1)
+						goto out;
+			} else if (g == ngroups && walk_cut) {
+				for (i = first[ngroups]; i < n; i++)
+					if (py_line(&t, py, fr[i]) == -1)
+						goto out;
+				if (py_marker(&t, end) == -1)
+					goto out;
+				walk_cut = false;
+			} else if (pf_buf_append(&t, b->data + pl->ev_at[g],
+			    pl->ev_end[g] - pl->ev_at[g]) == -1)
+				goto out;
+		}
+		if (copy_kept(&t, b, pl, at, b->len) == -1)
+			goto out;
+		/* The outer groups a cut native stack did not reach end it. */
+		for (g = nev; g < ngroups; g++)
+			for (i = first[g]; i < first[g + 1]; i++)
+				if (py_line(&t, py, fr[i]) == -1)
+					goto out;
+		if (walk_cut) {
+			for (i = first[ngroups]; i < n; i++)
+				if (py_line(&t, py, fr[i]) == -1)
+					goto out;
+			if (py_marker(&t, end) == -1)
+				goto out;
+		}
+	}
+	b->len = start;
+	if (pf_buf_append(b, t.data, t.len) == -1)
+		goto out;
+	rc = PF_PY_MERGE_DONE;
+	goto out;
+mismatch:
+	if (pf_buf_printf(b, "\t%16x [py-mismatch] ([unknown])\n", 0) == -1)
+		goto out;
+	rc = PF_PY_MERGE_MISMATCH;
+out:
+	pf_buf_free(&t);
+	if (rc == -1)
+		errno = ENOMEM;
+	return rc;
+}
+
 int
 pf_replay_format(struct pf_symbolizer *sym, struct pf_comms *comms,
-    const struct pf_rawsample *s, uint64_t period, const char *evname,
-    struct pf_buf *b, struct pf_stack_end *end)
+    const struct pf_pyrec *py, const struct pf_rawsample *s, uint64_t period,
+    const char *evname, struct pf_buf *b, struct pf_stack_end *end)
 {
+	static struct py_lines pl;
+	bool merging = py != NULL && s->py != PF_PYREC_NONE, trunc = false;
+	size_t start;
 	const char *ips = (const char *)(s + 1);
 	char cbuf[32], tbuf[32];
 	const char *comm = pf_comms_get(comms, s->pid, s->tid, cbuf, sizeof(cbuf));
@@ -212,6 +365,9 @@ pf_replay_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 	bad |= pf_name_escape_str(b, comm, PF_ESC_COMM) == -1;
 	bad |= pf_buf_printf(b, " %5u/%-5u [%03u] %12s: %10llu %s: \n", s->pid, s->tid,
 	    s->cpu, tbuf, (unsigned long long)period, evname) == -1;
+	start = b->len;
+	pl.nev = pl.ndrop = 0;
+	pl.ev_over = false;
 	for (i = 0; i < s->nr; i++) {
 		struct pf_frame_in in;
 		struct pf_frame_out out;
@@ -222,6 +378,7 @@ pf_replay_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 		if (ip == PF_RAWREC_TRUNCATED) {
 			bad |= pf_buf_printf(b, "\t%16x [truncated] ([unknown])\n", 0) == -1;
 			why = PF_INCOMPLETE_STACK_COPY;
+			trunc = true;
 		} else if (ip == PF_RAWREC_BUDGET) {
 			/* After the last frame: a stack that reached its entry lost nothing. */
 			if (!entry)
@@ -274,6 +431,14 @@ pf_replay_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 			bad |= pf_name_escape_str(b, out.inl[j], 0) == -1;
 			bad |= pf_buf_printf(b, "+0x%llx (inlined)\n", (unsigned long long)out.off) == -1;
 		}
+		if (merging && !kernel && eval_frame(out.sym)) {
+			if (pl.nev < PF_PY_MERGE_MAX)
+				pl.ev_at[pl.nev] = b->len;
+			else
+				pl.ev_over = true;
+		} else if (merging && !kernel && out.sym != NULL && strncmp(out.sym, "py::", 4) == 0 &&
+		    pl.ndrop < PF_PY_MERGE_MAX)
+			pl.drop_at[pl.ndrop] = b->len;
 		bad |= pf_buf_printf(b, "\t%16llx ", (unsigned long long)out.addr) == -1;
 		if (out.sym) {
 			bad |= pf_name_escape_str(b, out.sym, 0) == -1;
@@ -285,6 +450,22 @@ pf_replay_format(struct pf_symbolizer *sym, struct pf_comms *comms,
 		else
 			bad |= pf_buf_puts(b, "[unknown]") == -1;
 		bad |= pf_buf_puts(b, ")\n") == -1;
+		if (merging && !kernel && eval_frame(out.sym)) {
+			if (pl.nev < PF_PY_MERGE_MAX)
+				pl.ev_end[pl.nev++] = b->len;
+		} else if (merging && !kernel && out.sym != NULL &&
+		    strncmp(out.sym, "py::", 4) == 0 && pl.ndrop < PF_PY_MERGE_MAX)
+			pl.drop_end[pl.ndrop++] = b->len;
+	}
+	end->py = PF_PY_MERGE_NONE;
+	if (merging && !bad) {
+		int m = py_merge(py, s, b, start, &pl, trunc || cut ||
+		    nentries >= PF_UNWIND_MAX_FRAMES);
+
+		if (m == -1)
+			bad = 1;
+		else
+			end->py = m;
 	}
 	bad |= pf_buf_putc(b, '\n') == -1;
 	if (bad) {

@@ -12,6 +12,7 @@
 #include "buf.h"
 #include "comms.h"
 #include "rawrec.h"
+#include "pyrec.h"
 #include "symbolize.h"
 
 /* Sort the tracking records by time for the replay.  -1 with ENOMEM. */
@@ -62,7 +63,16 @@ bool pf_entry_frame(const char *name);
 struct pf_stack_end {
 	bool cut;		/* in one "[unknown-chain]" frame */
 	enum pf_incomplete why;
+	int py;			/* PF_PY_MERGE_*: what became of its Python frames */
 };
+
+#define PF_PY_MERGE_NONE	0	/* it had none */
+#define PF_PY_MERGE_DONE	1	/* merged at the evaluation frames */
+#define PF_PY_MERGE_MISMATCH	2	/* native frames kept, with [py-mismatch] */
+
+/* The most evaluation frames of one stack that Python frames are merged at. */
+#define PF_PY_MERGE_MAX		512
+
 
 /*
  * Append sample s as perf-script text to b: the event line with period
@@ -75,9 +85,22 @@ struct pf_stack_end {
  * ENOMEM when memory ran out (b then holds no whole sample).  Every comm,
  * function and file name is escaped as it is written (pf_name_escape):
  * none can end its line or split its field.
+ *
+ * Python frames: when py is not NULL and the sample carries Python
+ * frames (s->py), they are merged into the native stack: each group of
+ * them that one evaluation call ran (innermost first, each group ending
+ * at its entry frame) takes the place of one "_PyEval_EvalFrameDefault"
+ * frame, in order, as "py::QUALNAME:FILE" frames (escaped as the other
+ * names).  Merged only when the groups and the evaluation frames are as
+ * many; or fewer evaluation frames where the native stack was cut short
+ * (the outer groups then end the stack), or more where the Python walk
+ * was (the frames it did read, then its end's marker, at the next
+ * evaluation frame).  Otherwise the native frames stay and one
+ * "[py-mismatch]" frame ends the stack.  A -X perf trampoline's "py::"
+ * frame is left out of a merged stack: the function shows once.
  */
 int pf_replay_format(struct pf_symbolizer *sym, struct pf_comms *comms,
-    const struct pf_rawsample *s, uint64_t period, const char *evname,
-    struct pf_buf *b, struct pf_stack_end *end);
+    const struct pf_pyrec *py, const struct pf_rawsample *s, uint64_t period,
+    const char *evname, struct pf_buf *b, struct pf_stack_end *end);
 
 #endif

@@ -31,6 +31,8 @@ struct pf_writer {
 	bool has_aggregated;
 	uint64_t chains;	/* for the trailer, when has_chains */
 	bool has_chains;
+	uint64_t py_merged, py_mismatch;	/* for the trailer, when has_py */
+	bool has_py;
 	uint64_t incomplete;	/* for the trailer, when has_incomplete */
 	bool has_incomplete;
 	char causes[PF_WRITER_CAUSES_MAX + 1];
@@ -274,6 +276,14 @@ pf_writer_trailer_incomplete(struct pf_writer *w, uint64_t n, const char *causes
 	snprintf(w->causes, sizeof(w->causes), "%s", causes ? causes : "");
 }
 
+void
+pf_writer_trailer_python(struct pf_writer *w, uint64_t merged, uint64_t mismatch)
+{
+	w->has_py = true;
+	w->py_merged = merged;
+	w->py_mismatch = mismatch;
+}
+
 enum pf_stop
 pf_writer_finish(struct pf_writer *w, const char *tool, uint64_t lost, uint64_t throttled, enum pf_stop reason)
 {
@@ -309,6 +319,9 @@ pf_writer_finish(struct pf_writer *w, const char *tool, uint64_t lost, uint64_t 
 			n += snprintf(line + n, sizeof(line) - (size_t)n, "incomplete-causes=%s ",
 			    w->causes);
 	}
+	if (w->has_py)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "py-merged=%llu py-mismatch=%llu ",
+		    (unsigned long long)w->py_merged, (unsigned long long)w->py_mismatch);
 	n += snprintf(line + n, sizeof(line) - (size_t)n, "stop=%s bytes=", pf_stop_name(r));
 	total = w->committed + (uint64_t)n + 1;
 	while (digits(total + (uint64_t)prev) != prev)

@@ -108,6 +108,13 @@ void pf_writer_trailer_chains(struct pf_writer *w, uint64_t n);
 #define PF_WRITER_CAUSES_MAX 192
 void pf_writer_trailer_incomplete(struct pf_writer *w, uint64_t n, const char *causes);
 
+/*
+ * Python frames were read: the trailer says how many written stacks had
+ * them merged, and how many kept their native frames and [py-mismatch]
+ * (" py-merged=N py-mismatch=M", after the incomplete words).
+ */
+void pf_writer_trailer_python(struct pf_writer *w, uint64_t merged, uint64_t mismatch);
+
 /* Samples accepted, and bytes written so far. */
 uint64_t pf_writer_samples(const struct pf_writer *w);
 uint64_t pf_writer_bytes(const struct pf_writer *w);

@@ -1353,7 +1353,7 @@ stack_end_case(struct pf_symbolizer *sym, struct pf_comms *comms, const uint64_t
 	struct pf_buf b = { 0 };
 
 	memcpy(r.ips, chain, nr * sizeof(*chain));
-	CHECK(pf_replay_format(sym, comms, &r.s, 1, "cpu-clock", &b, &end) == 0, "%s: format",
+	CHECK(pf_replay_format(sym, comms, NULL, &r.s, 1, "cpu-clock", &b, &end) == 0, "%s: format",
 	    what);
 	CHECK(end.cut == cut && end.why == why, "%s: cut %d why %s, want cut %d why %s", what,
 	    end.cut, pf_incomplete_name(end.why), cut, pf_incomplete_name(why));
@@ -1444,11 +1444,11 @@ test_stack_end(void)
 		struct pf_buf b = { 0 };
 
 		memcpy(r.ips, n127, 127 * sizeof(*n127));
-		CHECK(pf_replay_format(s, &comms, &r.s, 1, "cpu-clock", &b, &end) == 0 &&
+		CHECK(pf_replay_format(s, &comms, NULL, &r.s, 1, "cpu-clock", &b, &end) == 0 &&
 		    end.why == PF_INCOMPLETE_STACK_COPY, "127 entries: %s",
 		    pf_incomplete_name(end.why));
 		r.s.nr = 126;
-		CHECK(pf_replay_format(s, &comms, &r.s, 1, "cpu-clock", &b, &end) == 0 &&
+		CHECK(pf_replay_format(s, &comms, NULL, &r.s, 1, "cpu-clock", &b, &end) == 0 &&
 		    end.why == PF_INCOMPLETE_NO_UNWIND, "126 entries: %s",
 		    pf_incomplete_name(end.why));
 		pf_buf_free(&b);

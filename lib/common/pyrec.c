@@ -1,0 +1,559 @@
+/*
+ * pyrec: the recorders' Python frames, read as samples are drained.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grow.h"
+#include "hash.h"
+#include "htab.h"
+#include "intern.h"
+#include "mapfile.h"
+#include "pyframe.h"
+#include "pyrec.h"
+#include "window.h"
+
+#define PAGE		4096u
+/* Helper requests one walk of a thread's frames may make, and one listing of the threads. */
+#define WALK_READS	128
+#define LIST_READS	2048
+
+enum { PROC_FOUND, PROC_READY, PROC_OFF };
+
+struct thread {
+	uint32_t tid;
+	uint64_t ts;
+};
+
+struct proc {
+	uint32_t pid;
+	int state;
+	const char *why;		/* PROC_OFF: the header's reason */
+	struct pf_py_elf elf;
+	uint64_t runtime;		/* in the process */
+	uint32_t tid_off;		/* libc's, 0: not found (yet) */
+	struct pf_py py;
+	struct thread *threads;
+	size_t nthreads, cap;
+	uint64_t listed_ns;		/* when the thread list was last walked */
+	bool listed;
+};
+
+struct page {
+	uint64_t addr;
+	bool ok;
+	unsigned char data[PAGE];
+};
+
+/* The reads of one walk: pages read through the helper, each once. */
+struct reader {
+	struct pf_mapfiles *mf;
+	uint32_t pid;
+	struct page *pages;		/* PF_PYREC_PAGES */
+	size_t npages, next;		/* used, and the one replaced next when full */
+	unsigned budget;		/* helper requests left */
+	uint64_t reads;			/* helper requests, over the run */
+};
+
+struct code {
+	uint32_t pid;
+	int32_t line;
+	uint64_t code, name_obj, file_obj;
+	uint32_t name;			/* number in names */
+};
+
+struct pf_pyrec {
+	struct pf_mapfiles *mf;
+	bool lines;
+	struct proc procs[PF_PYREC_PROCS];
+	size_t nprocs;
+	uint64_t procs_over;
+	struct reader rd;
+	struct pf_py_stack *st;
+	struct pf_intern names, stacks;
+	struct pf_htab codes_ix;
+	struct code *codes;
+	size_t ncodes, codes_cap;
+	struct pf_buf key;		/* a stack's bytes */
+	struct pf_buf nkey;		/* a name's */
+	uint64_t samples, read, hits, misses;
+};
+
+struct pf_pyrec *
+pf_pyrec_new(struct pf_mapfiles *mf, bool lines)
+{
+	struct pf_pyrec *p;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
+	p->mf = mf;
+	p->lines = lines;
+	p->rd.mf = mf;
+	if ((p->rd.pages = calloc(PF_PYREC_PAGES, sizeof(*p->rd.pages))) == NULL ||
+	    (p->st = malloc(sizeof(*p->st))) == NULL || pf_intern_init(&p->names, 256) == -1) {
+		free(p->rd.pages);
+		free(p->st);
+		free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (pf_intern_init(&p->stacks, 256) == -1) {
+		pf_intern_free(&p->names);
+		free(p->rd.pages);
+		free(p->st);
+		free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (pf_htab_init(&p->codes_ix, 1024) == -1) {
+		pf_intern_free(&p->names);
+		pf_intern_free(&p->stacks);
+		free(p->rd.pages);
+		free(p->st);
+		free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return p;
+}
+
+void
+pf_pyrec_free(struct pf_pyrec *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->nprocs; i++)
+		free(p->procs[i].threads);
+	pf_intern_free(&p->names);
+	pf_intern_free(&p->stacks);
+	pf_htab_free(&p->codes_ix);
+	free(p->codes);
+	pf_buf_free(&p->key);
+	pf_buf_free(&p->nkey);
+	free(p->rd.pages);
+	free(p->st);
+	free(p);
+}
+
+static struct proc *
+find_proc(struct pf_pyrec *p, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i].pid == pid)
+			return &p->procs[i];
+	return NULL;
+}
+
+static struct proc *
+new_proc(struct pf_pyrec *p, uint32_t pid)
+{
+	struct proc *pr = find_proc(p, pid);
+
+	if (pr != NULL)
+		return pr;
+	if (p->nprocs == PF_PYREC_PROCS) {
+		p->procs_over++;
+		return NULL;
+	}
+	pr = &p->procs[p->nprocs++];
+	memset(pr, 0, sizeof(*pr));
+	pr->pid = pid;
+	pr->state = PROC_OFF;
+	pr->why = NULL;		/* nothing found yet: not listed */
+	return pr;
+}
+
+static const char *
+base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+int
+pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
+    const char *path, uint64_t ino)
+{
+	const char *name = base_name(path);
+	bool libc = strncmp(name, "libc.so", 7) == 0 || strncmp(name, "libc-", 5) == 0;
+	struct pf_py_elf e;
+	struct proc *pr;
+	uint32_t off;
+	int fd;
+
+	if (p->mf == NULL || (!libc && strstr(name, "python") == NULL))
+		return 0;
+	pr = find_proc(p, (uint32_t)pid);
+	if (libc && (pr == NULL ? false : pr->tid_off != 0))
+		return 0;
+	/* One interpreter a process: the first found. */
+	if (!libc && pr != NULL && (pr->state == PROC_FOUND || pr->state == PROC_READY))
+		return 0;
+	if ((fd = pf_mapfile_open(p->mf, "/proc", pid, start, end, path, ino)) == -1)
+		return 0;
+	if (libc) {
+		if (pf_py_elf_pthread_tid(fd, &off) == 0 && off != 0 &&
+		    (pr = new_proc(p, (uint32_t)pid)) != NULL)
+			pr->tid_off = off;
+		close(fd);
+		return 0;
+	}
+	if (pf_py_elf_probe(fd, name, &e) == -1) {
+		close(fd);
+		return 0;	/* not an interpreter */
+	}
+	close(fd);
+	if ((pr = new_proc(p, (uint32_t)pid)) == NULL)
+		return 0;
+	pr->elf = e;
+	pr->runtime = start - pgoff - e.vaddr0 + e.runtime;
+	if (e.from == PF_PY_VER_NONE) {
+		pr->state = PROC_OFF;
+		pr->why = "unknown-version";
+	} else if (e.major != 3 || pf_py_layout(e.minor) == NULL) {
+		pr->state = PROC_OFF;
+		pr->why = "version-not-read";
+	} else {
+		pr->state = PROC_FOUND;
+		pr->why = "";
+	}
+	return 0;
+}
+
+void
+pf_pyrec_exec(struct pf_pyrec *p, pid_t pid)
+{
+	struct proc *pr = find_proc(p, (uint32_t)pid);
+
+	if (pr == NULL)
+		return;
+	free(pr->threads);
+	*pr = p->procs[--p->nprocs];
+}
+
+void
+pf_pyrec_fork(struct pf_pyrec *p, pid_t ppid, pid_t child)
+{
+	struct proc *pr = find_proc(p, (uint32_t)ppid), *c;
+
+	if (pr == NULL || find_proc(p, (uint32_t)child) != NULL ||
+	    (c = new_proc(p, (uint32_t)child)) == NULL)
+		return;
+	pr = find_proc(p, (uint32_t)ppid);	/* new_proc may not move it, but be plain */
+	*c = *pr;
+	c->pid = (uint32_t)child;
+	c->threads = NULL;
+	c->nthreads = c->cap = 0;
+	c->listed = false;
+	if (c->state == PROC_READY) {
+		c->state = PROC_FOUND;	/* initialised again against the child's memory */
+	}
+}
+
+/*
+ * pyframe's read callback: the bytes come from the pages of this walk,
+ * each page read through the helper once, all of it or none (a page is
+ * mapped whole or not at all), within the walk's budget.
+ */
+static int
+rd(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct reader *r = ctx;
+	unsigned char *out = buf;
+
+	if (len == 0)
+		return 0;
+	if (addr + len < addr)
+		return -1;
+	while (len > 0) {
+		uint64_t pa = addr & ~(uint64_t)(PAGE - 1);
+		size_t at = (size_t)(addr - pa), k = PAGE - at < len ? PAGE - at : len, i;
+		struct page *pg = NULL;
+
+		for (i = 0; i < r->npages; i++)
+			if (r->pages[i].addr == pa) {
+				pg = &r->pages[i];
+				break;
+			}
+		if (pg == NULL) {
+			if (r->budget == 0)
+				return -1;
+			r->budget--;
+			if (r->npages < PF_PYREC_PAGES)
+				pg = &r->pages[r->npages++];
+			else {
+				pg = &r->pages[r->next];
+				r->next = (r->next + 1) % PF_PYREC_PAGES;
+			}
+			pg->addr = pa;
+			r->reads++;
+			pg->ok = pf_mapfiles_read(r->mf, (pid_t)r->pid, pa, pg->data, PAGE) == 0;
+		}
+		if (!pg->ok)
+			return -1;
+		memcpy(out, pg->data + at, k);
+		out += k;
+		addr += k;
+		len -= k;
+	}
+	return 0;
+}
+
+static void
+walk_begin(struct pf_pyrec *p, uint32_t pid, unsigned budget)
+{
+	p->rd.pid = pid;
+	p->rd.npages = p->rd.next = 0;
+	p->rd.budget = budget;
+}
+
+static int
+ready(struct pf_pyrec *p, struct proc *pr)
+{
+	if (pr->state == PROC_READY)
+		return 0;
+	if (pr->state != PROC_FOUND)
+		return -1;
+	if (pf_py_layout(pr->elf.minor)->ts_tid_pthread && pr->tid_off == 0) {
+		pr->state = PROC_OFF;
+		pr->why = "no-libc-tid-offset";
+		return -1;
+	}
+	walk_begin(p, pr->pid, WALK_READS);
+	if (pf_py_init(&pr->py, pr->elf.minor, pr->runtime, pr->tid_off, rd, &p->rd) == -1) {
+		pr->state = PROC_OFF;
+		pr->why = errno == ENOTSUP ? "free-threaded" : errno == EIO ? "runtime-unreadable" :
+		    "bad-debug-offsets";
+		return -1;
+	}
+	pr->py.lazy_names = true;
+	pr->state = PROC_READY;
+	return 0;
+}
+
+static bool
+thread_of(const struct proc *pr, uint32_t tid, uint64_t *ts)
+{
+	size_t i;
+
+	for (i = 0; i < pr->nthreads; i++)
+		if (pr->threads[i].tid == tid) {
+			*ts = pr->threads[i].ts;
+			return true;
+		}
+	return false;
+}
+
+/* The thread state of tid, from the cache when it still holds tid, else from a new listing. */
+static bool
+find_thread(struct pf_pyrec *p, struct proc *pr, uint32_t tid, uint64_t *ts)
+{
+	static struct pf_py_thread list[PF_PY_THREADS_MAX];
+	uint64_t now;
+	size_t n, i;
+	int end;
+
+	if (thread_of(pr, tid, ts) && pf_py_tstate_tid(&pr->py, *ts) == tid)
+		return true;
+	now = pf_now_ns();
+	if (pr->listed && now - pr->listed_ns < PF_PYREC_RELIST_NS)
+		return false;
+	pr->listed = true;
+	pr->listed_ns = now;
+	walk_begin(p, pr->pid, LIST_READS);
+	(void)pf_py_threads(&pr->py, list, PF_PY_THREADS_MAX, &n, &end);
+	pr->nthreads = 0;
+	if (n > 0 && pf_grow(&pr->threads, &pr->cap, n, sizeof(*pr->threads)) == -1)
+		return false;
+	for (i = 0; i < n; i++)
+		if (list[i].tid != 0) {
+			pr->threads[pr->nthreads].tid = list[i].tid;
+			pr->threads[pr->nthreads++].ts = list[i].tstate;
+		}
+	walk_begin(p, pr->pid, WALK_READS);
+	return thread_of(pr, tid, ts);
+}
+
+struct code_key {
+	const struct pf_pyrec *p;
+	uint32_t pid;
+	uint64_t code;
+};
+
+static bool
+code_eq(const void *arg, size_t idx)
+{
+	const struct code_key *k = arg;
+
+	return k->p->codes[idx].pid == k->pid && k->p->codes[idx].code == k->code;
+}
+
+/* The name number of frame f: from the cache while its code holds the same objects. */
+static int
+frame_name(struct pf_pyrec *p, struct proc *pr, struct pf_py_frame *f, uint32_t *id)
+{
+	struct code_key k = { p, pr->pid, f->code };
+	uint64_t h = pf_hash_u64(f->code ^ ((uint64_t)pr->pid << 47) ^ pr->pid);
+	struct pf_htab_slot *s;
+	struct code *c;
+	char line[16];
+
+	if (f->code != 0 && (s = pf_htab_find(&p->codes_ix, h, code_eq, &k))->idx != 0) {
+		c = &p->codes[s->idx - 1];
+		if (c->name_obj == f->name_obj && c->file_obj == f->file_obj &&
+		    c->line == f->firstline) {
+			p->hits++;
+			*id = c->name;
+			return 0;
+		}
+	}
+	p->misses++;
+	pf_py_frame_names(&pr->py, f);
+	pf_buf_reset(&p->nkey);
+	if (pf_buf_append(&p->nkey, f->name, f->namelen) == -1 || pf_buf_putc(&p->nkey, ':') == -1 ||
+	    pf_buf_append(&p->nkey, f->file, f->filelen) == -1)
+		return -1;
+	if (p->lines) {
+		snprintf(line, sizeof(line), ":%d", (int)f->firstline);
+		if (pf_buf_puts(&p->nkey, line) == -1)
+			return -1;
+	}
+	if (pf_intern_add(&p->names, p->nkey.data, p->nkey.len, id) == -1)
+		return -1;
+	/* Only what was read whole is kept by code object. */
+	if (f->code == 0 || f->name_st == PF_PY_NAME_UNREADABLE ||
+	    f->file_st == PF_PY_NAME_UNREADABLE)
+		return 0;
+	if (p->ncodes == PF_PYREC_CODES) {
+		pf_htab_free(&p->codes_ix);
+		if (pf_htab_init(&p->codes_ix, 1024) == -1)
+			return -1;
+		p->ncodes = 0;
+	}
+	if (pf_grow(&p->codes, &p->codes_cap, p->ncodes + 1, sizeof(*p->codes)) == -1 ||
+	    (s = pf_htab_claim(&p->codes_ix, h, code_eq, &k)) == NULL)
+		return -1;
+	if (s->idx != 0)
+		c = &p->codes[s->idx - 1];
+	else {
+		c = &p->codes[p->ncodes];
+		pf_htab_set(&p->codes_ix, s, h, p->ncodes);
+		p->ncodes++;
+	}
+	c->pid = pr->pid;
+	c->code = f->code;
+	c->name_obj = f->name_obj;
+	c->file_obj = f->file_obj;
+	c->line = f->firstline;
+	c->name = *id;
+	return 0;
+}
+
+uint32_t
+pf_pyrec_sample(struct pf_pyrec *p, uint32_t pid, uint32_t tid)
+{
+	struct proc *pr = find_proc(p, pid);
+	uint64_t ts;
+	uint32_t id;
+	unsigned char end;
+	size_t i;
+
+	if (pr == NULL || ready(p, pr) == -1)
+		return PF_PYREC_NONE;
+	walk_begin(p, pid, WALK_READS);
+	if (!find_thread(p, pr, tid, &ts))
+		return PF_PYREC_NONE;
+	p->samples++;
+	(void)pf_py_thread_frames(&pr->py, ts, p->st);
+	pf_buf_reset(&p->key);
+	end = (unsigned char)p->st->end;
+	if (pf_buf_putc(&p->key, (char)end) == -1)
+		return PF_PYREC_NONE;
+	for (i = 0; i < p->st->n; i++) {
+		struct pf_py_frame *f = &p->st->frame[i];
+		uint32_t k;
+		size_t at = p->key.len;
+
+		if (pf_buf_append(&p->key, "\0\0\0\0", 4) == -1 || frame_name(p, pr, f, &k) == -1)
+			return PF_PYREC_NONE;
+		k |= f->entry ? PF_PYREC_ENTRY : 0;
+		memcpy(p->key.data + at, &k, 4);
+	}
+	if (pf_intern_add(&p->stacks, p->key.data, p->key.len, &id) == -1)
+		return PF_PYREC_NONE;
+	p->read++;
+	return id + 1;
+}
+
+const uint32_t *
+pf_pyrec_stack(const struct pf_pyrec *p, uint32_t id, size_t *n, int *end)
+{
+	const char *k;
+	size_t len;
+
+	if (id == PF_PYREC_NONE || id == PF_PYREC_LATE || id - 1 >= pf_intern_count(&p->stacks))
+		return NULL;
+	k = pf_intern_key(&p->stacks, id - 1, &len);
+	*end = (unsigned char)k[0];
+	*n = (len - 1) / 4;
+	return (const uint32_t *)(const void *)(k + 1);
+}
+
+const char *
+pf_pyrec_name(const struct pf_pyrec *p, uint32_t k, size_t *len)
+{
+	k &= ~PF_PYREC_ENTRY;
+	if (k >= pf_intern_count(&p->names)) {
+		*len = 0;
+		return "";
+	}
+	return pf_intern_key(&p->names, k, len);
+}
+
+int
+pf_pyrec_header(const struct pf_pyrec *p, struct pf_buf *b)
+{
+	size_t i;
+
+	for (i = 0; i < p->nprocs; i++) {
+		const struct proc *pr = &p->procs[i];
+		const struct pf_py_elf *e = &pr->elf;
+
+		if (pr->why == NULL)
+			continue;	/* only a C library seen */
+		if (pf_buf_printf(b, "# python pid=%u version=", pr->pid) == -1)
+			return -1;
+		if (e->from == PF_PY_VER_NONE) {
+			if (pf_buf_puts(b, "unknown") == -1)
+				return -1;
+		} else if (e->from == PF_PY_VER_PY_VERSION) {
+			if (pf_buf_printf(b, "%d.%d.%d", e->major, e->minor,
+			    (int)(e->hexversion >> 8 & 0xff)) == -1)
+				return -1;
+		} else if (pf_buf_printf(b, "%d.%d", e->major, e->minor) == -1)
+			return -1;
+		if (pr->state == PROC_OFF) {
+			if (pf_buf_printf(b, " frames=off reason=%s\n", pr->why) == -1)
+				return -1;
+		} else if (pf_buf_puts(b, " frames=read\n") == -1)
+			return -1;
+	}
+	return 0;
+}
+
+void
+pf_pyrec_stats(const struct pf_pyrec *p, struct pf_buf *b)
+{
+	(void)pf_buf_printf(b, " py-samples %llu py-reads %llu py-names-cached %llu "
+	    "py-names-read %llu", (unsigned long long)p->samples, (unsigned long long)p->rd.reads,
+	    (unsigned long long)p->hits, (unsigned long long)p->misses);
+}

@@ -1,0 +1,100 @@
+/*
+ * pyrec: the recorders' Python frames.  Which target processes run a
+ * CPython 3.9 to 3.13 (an executable file mapping whose name holds
+ * "python" and whose symbols hold _PyRuntime, pyframe.h), and for a
+ * sample of one of their threads, the Python frames that thread is in
+ * now: read from the target's memory through the file helper
+ * (pf_mapfiles_read, mapfile.h) as the sample is drained, and kept as a
+ * number the sample carries (pf_rawsample.py).  replay.c merges them
+ * into the native stack at the evaluation frames.
+ *
+ * Cost, bounded whatever the target holds: one sample's walk reads at
+ * most PF_PYREC_PAGES pages of 4 KiB (each one helper request; a page
+ * read once serves every read in it during that walk), and a code
+ * object's names are read once: they are kept by code object while the
+ * code object still holds the same name and file objects and first line.
+ * A thread's state is kept by tid and checked against the tid it holds;
+ * the thread list is walked again at most every PF_PYREC_RELIST_NS per
+ * process when a thread is not in it.  Names are kept unescaped (the
+ * stream's writer escapes them, replay.c).
+ */
+#ifndef PF_PYREC_H
+#define PF_PYREC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "buf.h"
+
+struct pf_mapfiles;
+
+/* The most processes read; a process beyond them keeps native stacks. */
+#define PF_PYREC_PROCS		256
+/* The most 4 KiB pages one walk reads. */
+#define PF_PYREC_PAGES		64
+/* How often a process's thread list is walked again for a thread not in it. */
+#define PF_PYREC_RELIST_NS	200000000ULL
+/* Code objects whose names are kept; the cache starts over beyond. */
+#define PF_PYREC_CODES		65536
+
+/* A sample's Python frames: none (0), or read after the thread ran again (pf-offcpu). */
+#define PF_PYREC_NONE		0
+#define PF_PYREC_LATE		UINT32_MAX
+
+struct pf_pyrec;
+
+/*
+ * A new state reading through mf (which must be the recorder's helper:
+ * without one, nothing is read), lines: names end in ":FIRSTLINE".
+ * NULL with ENOMEM.
+ */
+struct pf_pyrec *pf_pyrec_new(struct pf_mapfiles *mf, bool lines);
+void pf_pyrec_free(struct pf_pyrec *p);
+
+/*
+ * Executable file mapping [start, end) at file offset pgoff of process
+ * pid, named path: an interpreter (or, for 3.9 and 3.10, the C library)
+ * is probed by opening the file through the helper.  -1 only with ENOMEM.
+ */
+int pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
+    const char *path, uint64_t ino);
+
+/* Process pid exec'd: what was found in it is forgotten. */
+void pf_pyrec_exec(struct pf_pyrec *p, pid_t pid);
+
+/* pid forked child (a new process): it runs the parent's interpreter. */
+void pf_pyrec_fork(struct pf_pyrec *p, pid_t ppid, pid_t child);
+
+/*
+ * The Python frames thread tid of process pid is in now: a number for
+ * pf_pyrec_stack, or PF_PYREC_NONE (not an interpreter's thread, or
+ * nothing to read).  Never fails: memory that runs out reads as none.
+ */
+uint32_t pf_pyrec_sample(struct pf_pyrec *p, uint32_t pid, uint32_t tid);
+
+/* One frame of a stack: its name (pf_pyrec_name) and whether it is an entry frame. */
+#define PF_PYREC_ENTRY	0x80000000u
+
+/*
+ * Stack number id's frames, innermost first: each a name number, with
+ * PF_PYREC_ENTRY when the frame is the first its evaluation call ran;
+ * *n the count, *end how the walk ended (PF_PY_END_*).  NULL for an id
+ * that is not one.
+ */
+const uint32_t *pf_pyrec_stack(const struct pf_pyrec *p, uint32_t id, size_t *n, int *end);
+
+/* Name number k's bytes ("QUALNAME:FILE[:LINE]", unescaped), *len long. */
+const char *pf_pyrec_name(const struct pf_pyrec *p, uint32_t k, size_t *len);
+
+/*
+ * The header's lines, one per interpreter process found:
+ * "# python pid=N version=3.M[.P] frames=read" or "... frames=off reason=WHY".
+ */
+int pf_pyrec_header(const struct pf_pyrec *p, struct pf_buf *b);
+
+/* Figures for --stats: samples read, helper reads, code-cache hits and misses. */
+void pf_pyrec_stats(const struct pf_pyrec *p, struct pf_buf *b);
+
+#endif
