@@ -86,6 +86,11 @@ main(void)
 	printf("\t\t.fr_code = %zu,\n", offsetof(_PyInterpreterFrame, f_code));
 #endif
 	printf("\t\t.fr_owner = %zu,\n", offsetof(_PyInterpreterFrame, owner));
+#if PY_VERSION_HEX >= 0x030d0000
+	printf("\t\t.fr_instr = %zu,\n", offsetof(_PyInterpreterFrame, instr_ptr));
+#else
+	printf("\t\t.fr_instr = %zu,\n", offsetof(_PyInterpreterFrame, prev_instr));
+#endif
 #if PY_VERSION_HEX >= 0x030c0000
 	printf("\t\t.fr_is_entry = -1,\n");
 	printf("\t\t.owner_cstack = %d,\n", FRAME_OWNED_BY_CSTACK);
@@ -98,6 +103,7 @@ main(void)
 	printf("\t\t.fr_previous = %zu,\n", offsetof(PyFrameObject, f_back));
 	printf("\t\t.fr_code = %zu,\n", offsetof(PyFrameObject, f_code));
 	printf("\t\t.fr_owner = -1,\n");
+	printf("\t\t.fr_instr = -1,\n");
 	printf("\t\t.fr_is_entry = -1,\n");
 	printf("\t\t.owner_cstack = -1,\n");
 	printf("\t\t.co_name = %zu,\n", offsetof(PyCodeObject, co_name));

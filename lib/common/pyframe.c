@@ -33,6 +33,7 @@ static const struct pf_py_layout layouts[] = {
 		.fr_previous = 24,
 		.fr_code = 32,
 		.fr_owner = -1,
+		.fr_instr = -1,
 		.fr_is_entry = -1,
 		.owner_cstack = -1,
 		.co_name = 112,
@@ -60,6 +61,7 @@ static const struct pf_py_layout layouts[] = {
 		.fr_previous = 24,
 		.fr_code = 32,
 		.fr_owner = -1,
+		.fr_instr = -1,
 		.fr_is_entry = -1,
 		.owner_cstack = -1,
 		.co_name = 112,
@@ -87,6 +89,7 @@ static const struct pf_py_layout layouts[] = {
 		.fr_previous = 48,
 		.fr_code = 32,
 		.fr_owner = 69,
+		.fr_instr = 56,
 		.fr_is_entry = 68,
 		.owner_cstack = -1,
 		.co_name = 128,
@@ -114,6 +117,7 @@ static const struct pf_py_layout layouts[] = {
 		.fr_previous = 8,
 		.fr_code = 0,
 		.fr_owner = 70,
+		.fr_instr = 56,
 		.fr_is_entry = -1,
 		.owner_cstack = 3,
 		.co_name = 128,
@@ -141,6 +145,7 @@ static const struct pf_py_layout layouts[] = {
 		.fr_previous = 8,
 		.fr_code = 0,
 		.fr_owner = 70,
+		.fr_instr = 56,
 		.fr_is_entry = -1,
 		.owner_cstack = 3,
 		.co_name = 128,
@@ -324,6 +329,10 @@ pf_py_elf_probe(int fd, const char *name, struct pf_py_elf *e)
 		return -1;
 	}
 	e->runtime = s.st_value;
+	if (find_sym(elf, "_PyEval_EvalFrameDefault", &s) && GELF_ST_TYPE(s.st_info) == STT_FUNC) {
+		e->eval = s.st_value;
+		e->eval_size = s.st_size;
+	}
 	if (elf_getphdrnum(elf, &nph) == 0)
 		for (i = 0; i < nph && i <= INT_MAX; i++)
 			if (gelf_getphdr(elf, (int)i, &ph) != NULL && ph.p_type == PT_LOAD) {
@@ -403,6 +412,7 @@ pf_py_elf_pthread_tid(int fd, uint32_t *off)
 #define DBG_FR_SIZE		224
 #define DBG_FR_PREVIOUS		232
 #define DBG_FR_EXECUTABLE	240
+#define DBG_FR_INSTR_PTR	248
 #define DBG_FR_OWNER		264
 #define DBG_CO_SIZE		272
 #define DBG_CO_FILENAME		280
@@ -469,6 +479,7 @@ init_debug_offsets(struct pf_py *py)
 	    !dbg_field(d, DBG_FR_SIZE, DBG_FR_PREVIOUS, &l->fr_previous) ||
 	    !dbg_field(d, DBG_FR_SIZE, DBG_FR_EXECUTABLE, &l->fr_code) ||
 	    !dbg_field(d, DBG_FR_SIZE, DBG_FR_OWNER, &l->fr_owner) ||
+	    !dbg_field(d, DBG_FR_SIZE, DBG_FR_INSTR_PTR, &l->fr_instr) ||
 	    !dbg_field(d, DBG_CO_SIZE, DBG_CO_FILENAME, &l->co_filename) ||
 	    !dbg_field(d, DBG_CO_SIZE, DBG_CO_QUALNAME, &l->co_name) ||
 	    !dbg_field(d, DBG_CO_SIZE, DBG_CO_FIRSTLINENO, &l->co_firstlineno) ||
@@ -852,6 +863,9 @@ pf_py_thread_frames(const struct pf_py *py, uint64_t tstate, struct pf_py_stack 
 		}
 		f = &st->frame[st->n++];
 		f->addr = fr;
+		f->instr = 0;
+		if (l->fr_instr >= 0 && !rd_ptr(py, fr, l->fr_instr, &f->instr))
+			f->instr = 0;
 		/* Before 3.11 each Python call is a call of the C evaluator. */
 		f->entry = l->minor < 11 || entry != 0;
 		frame_code(py, code, f);

@@ -81,6 +81,7 @@ struct pf_py_layout {
 	int64_t fr_previous;	/* f_back (3.9, 3.10), previous */
 	int64_t fr_code;	/* f_code (3.13: f_executable) */
 	int64_t fr_owner;	/* 3.11+: a byte */
+	int64_t fr_instr;	/* 3.11, 3.12: prev_instr; 3.13: instr_ptr; -1 before */
 	int64_t fr_is_entry;	/* 3.11: a bool */
 	int owner_cstack;	/* 3.12+: the owner of a C stack's shim frame */
 	int64_t co_name;	/* co_qualname (3.9, 3.10: co_name) */
@@ -109,6 +110,7 @@ const struct pf_py_layout *pf_py_layout(int minor);
 struct pf_py_elf {
 	uint64_t runtime;	/* _PyRuntime, the file's own virtual address */
 	uint64_t vaddr0;	/* the file's address of file offset 0 (first PT_LOAD, page-aligned) */
+	uint64_t eval, eval_size;	/* _PyEval_EvalFrameDefault's address and size; 0: not found */
 	uint32_t hexversion;	/* as PY_VERSION_HEX; only major and minor unless from Py_Version */
 	int major, minor;	/* 0 when unknown */
 	int from;		/* PF_PY_VER_* */
@@ -199,6 +201,7 @@ struct pf_py_frame {
 	uint64_t addr;		/* the frame's address in the target */
 	uint64_t code;		/* its code object's (0 when unreadable) */
 	uint64_t name_obj, file_obj;	/* the code's name and file objects (0 when unreadable) */
+	uint64_t instr;		/* 3.11+: where in its code it is (prev_instr, instr_ptr); 0: not known */
 	int32_t firstline;	/* co_firstlineno (0 when unreadable) */
 	bool entry;		/* the first frame its _PyEval_EvalFrameDefault call ran (every frame before 3.11) */
 	unsigned char name_st, file_st;	/* PF_PY_NAME_* */

@@ -35,6 +35,7 @@ struct proc {
 	const char *why;		/* PROC_OFF: the header's reason */
 	struct pf_py_elf elf;
 	uint64_t runtime;		/* in the process */
+	uint64_t eval_lo, eval_hi;	/* _PyEval_EvalFrameDefault, in the process */
 	uint32_t tid_off;		/* libc's, 0: not found (yet) */
 	struct pf_py py;
 	struct thread *threads;
@@ -63,8 +64,12 @@ struct code {
 	uint32_t pid;
 	int32_t line;
 	uint64_t code, name_obj, file_obj;
+	uint64_t span;			/* the code object's bytes, 0: not known */
 	uint32_t name;			/* number in names */
 };
+
+/* The largest code object believed (a bigger size is not one). */
+#define SPAN_MAX	(16u << 20)
 
 struct pf_pyrec {
 	struct pf_mapfiles *mf;
@@ -81,6 +86,7 @@ struct pf_pyrec {
 	struct pf_buf key;		/* a stack's bytes */
 	struct pf_buf nkey;		/* a name's */
 	uint64_t samples, read, hits, misses;
+	uint64_t leaf_lo, leaf_hi, leaf_instr;	/* pf_pyrec_leaf_code's */
 };
 
 struct pf_pyrec *
@@ -216,6 +222,11 @@ pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64
 		return 0;
 	pr->elf = e;
 	pr->runtime = start - pgoff - e.vaddr0 + e.runtime;
+	pr->eval_lo = pr->eval_hi = 0;
+	if (e.eval != 0 && e.eval_size != 0) {
+		pr->eval_lo = start - pgoff - e.vaddr0 + e.eval;
+		pr->eval_hi = pr->eval_lo + e.eval_size;
+	}
 	if (e.from == PF_PY_VER_NONE) {
 		pr->state = PROC_OFF;
 		pr->why = "unknown-version";
@@ -398,8 +409,29 @@ code_eq(const void *arg, size_t idx)
 }
 
 /* The name number of frame f: from the cache while its code holds the same objects. */
+/*
+ * The size of the object at obj, as its type says (tp_basicsize and
+ * tp_itemsize, at offsets 32 and 40 of every CPython 3 type object, and
+ * ob_size at 16 of a variable-size object): 0 when it cannot be read or
+ * is beyond belief.
+ */
+static uint64_t
+object_span(struct pf_pyrec *p, uint64_t obj)
+{
+	uint64_t type, size[2], n;
+
+	if (rd(&p->rd, obj + 8, &type, 8) != 0 || rd(&p->rd, type + 32, size, 16) != 0 ||
+	    rd(&p->rd, obj + 16, &n, 8) != 0)
+		return 0;
+	if (size[0] > SPAN_MAX || size[1] > 64 || (size[1] != 0 && n > SPAN_MAX / size[1]))
+		return 0;
+	n = size[0] + (size[1] != 0 ? n * size[1] : 0);
+	return n <= SPAN_MAX ? n : 0;
+}
+
 static int
-frame_name(struct pf_pyrec *p, struct proc *pr, struct pf_py_frame *f, uint32_t *id)
+frame_name(struct pf_pyrec *p, struct proc *pr, struct pf_py_frame *f, uint32_t *id,
+    uint64_t *span)
 {
 	struct code_key k = { p, pr->pid, f->code };
 	uint64_t h = pf_hash_u64(f->code ^ ((uint64_t)pr->pid << 47) ^ pr->pid);
@@ -413,10 +445,12 @@ frame_name(struct pf_pyrec *p, struct proc *pr, struct pf_py_frame *f, uint32_t 
 		    c->line == f->firstline) {
 			p->hits++;
 			*id = c->name;
+			*span = c->span;
 			return 0;
 		}
 	}
 	p->misses++;
+	*span = f->code != 0 ? object_span(p, f->code) : 0;
 	pf_py_frame_names(&pr->py, f);
 	pf_buf_reset(&p->nkey);
 	if (pf_buf_append(&p->nkey, f->name, f->namelen) == -1 || pf_buf_putc(&p->nkey, ':') == -1 ||
@@ -454,6 +488,7 @@ frame_name(struct pf_pyrec *p, struct proc *pr, struct pf_py_frame *f, uint32_t 
 	c->name_obj = f->name_obj;
 	c->file_obj = f->file_obj;
 	c->line = f->firstline;
+	c->span = *span;
 	c->name = *id;
 	return 0;
 }
@@ -473,6 +508,7 @@ pf_pyrec_sample(struct pf_pyrec *p, uint32_t pid, uint32_t tid)
 	if (!find_thread(p, pr, tid, &ts))
 		return PF_PYREC_NONE;
 	p->samples++;
+	p->leaf_lo = p->leaf_hi = p->leaf_instr = 0;
 	(void)pf_py_thread_frames(&pr->py, ts, p->st);
 	pf_buf_reset(&p->key);
 	end = (unsigned char)p->st->end;
@@ -483,8 +519,16 @@ pf_pyrec_sample(struct pf_pyrec *p, uint32_t pid, uint32_t tid)
 		uint32_t k;
 		size_t at = p->key.len;
 
-		if (pf_buf_append(&p->key, "\0\0\0\0", 4) == -1 || frame_name(p, pr, f, &k) == -1)
+		uint64_t span;
+
+		if (pf_buf_append(&p->key, "\0\0\0\0", 4) == -1 ||
+		    frame_name(p, pr, f, &k, &span) == -1)
 			return PF_PYREC_NONE;
+		if (i == 0 && span != 0) {
+			p->leaf_lo = f->code;
+			p->leaf_hi = f->code + span;
+			p->leaf_instr = f->instr >= p->leaf_lo && f->instr < p->leaf_hi ? f->instr : 0;
+		}
 		k |= f->entry ? PF_PYREC_ENTRY : 0;
 		memcpy(p->key.data + at, &k, 4);
 	}
@@ -494,13 +538,37 @@ pf_pyrec_sample(struct pf_pyrec *p, uint32_t pid, uint32_t tid)
 	return id + 1;
 }
 
+bool
+pf_pyrec_leaf_code(const struct pf_pyrec *p, uint64_t *lo, uint64_t *hi, uint64_t *instr)
+{
+	*lo = p->leaf_lo;
+	*hi = p->leaf_hi;
+	*instr = p->leaf_instr;
+	return p->leaf_hi > p->leaf_lo;
+}
+
+bool
+pf_pyrec_eval_code(const struct pf_pyrec *p, uint32_t pid, uint64_t *lo, uint64_t *hi)
+{
+	size_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i].pid == pid) {
+			*lo = p->procs[i].eval_lo;
+			*hi = p->procs[i].eval_hi;
+			return *hi > *lo;
+		}
+	return false;
+}
+
 const uint32_t *
 pf_pyrec_stack(const struct pf_pyrec *p, uint32_t id, size_t *n, int *end)
 {
 	const char *k;
 	size_t len;
 
-	if (id == PF_PYREC_NONE || id == PF_PYREC_LATE || id - 1 >= pf_intern_count(&p->stacks))
+	if (id == PF_PYREC_NONE || id == PF_PYREC_LATE || id == PF_PYREC_STALE ||
+	    id - 1 >= pf_intern_count(&p->stacks))
 		return NULL;
 	k = pf_intern_key(&p->stacks, id - 1, &len);
 	*end = (unsigned char)k[0];

@@ -42,6 +42,8 @@ struct pf_mapfiles;
 /* A sample's Python frames: none (0), or read after the thread ran again (pf-offcpu). */
 #define PF_PYREC_NONE		0
 #define PF_PYREC_LATE		UINT32_MAX
+/* ... or read, but not the ones the sample's own stack was running (pf_pyrec_leaf_code). */
+#define PF_PYREC_STALE		(UINT32_MAX - 1)
 
 struct pf_pyrec;
 
@@ -73,6 +75,21 @@ void pf_pyrec_fork(struct pf_pyrec *p, pid_t ppid, pid_t child);
  * nothing to read).  Never fails: memory that runs out reads as none.
  */
 uint32_t pf_pyrec_sample(struct pf_pyrec *p, uint32_t pid, uint32_t tid);
+
+/*
+ * The innermost Python frame of the last pf_pyrec_sample that returned a
+ * stack: its code object's bytes [*lo, *hi) and, from 3.11, where in them
+ * it was (*instr: prev_instr, 3.13's instr_ptr; 0 when not known).
+ * false when the code object's bytes are not known.  rawrec.c checks a
+ * -g dwarf sample's registers and stack against them (py_fresh).
+ */
+bool pf_pyrec_leaf_code(const struct pf_pyrec *p, uint64_t *lo, uint64_t *hi, uint64_t *instr);
+
+/*
+ * Where process pid's _PyEval_EvalFrameDefault is, [*lo, *hi): false
+ * when it has no interpreter found, or its file does not say.
+ */
+bool pf_pyrec_eval_code(const struct pf_pyrec *p, uint32_t pid, uint64_t *lo, uint64_t *hi);
 
 /* One frame of a stack: its name (pf_pyrec_name) and whether it is an entry frame. */
 #define PF_PYREC_ENTRY	0x80000000u

@@ -49,6 +49,12 @@ _Static_assert(!(TYPE & (PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK)),
 #define ID_TID	((size_t)4)
 #define ID_TIME	WORDS(PERF_SAMPLE_TID)
 
+/* A sample's Python frames as read at its drain (pyrec.h), and its innermost code's bytes. */
+struct pyread {
+	uint32_t id, lag_us;
+	uint64_t lo, hi, instr;
+};
+
 static inline uint64_t
 u64_at(const char *p)
 {
@@ -76,6 +82,116 @@ check_cap(struct pf_rawrec *r)
 }
 
 /*
+ * The evaluation loop keeps where it is in its Python frame's code (its
+ * next instruction: the instruction the frame records, or past it by its
+ * inline cache, at most 20 bytes in 3.13 (LOAD_ATTR's); before 3.11 the
+ * code object itself) while it runs it: a word of a sample's registers
+ * or stack that says so.  Not before the instruction: a slot left from an
+ * earlier pass over the function held such a word (Debian's 3.11, 10
+ * bytes before).
+ */
+#define PY_NEXT_MAX	24
+
+static bool
+py_word(const struct pyread *py, uint64_t w)
+{
+	if (py->instr != 0)
+		return w >= py->instr && w <= py->instr + PY_NEXT_MAX;
+	return w >= py->lo && w < py->hi;
+}
+
+static bool
+py_words(const struct pyread *py, const char *q, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8)
+		if (py_word(py, u64_at(q + i)))
+			return true;
+	return false;
+}
+
+/* The top words of a stack frame, where its function's prologue saves the caller's registers. */
+#define SAVED_WORDS	6
+
+/*
+ * Whether the registers, or the registers the callees of frame i saved
+ * (the top words of frames 0 to i - 1), hold a word py_word takes.
+ */
+static bool
+py_in_registers(const struct pyread *py, const uint64_t *regs, const char *stack, size_t len,
+    const uint64_t *sps, size_t i)
+{
+	uint64_t lo, hi, sp0 = regs[7];
+	size_t j;
+
+	if (py_words(py, (const char *)regs, PF_UNWIND_NREGS * 8))
+		return true;
+	for (j = 1; j <= i; j++) {
+		if (sps[j] < sp0 + 8 || sps[j] - sp0 > len || sps[j - 1] < sp0)
+			continue;
+		hi = sps[j] - sp0 - 8;	/* below the return address */
+		lo = hi > SAVED_WORDS * 8 ? hi - SAVED_WORDS * 8 : 0;
+		if (lo < sps[j - 1] - sp0)
+			lo = sps[j - 1] - sp0;
+		if (lo < hi && py_words(py, stack + lo, (size_t)(hi - lo)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether a -g dwarf sample's Python frames, read as it was drained, are
+ * the ones its native stack was running, by the innermost evaluation
+ * frame (in the interpreter's _PyEval_EvalFrameDefault) i:
+ *
+ *  - interrupted there (i is 0): a register points into the innermost
+ *    Python frame's code object (3.11 on, its next instruction; before,
+ *    the code object), or before 3.11, a word of its stack frame does;
+ *  - having called out (a C function, a system call), whose calls keep
+ *    the loop where it was: a register, saved or not by a callee, or a
+ *    word of its own stack frame points where that frame is (py_word);
+ *    or, the frame gone on within its function since, a register points
+ *    into its code object.  Not a word of its stack frame alone: a slot
+ *    a pass over another function left there held one (Debian's 3.11).
+ *
+ * A read that came after the thread had gone on to other code finds the
+ * innermost frame elsewhere: stale.  Where nothing can be told (no code
+ * object's bytes, no evaluation frame, its stack frame not in the copy),
+ * true: the merge's own check decides.
+ */
+static bool
+py_fresh(const struct pf_rawrec *r, const struct pf_rawsample *s, const struct pyread *py,
+    const uint64_t *regs, const char *stack, size_t len, const uint64_t *pcs, size_t k)
+{
+	struct pyread range = *py;
+	const uint64_t *sps;
+	uint64_t elo, ehi, lo, hi, sp0 = regs[7];
+	size_t nsps, i;
+
+	if (py->hi <= py->lo || !pf_pyrec_eval_code(r->py, s->pid, &elo, &ehi))
+		return true;
+	sps = pf_unwind_sps(r->unwind, &nsps);
+	for (i = 0; i < k && i < nsps; i++)
+		if (pcs[i] >= elo && pcs[i] < ehi)
+			break;
+	if (i == k || i == nsps || sps[i] < sp0)
+		return true;
+	range.instr = 0;
+	lo = sps[i] - sp0;
+	hi = i + 1 < nsps && sps[i + 1] > sps[i] ? sps[i + 1] - sp0 : lo + 4096;
+	if (hi > len)
+		hi = len;
+	if (i == 0)
+		return py_words(&range, (const char *)regs, PF_UNWIND_NREGS * 8) ||
+		    (py->instr == 0 && lo < hi && py_words(&range, stack + lo, (size_t)(hi - lo)));
+	if (py_in_registers(py, regs, stack, len, sps, i) ||
+	    (lo < hi && py_words(py, stack + lo, (size_t)(hi - lo))))
+		return true;
+	return py->instr != 0 && py_in_registers(&range, regs, stack, len, sps, i);
+}
+
+/*
  * A dwarf sample's chain: the kernel part of the sampled one, then the
  * user frames unwound from the registers and stack bytes at q (regs_user
  * {abi, regs[]}, stack_user {size, data[size], dyn_size}).  The
@@ -85,8 +201,9 @@ check_cap(struct pf_rawrec *r)
  * code in no known mapping sets *later and returns 0: the sample waits.
  */
 static size_t
-unwind_chain(struct pf_rawrec *r, const struct pf_rawsample *s, const char *ips, size_t n,
-    const char *q, const char *end, uint64_t *out, bool final, bool *later)
+unwind_chain(struct pf_rawrec *r, struct pf_rawsample *s, const char *ips, size_t n,
+    const char *q, const char *end, uint64_t *out, bool final, bool *later,
+    const struct pyread *py)
 {
 	uint64_t regs[PF_UNWIND_NREGS], abi, size, dyn, pcs[PF_UNWIND_MAX_FRAMES];
 	enum pf_unwind_end how;
@@ -130,6 +247,11 @@ unwind_chain(struct pf_rawrec *r, const struct pf_rawsample *s, const char *ips,
 		*later = true;
 		return 0;
 	}
+	if (s->py != PF_PYREC_NONE && s->py != PF_PYREC_LATE && r->py != NULL &&
+	    !py_fresh(r, s, py, regs, q, (size_t)dyn, pcs, k)) {
+		s->py = PF_PYREC_STALE;
+		r->py_stale++;
+	}
 	if (k == 0 || (how != PF_UNWIND_COMPLETE && how != PF_UNWIND_TRUNCATED && k < m)) {
 		r->fp_fallback++;
 		/* The chain kept may end where the walk did: say why, for incomplete=. */
@@ -171,11 +293,11 @@ pending_full(const struct pf_rawrec *r, size_t len)
 }
 
 /* A held-back sample: its length, its py and py_lag_us, then its ring bytes. */
-#define PEND_HDR (sizeof(size_t) + 8)
+#define PEND_HDR (sizeof(size_t) + sizeof(struct pyread))
 
 /* Hold back a sample's ring bytes [p, end) until its mapping's record; -1 when full or ENOMEM. */
 static int
-defer(struct pf_rawrec *r, const char *p, const char *end, const uint32_t py[2])
+defer(struct pf_rawrec *r, const char *p, const char *end, const struct pyread *py)
 {
 	size_t len = (size_t)(end - p);
 	char *c;
@@ -183,7 +305,7 @@ defer(struct pf_rawrec *r, const char *p, const char *end, const uint32_t py[2])
 	if (pending_full(r, len) || (c = malloc(len + PEND_HDR)) == NULL)
 		return -1;
 	memcpy(c, &len, sizeof(len));
-	memcpy(c + sizeof(len), py, 8);
+	memcpy(c + sizeof(len), py, sizeof(*py));
 	memcpy(c + PEND_HDR, p, len);
 	r->pending[r->npending++] = c;
 	r->pending_bytes += len;
@@ -198,7 +320,7 @@ defer(struct pf_rawrec *r, const char *p, const char *end, const uint32_t py[2])
  */
 static int
 add_sample(struct pf_rawrec *r, const char *p, const char *end, bool final, bool *held,
-    const uint32_t py[2])
+    const struct pyread *py)
 {
 	/* The kernel's part (max_stack and its markers), the user part, the cut. */
 	uint64_t chain[2 * PF_UNWIND_MAX_FRAMES + 8];
@@ -217,18 +339,18 @@ add_sample(struct pf_rawrec *r, const char *p, const char *end, bool final, bool
 	if (nr > (uint64_t)((size_t)(end - p) - S_IPS) / 8)
 		return 0;
 	s.nr = (uint32_t)nr;
-	s.py = py[0];
-	s.py_lag_us = py[1];
+	s.py = py->id;
+	s.py_lag_us = py->lag_us;
 	if (r->unwind != NULL && nr <= PF_UNWIND_MAX_FRAMES + 4) {
 		s.nr = (uint32_t)unwind_chain(r, &s, p + S_IPS, (size_t)nr, p + S_IPS + nr * 8,
-		    end, chain, final || pending_full(r, (size_t)(end - p)), &later);
+		    end, chain, final || pending_full(r, (size_t)(end - p)), &later, py);
 		if (later && defer(r, p, end, py) == 0) {
 			*held = true;
 			return 0;
 		}
 		if (later)	/* no room after all */
 			s.nr = (uint32_t)unwind_chain(r, &s, p + S_IPS, (size_t)nr,
-			    p + S_IPS + nr * 8, end, chain, true, &later);
+			    p + S_IPS + nr * 8, end, chain, true, &later, py);
 		r->unwound++;
 		if (pf_buf_append(&r->samples, &s, sizeof(s)) == -1 ||
 		    pf_buf_append(&r->samples, chain, (size_t)s.nr * 8) == -1)
@@ -319,13 +441,13 @@ retry_pending(struct pf_rawrec *r, uint32_t pid, bool final)
 	r->npending = keep;
 	for (i = 0; i < n; i++) {
 		bool held = false;
-		uint32_t py[2];
+		struct pyread py;
 
 		memcpy(&len, batch[i], sizeof(len));
-		memcpy(py, batch[i] + sizeof(len), sizeof(py));
+		memcpy(&py, batch[i] + sizeof(len), sizeof(py));
 		if (rc == 0)
 			rc = add_sample(r, batch[i] + PEND_HDR, batch[i] + PEND_HDR + len,
-			    final, &held, py);
+			    final, &held, &py);
 		free(batch[i]);
 	}
 	return rc;
@@ -439,20 +561,23 @@ pf_rawrec_on_record(const struct perf_event_header *h, const char *rec, void *ar
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE: {
 		bool held = false;
-		uint32_t py[2] = { 0, 0 };
+		struct pyread py = { 0 };
 
 		/* The Python frames first: they go on changing while the sample waits. */
 		if (r->py != NULL && (size_t)(end - p) >= S_IPS) {
 			struct timespec now;
 			uint64_t t, ts = u64_at(p + S_TIME);
 
-			py[0] = pf_pyrec_sample(r->py, u32_at(p + S_TID), u32_at(p + S_TID + 4));
+			py.id = pf_pyrec_sample(r->py, u32_at(p + S_TID), u32_at(p + S_TID + 4));
+			if (py.id != PF_PYREC_NONE)
+				(void)pf_pyrec_leaf_code(r->py, &py.lo, &py.hi, &py.instr);
+
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			t = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
-			py[1] = t <= ts ? 0 : (t - ts) / 1000 >= UINT32_MAX ? UINT32_MAX :
+			py.lag_us = t <= ts ? 0 : (t - ts) / 1000 >= UINT32_MAX ? UINT32_MAX :
 			    (uint32_t)((t - ts) / 1000);
 		}
-		return add_sample(r, p, end, false, &held, py);
+		return add_sample(r, p, end, false, &held, &py);
 	}
 	case PERF_RECORD_MMAP2:
 		return add_mmap2(r, h, p, end);

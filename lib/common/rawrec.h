@@ -149,6 +149,7 @@ struct pf_rawrec {
 	 * as py_lag_us; mappings, forks and execs are passed on to it.
 	 */
 	struct pf_pyrec *py;
+	uint64_t py_stale;	/* -g dwarf samples whose Python frames were not theirs */
 	uint64_t truncated;	/* stacks cut short (the [truncated] frame) */
 	uint64_t fp_fallback;	/* dwarf samples left with their frame-pointer chain */
 	uint64_t unwound;	/* dwarf samples kept */

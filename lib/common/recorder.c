@@ -978,8 +978,26 @@ stats_line(struct pf_recorder *r, double tail)
 		    (unsigned long long)r->rec.deferred,
 		    (unsigned long long)(r->rec.unwind ? pf_unwind_refused(r->rec.unwind) : 0),
 		    (unsigned long long)(r->rec.unwind ? pf_unwind_cfi_refused(r->rec.unwind) : 0));
-	if (r->rec.py != NULL)
+	if (r->rec.py != NULL) {
+		uint64_t nlag = 0, sum = 0, over = 0;
+		size_t off = 0;
+
 		pf_pyrec_stats(r->rec.py, &b);
+		/* How long after its sample a sample's Python frames were read. */
+		while (off < r->rec.samples.len) {
+			const struct pf_rawsample *s = pf_rawrec_sample(&r->rec, off);
+
+			if (s->py != PF_PYREC_NONE) {
+				nlag++;
+				sum += s->py_lag_us;
+				over += s->py_lag_us > 1000;
+			}
+			off += pf_rawsample_size(s);
+		}
+		pf_buf_printf(&b, " py-lag-us-mean %.0f py-lag-over-1ms %llu py-stale %llu",
+		    nlag ? (double)sum / (double)nlag : 0.0, (unsigned long long)over,
+		    (unsigned long long)r->rec.py_stale);
+	}
 	pf_mapfiles_stats(r->mf, &asked, &got, &broken);
 	pf_buf_printf(&b, " helper-asked %llu helper-opened %llu%s",
 	    (unsigned long long)asked, (unsigned long long)got, broken ? " helper-stopped" : "");

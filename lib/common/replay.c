@@ -263,8 +263,9 @@ py_merge(const struct pf_pyrec *py, const struct pf_rawsample *s, struct pf_buf 
 	int end, rc = -1;
 	bool ok, walk_cut;
 
-	if (s->py == PF_PYREC_LATE || (fr = pf_pyrec_stack(py, s->py, &n, &end)) == NULL) {
-		if (s->py != PF_PYREC_LATE)
+	if (s->py == PF_PYREC_LATE || s->py == PF_PYREC_STALE ||
+	    (fr = pf_pyrec_stack(py, s->py, &n, &end)) == NULL) {
+		if (s->py != PF_PYREC_LATE && s->py != PF_PYREC_STALE)
 			return PF_PY_MERGE_NONE;
 		ok = false;
 		goto mismatch;

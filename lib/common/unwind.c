@@ -190,6 +190,7 @@ struct pf_unwinder {
 	uint64_t nrefused;	/* samples whose walk did, in all */
 	uint64_t miss_pc;	/* that pc, as libdw's walk saw it */
 	uint64_t *pcs;
+	uint64_t sps[PF_UNWIND_SPS];	/* each frame's stack pointer (pf_unwind_sps) */
 	size_t npcs, max;
 };
 
@@ -775,6 +776,12 @@ frame(Dwfl_Frame *state, void *arg)
 		u->beyond = true;	/* the frame limit: cut like the copy */
 		return DWARF_CB_ABORT;
 	}
+	{
+		Dwarf_Word sp;
+
+		if (u->npcs < PF_UNWIND_SPS)
+			u->sps[u->npcs] = dwfl_frame_reg(state, 7, &sp) == 0 ? sp : 0;
+	}
 	u->pcs[u->npcs++] = pc;
 	/*
 	 * Code in no module has no unwind tables: what libdw would guess
@@ -1140,6 +1147,8 @@ fast_walk(struct pf_unwinder *u, struct proc *p, bool caller, bool *complete)
 			u->beyond = true;
 			return true;
 		}
+		if (u->npcs < PF_UNWIND_SPS)
+			u->sps[u->npcs] = sp;
 		u->pcs[u->npcs++] = pc;
 		/* A caller's pc is a return address: the call is the byte before. */
 		if ((r = rule_at(u, p, first ? pc : pc - 1)) == NULL || r->kind == RULE_COMPLEX)
@@ -1345,6 +1354,13 @@ pf_unwind_sample(struct pf_unwinder *u, pid_t pid, pid_t tid, const uint64_t *re
 	u->stack = NULL;
 	u->proc = NULL;
 	return k;
+}
+
+const uint64_t *
+pf_unwind_sps(const struct pf_unwinder *u, size_t *n)
+{
+	*n = u->npcs < PF_UNWIND_SPS ? u->npcs : PF_UNWIND_SPS;
+	return u->sps;
 }
 
 void

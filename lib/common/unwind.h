@@ -104,6 +104,14 @@ size_t pf_unwind_sample(struct pf_unwinder *u, pid_t pid, pid_t tid, const uint6
     const char *stack, size_t len, uint64_t *pcs, size_t max, enum pf_unwind_end *end);
 
 /*
+ * The stack pointer each frame of the last pf_unwind_sample had (its
+ * first *n frames; 0 where libdw could not say): frame i's own stack
+ * frame is [sps[i], sps[i + 1]).  Valid until the next walk.
+ */
+#define PF_UNWIND_SPS	(PF_UNWIND_MAX_FRAMES + 1)
+const uint64_t *pf_unwind_sps(const struct pf_unwinder *u, size_t *n);
+
+/*
  * Call fn with every file the unwinder opened, with the identity the
  * mapping gave (ino 0: unknown) and its descriptor (fn may dup it; the
  * unwinder keeps it): a file replaced on disk since stays readable
