@@ -416,6 +416,7 @@ waiting() {
 	run -0 --separate-stderr pf-report -r -n 0 "$in"
 	# The Python rows: 50/30/20 under main, serve and handler, with the
 	# C each called; fib's recursion (across a C frame too) counts once.
+	# shellcheck disable=SC2016 # an awk program
 	run -0 awk -F '\t' '$1 == "python" || $1 == "pyfunction"' <<<"$output"
 	assert_output "$(tabs 'python|100.00|100|python' \
 		'pyfunction|50.00|50.00|50|50|py::checksum:/srv/app.py' \
@@ -430,7 +431,7 @@ waiting() {
 	assert_line "$(tabs 'function|47.00|47.00|47|47|[python3.11]')"
 	# For people: the answer after the total, then the section.
 	run -0 --separate-stderr pf-report -n 3 -w 0 "$in"
-	run -0 sed '/^stacks /,$d' <<<"$output"
+	run -0 sed '/^stacks /,/^$/d' <<<"$output"
 	assert_output - <<-'EOF'
 	total: 100 in 7 stacks
 

@@ -284,7 +284,7 @@ kinds() {
 	[ -z "$bad" ] || fail "blue: $bad"
 	# Only the prefix makes one: a name that merely holds "py::" is C's.
 	printf 'a;xpy::f;py:f 1\n' | pf-svg >odd.svg
-	[ -z "$(kinds odd.svg | grep '^green')" ] || fail "$(kinds odd.svg)"
+	! kinds odd.svg | grep -q '^green' || fail "$(kinds odd.svg)"
 }
 
 @test "every palette and background renders and stays valid" {
