@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # pf-precheck: the permission rules on fixture proc roots (as root and as
 # nobody without capabilities), the disk floor on a nearly full tmpfs,
-# memlock, targets that exited or are zombies, a JVM-named process, stripped
+# memlock, targets that exited or are zombies, a JVM-named process, live
+# CPython interpreters (whether their frames will be named), stripped
 # binaries, I/O load and container hints.
 
 load test_helper

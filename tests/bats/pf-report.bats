@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # pf-report: folded stacks to the on-call answer.  Self and total shares
 # (recursion counted once), hottest stacks, per process or thread, both
-# layouts of pf-formats(5), the width cut, provenance headings, and the
-# refusals; then a real recording of a workload with a known split.
+# layouts of pf-formats(5), the width cut, provenance headings, a Python
+# profile's functions and answer, and the refusals; then a real recording
+# of a workload with a known split.
 
 load test_helper
 
