@@ -9,9 +9,11 @@
  * LSMs the sysctls do not show).  Exit 0 when the chosen mode is safe to
  * run, 1 when a check failed.
  *
- * pf-precheck only reads: /proc, /sys, the target's executable and the
- * call-frame information of the files it maps, and the free space of the
- * output directory.  It writes nothing anywhere.
+ * pf-precheck only reads: /proc, /sys, the target's executable, the
+ * call-frame information of the files it maps and the symbols of those
+ * named python (which CPython it runs), and the free space of the output
+ * directory.  It never reads a target's memory, and writes nothing
+ * anywhere.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +45,7 @@
 #include "procmaps.h"
 #include "procstat.h"
 #include "psi.h"
+#include "pyframe.h"
 #include "recorder.h"
 #include "symbolize.h"
 #include "sysctl.h"
@@ -677,7 +681,7 @@ check_fds(struct env *e)
 static const struct runtime {
 	const char *prefix;	/* comm or executable name starts with it */
 	const char *name;
-	const char *fix;
+	const char *fix;	/* NULL: needs none */
 } runtimes[] = {
 	{ "beam", "Erlang/BEAM", "start the VM with +JPperf map (OTP 24+) to write /tmp/perf-PID.map" },
 	{ "dotnet", ".NET", "set DOTNET_PerfMapEnabled=1 in the service's environment and restart it" },
@@ -685,7 +689,8 @@ static const struct runtime {
 	{ "java", "Java", "jcmd PID Compiler.perfmap (JDK 17+) writes the map now; or restart with -XX:+PreserveFramePointer and perf-map-agent" },
 	{ "node", "Node.js", "restart node with --perf-basic-prof (or --perf-basic-prof-only-functions)" },
 	{ "php", "PHP", "PHP 8 JIT: set opcache.jit_debug=0x10 to write /tmp/perf-PID.map" },
-	{ "python", "Python", "Python 3.12+: restart with python -X perf (or PYTHONPERFSUPPORT=1); older versions show interpreter frames only" },
+	/* The recorders read a CPython's frames from its memory: the python check. */
+	{ "python", "Python", NULL },
 	{ "ruby", "Ruby", "Ruby 3.3+: restart with --yjit --yjit-perf to write /tmp/perf-PID.map" },
 };
 
@@ -734,6 +739,11 @@ check_runtime(struct env *e, const struct target *t)
 	if (rt == NULL) {
 		report(e, "ok", "runtime", NULL, "%snative (%s): no JIT map needed", t->tag,
 		    t->tst.comm);
+		return;
+	}
+	if (rt->fix == NULL) {
+		report(e, "ok", "runtime", NULL, "%s%s (%s): an interpreter, no JIT map needed",
+		    t->tag, rt->name, t->tst.comm);
 		return;
 	}
 	/* Inside a container the map is in the target's own /tmp, under its namespace pid. */
@@ -852,6 +862,41 @@ unwind_map(const struct pf_maps_entry *m, void *arg)
 }
 
 /*
+ * The files target t maps executable, into *u (free them with
+ * unwind_files_free): 0, or -1 with errno and the maps file's path in
+ * path.
+ */
+static int
+exec_files(const struct target *t, struct unwind_files *u, char *path, size_t n)
+{
+	int fd, rc;
+
+	snprintf(path, n, "%s/%d/maps", opt.proc_root, t->pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	rc = pf_maps_read(fd, unwind_map, u);
+	if (rc == -1) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static void
+unwind_files_free(struct unwind_files *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->n; i++)
+		free(u->path[i]);
+	u->n = 0;
+}
+
+/*
  * For each file the target maps executable: whether its code keeps
  * frame pointers, and what that means for the planned -g.
  */
@@ -867,15 +912,12 @@ check_unwind(struct env *e, const struct target *t)
 
 	if (!t->ok)
 		return;
-	snprintf(path, sizeof(path), "%s/%d/maps", opt.proc_root, t->pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 || pf_maps_read(fd, unwind_map, &u) == -1) {
+	if (exec_files(t, &u, path, sizeof(path)) == -1) {
 		report(e, "warn", "unwind", "run as the process owner or root to read its mappings",
 		    "%s%s: %s", t->tag, path, strerror(errno));
-		if (fd != -1)
-			close(fd);
+		unwind_files_free(&u);
 		return;
 	}
-	close(fd);
 	target_exe(t, exe, sizeof(exe));
 	for (i = 0; i < u.n; i++) {
 		bool fp, first = strcmp(u.path[i], exe) == 0;
@@ -990,8 +1032,170 @@ check_unwind(struct env *e, const struct target *t)
 	if (u.more)
 		report(e, "ok", "unwind", NULL, "%sonly the first %d files mapped were checked",
 		    t->tag, UNWIND_FILES);
-	for (i = 0; i < u.n; i++)
-		free(u.path[i]);
+	unwind_files_free(&u);
+}
+
+/* Append word to the list in buf ("a, b"), the first four only; counts in *n. */
+static void
+list_add(char *buf, size_t size, size_t *n, const char *word)
+{
+	size_t l = strlen(buf);
+
+	if ((*n)++ < 4)
+		snprintf(buf + l, size - l, "%s%s", l ? ", " : "", word);
+}
+
+/*
+ * Why the recorders would leave the Python frames of the interpreter
+ * 3.minor unnamed for lack of what 3.9 and 3.10 need: libc's offset of
+ * a thread's tid in its pthread_t (pf_py_elf_pthread_tid), as the
+ * recorder reads it from the C library the target maps (u's file libc,
+ * or none).  NULL when they will find it.
+ */
+static const char *
+python_tid_lacking(const struct target *t, const struct unwind_files *u, size_t libc,
+    int minor, char *why, size_t n)
+{
+	uint32_t off;
+	int fd, rc;
+
+	if (minor > 10)
+		return NULL;
+	if (libc == SIZE_MAX) {
+		snprintf(why, n, "3.%d knows a thread by its pthread_t, and no C library is "
+		    "mapped to find its thread id by (_thread_db_pthread_tid)", minor);
+		return why;
+	}
+	if ((fd = pf_mapfile_open(NULL, opt.proc_root, t->pid, u->start[libc], u->end[libc],
+	    u->path[libc], u->ino[libc])) == -1) {
+		snprintf(why, n, "its C library %s, where 3.%d's thread ids are found "
+		    "(_thread_db_pthread_tid), could not be opened", u->path[libc], minor);
+		return why;
+	}
+	rc = pf_py_elf_pthread_tid(fd, &off);
+	close(fd);
+	if (rc == -1) {
+		snprintf(why, n, "3.%d knows a thread by its pthread_t, and its C library %s "
+		    "has no _thread_db_pthread_tid to find the thread's id by", minor,
+		    u->path[libc]);
+		return why;
+	}
+	return NULL;
+}
+
+/*
+ * The line of one CPython found in target t (file path, what its ELF
+ * says in pe): whether the recorders will name its Python frames, and
+ * if not, why.  What cannot be helped is said first (its version, its C
+ * library), then what can (the capabilities of this caller).
+ */
+static void
+python_line(struct env *e, const struct target *t, const struct unwind_files *u, size_t libc,
+    const char *path, const struct pf_py_elf *pe)
+{
+	const char *tool = opt.mode == MODE_OFFCPU ? "pf-offcpu" : "pf-record";
+	const struct pf_caps *c = &e->caps;
+	char why[PATH_MAX + 160], fix[160], lack[96] = "";
+
+	if (pe->from == PF_PY_VER_NONE || pe->major != 3) {
+		report(e, "warn", "python", "pf names the Python functions of a CPython 3.9 to 3.13 "
+		    "whose file says its version (Py_Version, the libpython3.N soname, or the name "
+		    "python3.N)", "%sCPython of unknown version (%s): its stacks will stay native "
+		    "(the interpreter's C functions): no version to read its frames by", t->tag,
+		    path);
+		return;
+	}
+	if (pf_py_layout(pe->minor) == NULL) {
+		report(e, "warn", "python", "to see its Python functions, run it on CPython 3.9 to "
+		    "3.13", "%sCPython 3.%d (%s): its stacks will stay native (the interpreter's C "
+		    "functions): pf reads the frames of CPython 3.9 to 3.13", t->tag, pe->minor,
+		    path);
+		return;
+	}
+	if (python_tid_lacking(t, u, libc, pe->minor, why, sizeof(why)) != NULL) {
+		report(e, "warn", "python", "glibc's libc.so.6 publishes _thread_db_pthread_tid for "
+		    "debuggers; with another C library, run it on CPython 3.11 to 3.13",
+		    "%sCPython 3.%d (%s): its stacks will stay native: %s", t->tag, pe->minor, path,
+		    why);
+		return;
+	}
+	/* The helper starts as mapfile.c's pf_mapfiles_start allows, and reads with ptrace's right. */
+	if (!c->sys_ptrace)
+		snprintf(lack, sizeof(lack), "CAP_SYS_PTRACE");
+	if (!c->sys_admin && !c->checkpoint_restore)
+		snprintf(lack + strlen(lack), sizeof(lack) - strlen(lack), "%s%s", lack[0] ? " and " :
+		    "", "CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE");
+	if (lack[0] != '\0') {
+		snprintf(fix, sizeof(fix), "run %s as root, with CAP_SYS_PTRACE and CAP_SYS_ADMIN, "
+		    "to name its Python functions", tool);
+		report(e, "warn", "python", fix, "%sCPython 3.%d (%s): its stacks will stay native: "
+		    "%s reads the frames from its memory through its file helper, which takes "
+		    "CAP_SYS_PTRACE to read and CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE to start; "
+		    "uid %u lacks %s", t->tag, pe->minor, path, tool, (unsigned)e->uid, lack);
+		return;
+	}
+	report(e, "ok", "python", NULL, "%sCPython 3.%d (%s): its frames will be named (%s reads "
+	    "them through its helper)", t->tag, pe->minor, path, tool);
+}
+
+/*
+ * Which Python target t runs, and whether the recorders will name its
+ * frames: each file it maps executable whose name holds "python" is
+ * looked at for a CPython (pf_py_elf_probe: _PyRuntime and the version,
+ * from the file alone; the target's memory is never read).  A line per
+ * interpreter found; when none is, one saying why, if a python file was
+ * mapped; no line for a target that maps none.
+ */
+static void
+check_python(struct env *e, const struct target *t)
+{
+	struct unwind_files u = { .n = 0 };
+	struct pf_py_elf pe;
+	char path[PATH_MAX], unopened[256] = "", plain[256] = "";
+	size_t i, libc = SIZE_MAX, nfound = 0, nunopened = 0, nplain = 0;
+	int fd, rc;
+
+	/* Maps that cannot be read: the unwind check says so and how to fix it. */
+	if (!t->ok || exec_files(t, &u, path, sizeof(path)) == -1) {
+		unwind_files_free(&u);
+		return;
+	}
+	for (i = 0; i < u.n; i++) {
+		const char *base = strrchr(u.path[i], '/') + 1;
+
+		if (libc == SIZE_MAX && strncmp(base, "libc", 4) == 0 &&
+		    (base[4] == '.' || base[4] == '-'))
+			libc = i;
+	}
+	for (i = 0; i < u.n; i++) {
+		const char *base = strrchr(u.path[i], '/') + 1;
+
+		if (strstr(base, "python") == NULL)
+			continue;
+		if ((fd = pf_mapfile_open(NULL, opt.proc_root, t->pid, u.start[i], u.end[i],
+		    u.path[i], u.ino[i])) == -1) {
+			list_add(unopened, sizeof(unopened), &nunopened, u.path[i]);
+			continue;
+		}
+		rc = pf_py_elf_probe(fd, u.path[i], &pe);
+		close(fd);
+		if (rc == -1) {
+			list_add(plain, sizeof(plain), &nplain, base);
+			continue;
+		}
+		nfound++;
+		python_line(e, t, &u, libc, u.path[i], &pe);
+	}
+	if (nfound == 0 && nunopened > 0)
+		report(e, "warn", "python", "run as root, which opens a mapping through "
+		    "/proc/PID/map_files", "%s%zu python file%s it maps could not be opened (%s%s): "
+		    "whether its Python functions will be named is not known", t->tag, nunopened,
+		    nunopened == 1 ? "" : "s", unopened, nunopened > 4 ? ", ..." : "");
+	else if (nfound == 0 && nplain > 0)
+		report(e, "warn", "python", "pf names the Python functions of CPython 3.9 to 3.13",
+		    "%sno CPython runtime (_PyRuntime) in the python files it maps (%s%s): its "
+		    "stacks will stay native", t->tag, plain, nplain > 4 ? ", ..." : "");
+	unwind_files_free(&u);
 }
 
 /*
@@ -1333,6 +1537,8 @@ main(int argc, char **argv)
 	check_fds(&e);
 	for (i = 0; i < opt.npids; i++)
 		check_runtime(&e, &e.t[i]);
+	for (i = 0; i < opt.npids; i++)
+		check_python(&e, &e.t[i]);
 	for (i = 0; i < opt.npids; i++)
 		check_symbols(&e, &e.t[i]);
 	for (i = 0; i < opt.npids; i++)

@@ -8,7 +8,9 @@
  * hottest whole stacks, and with -p or -t the processes or threads.  An
  * off-CPU profile also gets its waiting callers: the code below the
  * kernel's frames and the C library's that blocked, and what it waited
- * for.  The layout (man/pf-formats.5) comes in two forms: one for people,
+ * for.  A profile with Python functions in it (pf-record's "py::" frames)
+ * gets them apart: each sample charged to its innermost one, the answer
+ * when most samples ran Python.  The layout (man/pf-formats.5) comes in two forms: one for people,
  * cut to the terminal's width, and -r, tab-separated and never cut, for
  * scripts.
  * Names are the input's bytes, so they are cleaned of anything a
@@ -171,6 +173,7 @@ prov_value(const struct pf_prov *p, enum pf_prov_key k, char buf[PF_PROV_VALMAX 
 
 static struct state {
 	struct table funcs;	/* function, or group '\t' function */
+	struct table py;	/* the same of the Python functions ("py::") alone */
 	struct table groups;	/* -p / -t: process or thread */
 	struct table waiters;	/* kind '\t' libc entry '\t' [group '\t'] waiter */
 	struct table kinds;	/* a kernel frame's wait_kind + 1, as self */
@@ -179,6 +182,7 @@ static struct state {
 	struct pf_buf key;
 	struct pf_buf user;	/* -u: the stack without its kernel frames */
 	uint64_t sum;
+	uint64_t pysum;		/* of the stacks that hold a Python function */
 	uint64_t nstack;	/* the stamp of the current stack */
 	uint64_t invalid;
 	int differential;
@@ -216,6 +220,17 @@ static int
 is_kernel(const char *f, size_t len)
 {
 	return len >= 4 && memcmp(f + len - 4, "_[k]", 4) == 0;
+}
+
+/*
+ * Whether a frame is a Python function: pf-record names the frames it
+ * reads from a CPython's memory "py::QUALNAME:FILE".  The markers of a
+ * walk that ended ("[py-loop]") are not.
+ */
+static int
+is_python(const char *f, size_t len)
+{
+	return len >= 4 && memcmp(f, "py::", 4) == 0;
 }
 
 /* Whether a frame is the C library's: pf-fold --libc ends its name "_[l]". */
@@ -384,9 +399,9 @@ add_waiter(const char *s, size_t len, uint64_t c, const char *group,
 	table_get(&st.waiters, k->data, k->len)->self += c;
 }
 
-/* Count one function frame of the current stack. */
+/* Count one function frame of the current stack in t. */
 static void
-add_frame(const char *group, size_t glen, const char *f, size_t flen,
+add_frame(struct table *t, const char *group, size_t glen, const char *f, size_t flen,
     uint64_t c, int leaf)
 {
 	struct entry *e;
@@ -402,7 +417,7 @@ add_frame(const char *group, size_t glen, const char *f, size_t flen,
 		key = st.key.data;
 		klen = st.key.len;
 	}
-	e = table_get(&st.funcs, key, klen);
+	e = table_get(t, key, klen);
 	if (e->stamp != st.nstack) {
 		e->stamp = st.nstack;
 		e->total += c;
@@ -414,14 +429,17 @@ add_frame(const char *group, size_t glen, const char *f, size_t flen,
 /*
  * One stack (cleaned) of count c.  The root frame is the process; the
  * functions are the frames below it, or the root itself when it is alone.
- * The sum bounds every other count, so only it is checked for overflow.
+ * Its Python functions count again on their own: the innermost one
+ * takes the sample as its self (its own code and the C it called), each
+ * one its total.  The sum bounds every other count, so only it is
+ * checked for overflow.
  */
 static void
 add_stack(const char *s, size_t len, uint64_t c, const char *name,
     uint64_t lineno)
 {
-	const char *semi;
-	size_t rlen, glen, i, start;
+	const char *semi, *py = NULL;
+	size_t rlen, glen, i, start, pylen = 0;
 
 	semi = memchr(s, ';', len);
 	rlen = semi ? (size_t)(semi - s) : len;
@@ -446,14 +464,23 @@ add_stack(const char *s, size_t len, uint64_t c, const char *name,
 	if (opt.grouping != GROUP_NONE)
 		table_get(&st.groups, s, glen)->self += c;
 	if (semi == NULL) {
-		add_frame(s, glen, s, rlen, c, 1);
+		add_frame(&st.funcs, s, glen, s, rlen, c, 1);
 		return;
 	}
 	for (start = rlen + 1, i = start; i <= len; i++) {
 		if (i < len && s[i] != ';')
 			continue;
-		add_frame(s, glen, s + start, i - start, c, i == len);
+		add_frame(&st.funcs, s, glen, s + start, i - start, c, i == len);
+		if (is_python(s + start, i - start)) {
+			add_frame(&st.py, s, glen, s + start, i - start, c, 0);
+			py = s + start;
+			pylen = i - start;
+		}
 		start = i + 1;
+	}
+	if (py != NULL) {
+		add_frame(&st.py, s, glen, py, pylen, c, 1);
+		st.pysum += c;
 	}
 }
 
@@ -913,11 +940,11 @@ is_irq_enable(const char *name, size_t len)
 	return false;
 }
 
-/* The function of a funcs key ("GROUP\tNAME" when grouped). */
+/* The function of a key of t ("GROUP\tNAME" when grouped). */
 static const char *
-func_name(const struct entry *e, size_t *len)
+func_name(const struct table *t, const struct entry *e, size_t *len)
 {
-	const char *key = table_key(&st.funcs, e);
+	const char *key = table_key(t, e);
 	const char *tab = opt.grouping != GROUP_NONE ? memchr(key, '\t', e->len) : NULL;
 
 	*len = tab ? e->len - (size_t)(tab + 1 - key) : e->len;
@@ -937,7 +964,7 @@ put_artefacts(const struct entry *const *v, size_t n)
 	const char *name;
 
 	for (i = 0; i < n; i++) {
-		name = func_name(v[i], &len);
+		name = func_name(&st.funcs, v[i], &len);
 		if (v[i]->self == 0 || !is_irq_enable(name, len))
 			continue;
 		if (opt.raw)
@@ -949,24 +976,29 @@ put_artefacts(const struct entry *const *v, size_t n)
 	}
 	if (sum == 0 || opt.raw)
 		return;
-	name = func_name(v[top], &len);
+	name = func_name(&st.funcs, v[top], &len);
 	printf("note: %.1f%% self in leaves where interrupts come back on (", share(sum));
 	put_cut(name, len, 40, 0);
 	printf("%s): time spent with\n      interrupts off before them, not their own"
 	    " (a sampling artefact; see pf-report(1))\n", sum > v[top]->self ? ", ..." : "");
 }
 
+/*
+ * The functions of t, under the title "TITLE by self (...)", as rows of
+ * kind for -r: every function (st.funcs, with the artefacts after them)
+ * or the Python functions alone (st.py).
+ */
 static void
-put_functions(void)
+put_functions(const struct table *t, const char *title, const char *kind)
 {
-	const struct entry **v = sorted_entries(&st.funcs);
+	const struct entry **v = sorted_entries(t);
 	char what[64], c1[48], c2[48];
 	size_t k, i, gw = 0;
 
-	k = shown(table_n(&st.funcs), what, sizeof(what));
+	k = shown(table_n(t), what, sizeof(what));
 	/* The group column is as wide as its longest shown name, capped. */
 	for (i = 0; opt.grouping != GROUP_NONE && i < k; i++) {
-		const char *key = table_key(&st.funcs, v[i]);
+		const char *key = table_key(t, v[i]);
 		const char *tab = memchr(key, '\t', v[i]->len);
 		size_t n = ncols(key, (size_t)(tab - key));
 		if (n > gw)
@@ -975,7 +1007,7 @@ put_functions(void)
 	if (gw > 0 && gw < 7)
 		gw = 7;
 	if (!opt.raw) {
-		printf("functions by %s %s\n", opt.sort == SORT_SELF ? "self" :
+		printf("%s by %s %s\n", title, opt.sort == SORT_SELF ? "self" :
 		    "total", what);
 		printf("  self%%  total%%  %*s  %*s  ", (int)vw.cw, "self",
 		    (int)vw.cw, "total");
@@ -986,11 +1018,11 @@ put_functions(void)
 	}
 	for (i = 0; i < k; i++) {
 		const struct entry *e = v[i];
-		const char *key = table_key(&st.funcs, e);
+		const char *key = table_key(t, e);
 		size_t len = e->len;
 
 		if (opt.raw) {
-			printf("function\t%.2f\t%.2f\t%llu\t%llu\t%.*s\n",
+			printf("%s\t%.2f\t%.2f\t%llu\t%llu\t%.*s\n", kind,
 			    share(e->self), share(e->total),
 			    (unsigned long long)e->self,
 			    (unsigned long long)e->total, (int)len, key);
@@ -1010,9 +1042,54 @@ put_functions(void)
 		put_cut(key, len, room_after(21 + 2 * vw.cw + (gw ? gw + 2 : 0)), 0);
 		putchar('\n');
 	}
-	put_artefacts(v, table_n(&st.funcs));
+	if (t == &st.funcs)
+		put_artefacts(v, table_n(t));
 	if (!opt.raw)
 		putchar('\n');
+	free(v);
+}
+
+/*
+ * The share of the samples that ran Python, and whether that is the
+ * profile's answer: when at least half of them did, the hottest Python
+ * function by self (its code and the C it called) is named, rather than
+ * a leaf of the interpreter's own C that every Python function runs
+ * through.  For -r, a "python" row: share, count, and "python" or
+ * "native" for the answer (pf-triage's hot lines follow it).
+ */
+static void
+put_python(void)
+{
+	const struct entry **v;
+	enum sortkey saved = opt.sort;
+	int answer = st.pysum >= st.sum - st.pysum, n;
+	const char *name, *key, *what;
+	size_t len;
+
+	if (opt.raw) {
+		printf("python\t%.2f\t%llu\t%s\n", share(st.pysum),
+		    (unsigned long long)st.pysum, answer ? "python" : "native");
+		return;
+	}
+	what = vw.unit == UNIT_NS ? "time" : "samples";
+	if (!answer) {
+		printf("python: %.1f%% of the %s in Python functions, under half: the "
+		    "functions below answer\n\n", share(st.pysum), what);
+		return;
+	}
+	opt.sort = SORT_SELF;
+	v = sorted_entries(&st.py);
+	opt.sort = saved;
+	name = func_name(&st.py, v[0], &len);
+	key = table_key(&st.py, v[0]);
+	n = printf("python: %.1f%% of the %s in Python functions; the hottest, %.1f%% "
+	    "self: ", share(st.pysum), what, share(v[0]->self));
+	put_cut(name, len, room_after(n > 0 ? (size_t)n : 0), 0);
+	if (name != key) {
+		fputs(" in ", stdout);
+		put_cut(key, (size_t)(name - 1 - key), GROUP_ROOM, 0);
+	}
+	fputs("\n\n", stdout);
 	free(v);
 }
 
@@ -1218,12 +1295,16 @@ report(void)
 		printf("total: %s%s in %zu stacks\n\n", cnt,
 		    vw.unit == UNIT_SAMPLES ? " samples" : "",
 		    pf_stackmap_size(st.stacks));
+	if (st.pysum > 0)
+		put_python();
 	if (opt.grouping != GROUP_NONE)
 		put_groups();
 	/* Off the CPU, the answer is who waited: first. */
 	if (is_offcpu())
 		put_waiters();
-	put_functions();
+	if (st.pysum > 0)
+		put_functions(&st.py, "python functions", "pyfunction");
+	put_functions(&st.funcs, "functions", "function");
 	put_stacks();
 }
 
@@ -1340,6 +1421,7 @@ main(int argc, char *argv[])
 
 	first = parse_options(argc, argv);
 	table_init(&st.funcs);
+	table_init(&st.py);
 	table_init(&st.groups);
 	table_init(&st.waiters);
 	table_init(&st.kinds);
@@ -1358,6 +1440,7 @@ main(int argc, char *argv[])
 	report();
 
 	table_free(&st.funcs);
+	table_free(&st.py);
 	table_free(&st.groups);
 	table_free(&st.waiters);
 	table_free(&st.kinds);

@@ -109,6 +109,38 @@ pf_flame_annotation(const char *s, size_t n)
 	return 0;
 }
 
+/*
+ * A Python function named from the interpreter's memory ("py::NAME:FILE",
+ * pf-record's stream) is a kind of its own, so that where Python ran
+ * reads at a glance between the interpreter's C functions: green beside
+ * hot's reds and yellows (in java, js and perl the green of a language's
+ * own code), purple beside mem's greens and the blues of io, wakeup and
+ * chain.  A single-hue palette was asked for one hue and keeps it.  The
+ * markers of a walk that ended ("[py-loop]" and the like) are not
+ * functions: they are coloured as any other name.  p itself for a frame
+ * that is not a Python function.
+ */
+static enum pf_flame_palette
+python_palette(enum pf_flame_palette p, const char *s, size_t n)
+{
+	if (n < 4 || memcmp(s, "py::", 4) != 0)
+		return p;
+	switch (p) {
+	case PF_FLAME_HOT:
+	case PF_FLAME_JAVA:
+	case PF_FLAME_JS:
+	case PF_FLAME_PERL:
+		return PF_FLAME_GREEN;
+	case PF_FLAME_MEM:
+	case PF_FLAME_IO:
+	case PF_FLAME_WAKEUP:
+	case PF_FLAME_CHAIN:
+		return PF_FLAME_PURPLE;
+	default:
+		return p;
+	}
+}
+
 /* By its annotation and name the frame picks a palette, then a colour. */
 void
 pf_flame_frame_color(const struct pf_flame_opts *o, const char *s, size_t n,
@@ -126,6 +158,10 @@ pf_flame_frame_color(const struct pf_flame_opts *o, const char *s, size_t n,
 		return;
 	}
 	name_randoms(s, n, o->hash, v);
+	if ((use = python_palette(p, s, n)) != p) {
+		plain_color(use, v, rgb);
+		return;
+	}
 	switch (p) {
 	case PF_FLAME_CHAIN:
 		use = ann == 'w' ? PF_FLAME_AQUA : PF_FLAME_BLUE;

@@ -21,7 +21,9 @@ char pf_flame_annotation(const char *s, size_t n);
 
 /*
  * The fill of the frame named s (n bytes, annotation removed; ann as
- * pf_flame_annotation gave) under o's palette and o->hash.
+ * pf_flame_annotation gave) under o's palette and o->hash.  A Python
+ * function ("py::...") takes a hue of its own under hot, java, js, perl
+ * (green) and mem, io, wakeup, chain (purple).
  */
 void pf_flame_frame_color(const struct pf_flame_opts *o, const char *s, size_t n,
     char ann, unsigned char rgb[3]);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # pf-precheck: the permission rules on fixture proc roots (as root and as
 # nobody without capabilities), the disk floor on a nearly full tmpfs,
-# memlock, targets that exited or are zombies, a JVM-named process, stripped
+# memlock, targets that exited or are zombies, a JVM-named process, live
+# CPython interpreters (whether their frames will be named), stripped
 # binaries, I/O load and container hints.
 
 load test_helper
@@ -372,6 +373,160 @@ zombie() {
 	touch "/tmp/perf-$JAVA_PID.map"
 	run -0 pf-precheck -p "$JAVA_PID" -o /tmp --min-free 0
 	assert_line --regexp "^ok runtime Java \(java\): JIT map .*perf-$JAVA_PID.map present$"
+}
+
+# start_python CMD...: CMD (a Python interpreter, perhaps under setpriv or
+# env, commands that exec it: a shell function would leave its subshell's
+# pid) running a script that leaves a file once its libraries are loaded,
+# then sleeps 30 s; its pid in PY, and in KIDS.  The file goes where
+# nobody may write too.
+start_python() {
+	local up _
+	[ -d "$FXD/up" ] || mkdir -m 1777 "$FXD/up"
+	up=$(mktemp -u "$FXD/up/py.XXXXXX")
+	"$@" -c 'import sys, time; open(sys.argv[1], "w").close(); time.sleep(30)' "$up" &
+	PY=$!
+	KIDS="$KIDS $PY"
+	for _ in $(seq 100); do
+		[ -e "$up" ] && return 0
+		sleep 0.1
+	done
+	fail "$* did not start in 10 s"
+}
+
+# pyenv_python MINOR: the path of pyenv's python3.MINOR, or status 1.
+pyenv_python() {
+	local b
+	for b in /root/.pyenv/versions/3."$1".*/bin/python3."$1"; do
+		if [ -x "$b" ]; then
+			echo "$b"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# python_named MINOR: a live pyenv CPython 3.MINOR (its interpreter in its
+# libpython) is found by pf-precheck, whose line says its frames will be
+# named; skipped, saying so, when that version is absent.
+python_named() {
+	local b
+	require_root
+	b=$(pyenv_python "$1") || skip "pyenv's CPython 3.$1 is absent (no /root/.pyenv/versions/3.$1.*/bin/python3.$1)"
+	start_python "$b"
+	run -0 pf-precheck -p "$PY" --no-probe -o /tmp --min-free 0
+	assert_line "ok python CPython 3.$1 (${b%/bin/*}/lib/libpython3.$1.so.1.0): its frames will be named (pf-record reads them through its helper)"
+	[ "$(grep -c '^[a-z]* python ' <<<"$output")" -eq 1 ] || fail "not one python line: $output"
+}
+
+@test "python: Debian's python3.11 (the interpreter in its executable) is found, and its frames will be named; no -X perf advice" {
+	require_root
+	[ -x /usr/bin/python3.11 ] || fail "/usr/bin/python3.11 is missing: scripts/install-deps --test installs it"
+	start_python /usr/bin/python3.11
+	run -0 pf-precheck -p "$PY" --no-probe -o /tmp --min-free 0
+	assert_line "ok python CPython 3.11 (/usr/bin/python3.11): its frames will be named (pf-record reads them through its helper)"
+	assert_line "ok runtime Python (python3.11): an interpreter, no JIT map needed"
+	refute_output --partial "-X perf"
+	run -0 pf-precheck --mode offcpu -p "$PY" --no-probe -o /tmp --min-free 0
+	assert_line "ok python CPython 3.11 (/usr/bin/python3.11): its frames will be named (pf-offcpu reads them through its helper)"
+}
+
+@test "python: pyenv's CPython 3.9 is found and will be named" {
+	python_named 9
+}
+
+@test "python: pyenv's CPython 3.10 is found and will be named" {
+	python_named 10
+}
+
+@test "python: pyenv's CPython 3.11 is found and will be named" {
+	python_named 11
+}
+
+@test "python: pyenv's CPython 3.12 is found and will be named" {
+	python_named 12
+}
+
+@test "python: pyenv's CPython 3.13 is found and will be named" {
+	python_named 13
+}
+
+@test "python: without CAP_SYS_PTRACE, or as a user without capabilities, the stacks stay native and the line says why" {
+	require_root
+	start_python /usr/bin/python3.11
+	run -0 setpriv --inh-caps=-sys_ptrace --bounding-set=-sys_ptrace pf-precheck -p "$PY" --no-probe -o /tmp --min-free 0
+	assert_line "warn python CPython 3.11 (/usr/bin/python3.11): its stacks will stay native: pf-record reads the frames from its memory through its file helper, which takes CAP_SYS_PTRACE to read and CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE to start; uid 0 lacks CAP_SYS_PTRACE"
+	assert_line "  fix: run pf-record as root, with CAP_SYS_PTRACE and CAP_SYS_ADMIN, to name its Python functions"
+	# nobody's own interpreter, checked by nobody: the target is its own.
+	start_python setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3.11
+	run -0 as_nobody_nocaps pf-precheck -p "$PY" --no-probe -o /tmp --min-free 0
+	assert_line --regexp "^ok target pid $PY \(python3.11\) "
+	assert_line "warn python CPython 3.11 (/usr/bin/python3.11): its stacks will stay native: pf-record reads the frames from its memory through its file helper, which takes CAP_SYS_PTRACE to read and CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE to start; uid 65534 lacks CAP_SYS_PTRACE and CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE"
+}
+
+@test "python: an interpreter pf does not read (3.8, 2.7, one whose file says no version) stays native, and the line says why" {
+	local b
+	require_root
+	require_cmd cc
+	# A library named python holding a _PyRuntime, and no version anywhere.
+	printf 'char _PyRuntime[4096];\nint pyx(void) { return 0; }\n' |
+		cc -shared -fPIC -x c - -o "$FXD/libpythonx.so"
+	start_python env LD_PRELOAD="$FXD/libpythonx.so" /usr/bin/python3.11
+	run -0 pf-precheck -p "$PY" --no-probe -o /tmp --min-free 0
+	assert_line "warn python CPython of unknown version ($FXD/libpythonx.so): its stacks will stay native (the interpreter's C functions): no version to read its frames by"
+	# The interpreter itself is still named.
+	assert_line --regexp '^ok python CPython 3.11 \(/usr/bin/python3.11\): '
+	if b=$(pyenv_python 8); then
+		start_python "$b"
+		run -0 pf-precheck -p "$PY" --no-probe -o /tmp --min-free 0
+		assert_line "warn python CPython 3.8 (${b%/bin/*}/lib/libpython3.8.so.1.0): its stacks will stay native (the interpreter's C functions): pf reads the frames of CPython 3.9 to 3.13"
+		assert_line "  fix: to see its Python functions, run it on CPython 3.9 to 3.13"
+	else
+		echo "# pyenv's CPython 3.8 is absent: its case not run" >&3
+	fi
+	b=$(echo /root/.pyenv/versions/2.7.*/bin/python2.7)
+	if [ -x "$b" ]; then
+		start_python "$b"
+		run -0 pf-precheck -p "$PY" --no-probe -o /tmp --min-free 0
+		assert_line "warn python no CPython runtime (_PyRuntime) in the python files it maps (python2.7, libpython2.7.so.1.0): its stacks will stay native"
+	else
+		echo "# pyenv's CPython 2.7 is absent: its case not run" >&3
+	fi
+}
+
+@test "python: 3.9 and 3.10 find their threads by the C library's _thread_db_pthread_tid: without it, or without a C library, the stacks stay native (fixture tree)" {
+	local b lib libc ino w
+	b=$(pyenv_python 9) || skip "pyenv's CPython 3.9 is absent (no /root/.pyenv/versions/3.9.*/bin/python3.9)"
+	lib=${b%/bin/*}/lib/libpython3.9.so.1.0
+	libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
+	for w in glibc other none; do
+		mkproc "$FXD/$w" 1 0
+		mkdir -p "$FXD/$w/4242/root/lib"
+		echo '4242 (python3.9) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 500 1000 100 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0' >"$FXD/$w/4242/stat"
+		printf 'Name:\tpython3.9\nUid:\t0\t0\t0\t0\n' >"$FXD/$w/4242/status"
+		printf '%s\n' "7f1000000000-7f1000100000 r-xp 00000000 08:01 $(stat -c %i "$lib") $lib" >"$FXD/$w/4242/maps"
+	done
+	printf '%s\n' "7f2000000000-7f2000100000 r-xp 00000000 08:01 $(stat -c %i "$libc") $libc" >>"$FXD/glibc/4242/maps"
+	# Another C library: an ELF file without the symbol, in the target's root.
+	cp /bin/true "$FXD/other/4242/root/lib/libc.so.6"
+	ino=$(stat -c %i "$FXD/other/4242/root/lib/libc.so.6")
+	printf '%s\n' "7f2000000000-7f2000100000 r-xp 00000000 08:01 $ino /lib/libc.so.6" >>"$FXD/other/4242/maps"
+	run -0 pf-precheck -p 4242 --proc-root "$FXD/glibc" -o /tmp --min-free 0
+	assert_line "ok python CPython 3.9 ($lib): its frames will be named (pf-record reads them through its helper)"
+	run -0 pf-precheck -p 4242 --proc-root "$FXD/other" -o /tmp --min-free 0
+	assert_line "warn python CPython 3.9 ($lib): its stacks will stay native: 3.9 knows a thread by its pthread_t, and its C library /lib/libc.so.6 has no _thread_db_pthread_tid to find the thread's id by"
+	assert_line "  fix: glibc's libc.so.6 publishes _thread_db_pthread_tid for debuggers; with another C library, run it on CPython 3.11 to 3.13"
+	run -0 pf-precheck -p 4242 --proc-root "$FXD/none" -o /tmp --min-free 0
+	assert_line "warn python CPython 3.9 ($lib): its stacks will stay native: 3.9 knows a thread by its pthread_t, and no C library is mapped to find its thread id by (_thread_db_pthread_tid)"
+}
+
+@test "python: a process without Python gets no python line" {
+	sleep 30 &
+	KIDS=$!
+	wait_exec "$KIDS" sleep
+	run -0 pf-precheck -p "$KIDS" --no-probe -o /tmp --min-free 0
+	assert_line "ok runtime native (sleep): no JIT map needed"
+	refute_line --regexp '^[a-z]+ python '
 }
 
 @test "a stripped binary without debuginfo is a warning, one with symbols is ok" {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # pf-report: folded stacks to the on-call answer.  Self and total shares
 # (recursion counted once), hottest stacks, per process or thread, both
-# layouts of pf-formats(5), the width cut, provenance headings, and the
-# refusals; then a real recording of a workload with a known split.
+# layouts of pf-formats(5), the width cut, provenance headings, a Python
+# profile's functions and answer, and the refusals; then a real recording
+# of a workload with a known split.
 
 load test_helper
 
@@ -409,6 +410,75 @@ waiting() {
 	assert_output "$(tabs 'total|4|count' 'function|75.00|75.00|3|3|b' \
 		'function|25.00|25.00|1|1|a' 'stack|75.00|3|p;b' 'stack|25.00|1|p;a')"
 	[[ "$stderr" == *"differential"* ]] || fail "no warning: $stderr"
+}
+
+@test "Python functions: each sample is its innermost py:: frame's self, every py:: frame's total once a sample, and the answer names the hottest" {
+	local in="$FIXTURES/report/python.folded"
+	run -0 --separate-stderr pf-report -r -n 0 "$in"
+	# The Python rows: 50/30/20 under main, serve and handler, with the
+	# C each called; fib's recursion (across a C frame too) counts once.
+	# shellcheck disable=SC2016 # an awk program
+	run -0 awk -F '\t' '$1 == "python" || $1 == "pyfunction"' <<<"$output"
+	assert_output "$(tabs 'python|100.00|100|python' \
+		'pyfunction|50.00|50.00|50|50|py::checksum:/srv/app.py' \
+		'pyfunction|30.00|30.00|30|30|py::parse\x3bsplit:/srv/we\\ird.py' \
+		'pyfunction|20.00|20.00|20|20|py::fib:/srv/app.py' \
+		'pyfunction|0.00|100.00|0|100|py::<module>:/srv/app.py' \
+		'pyfunction|0.00|100.00|0|100|py::handler:/srv/app.py' \
+		'pyfunction|0.00|100.00|0|100|py::main:/srv/app.py' \
+		'pyfunction|0.00|100.00|0|100|py::serve:/srv/app.py')"
+	# The functions are as they were: the interpreter's leaf on top.
+	run -0 pf-report -r -n 1 "$in"
+	assert_line "$(tabs 'function|47.00|47.00|47|47|[python3.11]')"
+	# For people: the answer after the total, then the section.
+	run -0 --separate-stderr pf-report -n 3 -w 0 "$in"
+	run -0 sed '/^stacks /,/^$/d' <<<"$output"
+	assert_output - <<-'EOF'
+	total: 100 in 7 stacks
+
+	python: 100.0% of the samples in Python functions; the hottest, 50.0% self: py::checksum:/srv/app.py
+
+	python functions by self (top 3 of 7)
+	  self%  total%   self  total  function
+	  50.0%   50.0%     50     50  py::checksum:/srv/app.py
+	  30.0%   30.0%     30     30  py::parse\x3bsplit:/srv/we\\ird.py
+	  20.0%   20.0%     20     20  py::fib:/srv/app.py
+
+	functions by self (top 3 of 17)
+	  self%  total%   self  total  function
+	  47.0%   47.0%     47     47  [python3.11]
+	  28.0%   28.0%     28     28  long_add
+	  15.0%   15.0%     15     15  _PyEval_EvalFrameDefault
+	EOF
+}
+
+@test "Python functions answer from half the samples up; below, the line says the native functions answer; markers are not Python" {
+	local in="$FIXTURES/report/python.folded"
+	# 100 Python samples beside 100 native ones, then 101 ([py-mismatch]'s
+	# stacks kept their native frames: not Python).
+	{ cat "$in"; echo 'python3.11;[py-mismatch];_start;_PyEval_EvalFrameDefault 100'; } >half.folded
+	run -0 pf-report -r half.folded
+	assert_line "$(tabs 'python|50.00|100|python')"
+	run -0 pf-report half.folded
+	assert_line 'python: 50.0% of the samples in Python functions; the hottest, 25.0% self: py::checksum:/srv/app.py'
+	{ cat half.folded; echo 'python3.11;[py-loop] 1'; } >under.folded
+	run -0 pf-report -r under.folded
+	assert_line "$(tabs 'python|49.75|100|native')"
+	run -0 pf-report under.folded
+	assert_line 'python: 49.8% of the samples in Python functions, under half: the functions below answer'
+	assert_line --partial 'python functions by self (all 7)'
+	# By process: the answer names its process; the rows have a group.
+	{ sed 's/^python3.11;/app-1;/' "$in"; sed 's/^python3.11;/app-2;/' "$in" | grep -v checksum; } >two.folded
+	run -0 pf-report -p -r two.folded
+	assert_line "$(tabs 'pyfunction|33.33|33.33|50|50|app-1|py::checksum:/srv/app.py')"
+	run -0 pf-report -p two.folded
+	assert_line 'python: 100.0% of the samples in Python functions; the hottest, 33.3% self: py::checksum:/srv/app.py in app-1'
+	# A name's control bytes reach the terminal cleaned.
+	run -0 pf-report <<<$'p;py::a\x1b]2t\a:/x.py 1'
+	assert_line 'python: 100.0% of the samples in Python functions; the hottest, 100.0% self: py::a?]2t?:/x.py'
+	# A profile without one has no Python line, row nor section.
+	run -0 pf-report -r <<<'p;main;pyx::f 1'
+	refute_line --regexp '^(python|pyfunction)'$'\t'
 }
 
 @test "no samples exits 1, only malformed lines exit 3, an overflowing sum exits 3" {

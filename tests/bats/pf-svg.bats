@@ -245,6 +245,48 @@ fails_with_svg() {
 	[ "$g" -ge 165 ] && [ "$b" -ge 165 ] && [ "$r" -le 110 ] || fail "inlined frame not aqua: $r,$g,$b"
 }
 
+# kinds FILE: one "KIND NAME" line per frame of the SVG FILE, KIND the hue
+# its fill is in: green, purple, blue, hot (hot's red to yellow), other.
+kinds() {
+	awk '/<title>/ {
+		t = $0; sub(/.*<title>/, "", t); sub(/ \([^(]*<\/title>.*/, "", t)
+		c = $0; sub(/.*fill="rgb\(/, "", c); sub(/\).*/, "", c)
+		split(c, v, ",")
+		k = "other"
+		if (v[2] >= 200 && v[1] <= 110 && v[3] <= 110) k = "green"
+		else if (v[1] >= 190 && v[3] >= 190 && v[2] <= 140) k = "purple"
+		else if (v[1] <= 140 && v[2] <= 140 && v[3] >= 190) k = "blue"
+		else if (v[1] >= 200 && v[3] <= 55) k = "hot"
+		print k, t
+	}' "$1"
+}
+
+@test "Python functions (py::) have a hue of their own; the walk's markers are coloured as any frame" {
+	local in="$FIXTURES/svg/python.folded" bad
+	draw hot.svg "$in"
+	# Every py:: frame green, every other one (markers, C, the root) hot.
+	bad=$(kinds hot.svg | awk '($2 ~ /^py::/) != ($1 == "green") || ($1 != "green" && $1 != "hot")')
+	[ -z "$bad" ] || fail "hot: $bad"
+	[ "$(kinds hot.svg | grep -c '^green py::')" -eq 9 ] || fail "hot: $(kinds hot.svg)"
+	kinds hot.svg | grep -qxF 'green py::parse\x3bsplit:/x/we\\ird.py' || fail "hot: $(kinds hot.svg)"
+	kinds hot.svg | grep -qxF 'hot [py-mismatch]' || fail "hot: $(kinds hot.svg)"
+	# io (an off-CPU graph's): py:: purple among the blues.
+	draw io.svg --colors io "$in"
+	bad=$(kinds io.svg | awk '($2 ~ /^py::/) != ($1 == "purple") || ($1 != "purple" && $1 != "blue")')
+	[ -z "$bad" ] || fail "io: $bad"
+	# java: green as a language's own code, never the native red.
+	draw java.svg --colors java "$in"
+	bad=$(kinds java.svg | awk '$2 ~ /^py::/ && $1 != "green"')
+	[ -z "$bad" ] || fail "java: $bad"
+	# A single hue asked for is kept: py:: frames blue too.
+	draw blue.svg --colors blue "$in"
+	bad=$(kinds blue.svg | awk '$1 != "blue"')
+	[ -z "$bad" ] || fail "blue: $bad"
+	# Only the prefix makes one: a name that merely holds "py::" is C's.
+	printf 'a;xpy::f;py:f 1\n' | pf-svg >odd.svg
+	! kinds odd.svg | grep -q '^green' || fail "$(kinds odd.svg)"
+}
+
 @test "every palette and background renders and stays valid" {
 	require_cmd xmllint
 	local p

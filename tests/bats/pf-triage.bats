@@ -720,6 +720,51 @@ open cpu: the last line is no trailer of this recording (its bytes= is not the s
 note cpu: 75.00% of the samples in pvm_irq_enable, where interrupts come back on: time spent with them off before it, a sampling artefact (not a hot line)"
 }
 
+# py_stream NATIVE: a recording of a Python service, in $PF_TEST_STREAM:
+# checksum 3 samples (in the interpreter's stripped C), parse 2 (in
+# PyUnicode_Split), under main; then NATIVE samples with no Python frame.
+py_stream() {
+	local i
+	{
+		echo "# pf-record 2 host=h kernel=k target=pid:1 freq=99 callgraph=fp kernel-stacks=yes start=2026-01-01T00:00:00Z"
+		echo "# python pid=1 version=3.11 frames=read"
+		for i in 1 2 3 4 5; do
+			printf 'python3.11  1/1  [000] 10.%06d:   10101010 cpu-clock: \n' "$i"
+			if [ "$i" -le 3 ]; then
+				printf '\t            2a4f [unknown] (/usr/bin/python3.11)\n'
+				printf '\t    7f0000001000 py::checksum:/srv/app.py+0x0 ([python])\n'
+			else
+				printf '\t            31c0 PyUnicode_Split+0x10 (/usr/bin/python3.11)\n'
+				printf '\t    7f0000002000 py::parse:/srv/app.py+0x0 ([python])\n'
+			fi
+			printf '\t    7f0000003000 py::main:/srv/app.py+0x0 ([python])\n'
+			printf '\t            13b3 Py_RunMain+0x89 (/usr/bin/python3.11)\n\n'
+		done
+		for i in $(seq "$1"); do
+			printf 'python3.11  1/1  [000] 11.%06d:   10101010 cpu-clock: \n' "$i"
+			printf '\t            2a4f [unknown] (/usr/bin/python3.11)\n'
+			printf '\t            13b3 Py_RunMain+0x89 (/usr/bin/python3.11)\n\n'
+		done
+	} > "$PF_TEST_STREAM"
+	with_trailer "$PF_TEST_STREAM" "# pf-record: samples=$((5 + $1)) lost=0 throttled=0 unknown-chain=0 stop=duration"
+}
+
+@test "a Python service's hot lines name its Python functions, not the interpreter's C, when pf-report says Python answers" {
+	faked_runbook
+	# 5 samples of 6 ran Python: the hot lines are the Python functions.
+	py_stream 1
+	run -0 --separate-stderr "$RB" -p "$WPID" -d 1 -i 1 -n -o ev
+	run -0 grep '^hot ' ev/summary.txt
+	assert_output "hot 50.00% py::checksum:/srv/app.py
+hot 33.33% py::parse:/srv/app.py"
+	# 5 of 11: the interpreter's leaf answers, as for any native program.
+	py_stream 6
+	run -0 --separate-stderr "$RB" -p "$WPID" -d 1 -i 1 -n -o ev2
+	run -0 grep '^hot ' ev2/summary.txt
+	assert_output "hot 81.82% [python3.11]
+hot 18.18% PyUnicode_Split"
+}
+
 @test "-c NAME never picks the runbook's own processes, nor a process whose name holds NAME as one of its lines" {
 	local name odd rb
 	# A name no other process on the machine has: the runbook's own (a
