@@ -19,9 +19,13 @@ PYFAKE="$WORKLOADS/py-fake/python3.11"
 PYENV_ALL=(3.9.18 3.10.13 3.11.7 3.12.1 3.13.0)
 
 setup() {
+	BGPID=
+}
+
+# live: what every recording test needs (the decoder's test needs none).
+live() {
 	require_perf_events
 	[ -x /usr/bin/python3.11 ] || fail "Debian's /usr/bin/python3.11 is not installed: run scripts/install-deps --test"
-	BGPID=
 }
 
 teardown() {
@@ -133,6 +137,7 @@ shares() {
 }
 
 @test "pf-record -p: shares.py's handler splits 50/30/20 across py::parse_payload, py::render_template and py::checksum (+-5 points), under py::main and py::serve, under native frames, on each CPython" {
+	live
 	local p py comm d=$BATS_TEST_TMPDIR h tot pp r c bad
 	pythons "${PYENV_ALL[@]}"
 	for p in "${PYS[@]}"; do
@@ -155,6 +160,7 @@ shares() {
 }
 
 @test "pf-record --python-lines: a Python frame is py::QUALNAME:FILE:N, N its function's first line" {
+	live
 	local d=$BATS_TEST_TMPDIR lh lp
 	lh=$(grep -n '^def handler(' "$PYW/shares.py" | cut -d: -f1)
 	lp=$(grep -n '^def parse_payload(' "$PYW/shares.py" | cut -d: -f1)
@@ -173,6 +179,7 @@ shares() {
 }
 
 @test "pf-fold --tid: each of threads.py's four threads has only its own function, py::t_alpha to py::t_delta, on each CPython" {
+	live
 	local p py comm d=$BATS_TEST_TMPDIR out
 	pythons "${PYENV_ALL[@]}"
 	for p in "${PYS[@]}"; do
@@ -236,6 +243,7 @@ function want(leaf) {
 }'
 
 @test "pf-record -p: in consistency.py, the innermost Python frame and the native leaf agree in >= 99% of the samples that have both, on each CPython" {
+	live
 	local p py comm d=$BATS_TEST_TMPDIR out
 	pythons "${PYENV_ALL[@]}"
 	for p in "${PYS[@]}"; do
@@ -283,6 +291,7 @@ function want(leaf) {
 }
 
 @test "pf-record -p: deep.py's 81 frames of py::recurse are all there in >= 90% of samples, and py-merged= counts >= 90% of them (3.9, 3.11)" {
+	live
 	local p py comm d=$BATS_TEST_TMPDIR got n merged
 	pythons 3.9.18 3.11.7
 	for p in "${PYS[@]}"; do
@@ -305,6 +314,7 @@ function want(leaf) {
 }
 
 @test "pf-offcpu -p: >= 80% of offcpu.py's sleeping thread's blocked time is under py::wait_for_job, on each CPython" {
+	live
 	local p py comm d=$BATS_TEST_TMPDIR out
 	pythons "${PYENV_ALL[@]}"
 	for p in "${PYS[@]}"; do
@@ -335,6 +345,7 @@ function want(leaf) {
 }
 
 @test "pf-record -p: cext.py's stacks through py::render reach json's C encoder (encoder_* frames leafward of it) in >= 80% of them, on each CPython" {
+	live
 	local p py comm d=$BATS_TEST_TMPDIR out
 	pythons "${PYENV_ALL[@]}"
 	for p in "${PYS[@]}"; do
@@ -367,6 +378,7 @@ function want(leaf) {
 }
 
 @test "pf-record -p on the fake CPython 3.11: a cyclic frame chain gives [py-loop], a 2^40-character name py::[name too long] and a file name that is no string [not a string]; the run ends in time, exits 0, in bounded memory" {
+	live
 	local mode d=$BATS_TEST_TMPDIR wall rss got
 	[ -x "$PYFAKE" ] || fail "fake interpreter not built: $PYFAKE (run make)"
 	[ -x /usr/bin/time ] || skip "/usr/bin/time (package time) not installed"
@@ -406,6 +418,7 @@ function want(leaf) {
 }
 
 @test "pf-record -- CMD: shares.py started by the recorder has its Python frames named too, on each CPython; --no-python names none" {
+	live
 	local p py comm d=$BATS_TEST_TMPDIR h tot pp r c bad
 	pythons "${PYENV_ALL[@]}"
 	for p in "${PYS[@]}"; do
