@@ -40,6 +40,9 @@ UNITSRC := $(wildcard tests/unit/*.c)
 UNITS   := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNITSRC))
 WLSRC   := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,build/workloads/%,$(WLSRC))
+# py-fake is a fake CPython 3.11: its file name must say python3.11.
+PYFAKE  := build/workloads/py-fake/python3.11
+WORKLOADS := $(filter-out build/workloads/py-fake,$(WORKLOADS)) $(PYFAKE)
 # Go workloads only where Go is installed (install-deps --test); their
 # tests skip without it.
 GO      ?= $(shell command -v go 2>/dev/null)
@@ -204,6 +207,15 @@ build/workloads/dbg-%: tests/workloads/dbg-%.c | build/workloads
 	objcopy --only-keep-debug $@.full $@.debug
 	strip -o $@ $@.full
 	rm -f $@.full
+
+# The fake CPython (tests/workloads/py-fake.c): named python3.11, its
+# symbols (_PyRuntime, Py_Version) in the dynamic table as libpython
+# exports them, and -O0 with frame pointers, so that a frame-pointer
+# stack shows its _PyEval_EvalFrameDefault.
+$(PYFAKE): tests/workloads/py-fake.c | build/workloads
+	mkdir -p $(@D)
+	$(CC) -O0 -g -fno-omit-frame-pointer -std=gnu11 -Wall -rdynamic -MMD -MP \
+	    -MT $@ -MF build/workloads/py-fake.d -o $@ $<
 
 # Go workloads: one file of the standard library each, built offline
 # (no module, no proxy) with Go's caches under build/, as go build ships

@@ -14,6 +14,11 @@
  *              length, a garbage pointer, a 100k-deep chain, a looping
  *              thread list, strings of every kind, 3.12's shims, 3.13's
  *              debug offsets refused when wrong
+ *   pyfake     the fake CPython 3.11 of tests/workloads/py-fake.c
+ *              (PF_PY_FAKE names it), running: found by its ELF as an
+ *              interpreter would be, its thread by its tid, its cyclic
+ *              chain ended as a loop and its bogus names marked, each
+ *              walk bounded and prompt
  *
  * With PF_PY_SEEDS=DIR, pyhostile also writes its images there: the
  * seeds of fuzz/corpus/fuzz-pyframe (fuzz/fuzz-pyframe.c reads them at
@@ -855,6 +860,140 @@ test_pylive(void)
 	rmdir(dir);
 }
 
+/* The fake interpreter */
+
+/* Start PF_PY_FAKE in mode: its pid and the tid it prints, or false. */
+static bool
+fake_start(const char *fake, const char *mode, pid_t *pid, unsigned *tid, FILE **out)
+{
+	int p[2];
+
+	*out = NULL;
+	if (pipe2(p, O_CLOEXEC) == -1 || (*pid = fork()) == -1) {
+		CHECK(0, "%s %s: cannot start: %s", fake, mode, strerror(errno));
+		return false;
+	}
+	if (*pid == 0) {
+		dup2(p[1], 1);
+		execl(fake, fake, mode, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	if ((*out = fdopen(p[0], "r")) == NULL) {
+		close(p[0]);
+		CHECK(0, "%s %s: fdopen: %s", fake, mode, strerror(errno));
+		return false;
+	}
+	if (fscanf(*out, "ready %u", tid) != 1) {
+		CHECK(0, "%s %s: no ready line", fake, mode);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Walk the fake in mode: found as 3.11.7 by Py_Version, one thread, its
+ * tid the one printed; the walk's frames into stack, in *secs.
+ */
+static bool
+fake_walk(const char *fake, const char *mode, double *secs)
+{
+	pid_t pid;
+	unsigned tid = 0;
+	FILE *out;
+	struct pf_py_elf e;
+	struct pf_py py;
+	struct pf_py_thread th[4];
+	struct live lv;
+	struct timespec t0, t1;
+	uint64_t runtime = 0, ts = 0;
+	uint32_t tid_off;
+	size_t n;
+	int end, status;
+	bool ok = false;
+
+	if (!fake_start(fake, mode, &pid, &tid, &out))
+		goto done;
+	lv.pid = pid;
+	CHECK(find_runtime(pid, &e, &runtime, &tid_off) && e.from == PF_PY_VER_PY_VERSION &&
+	    e.hexversion == 0x030b07f0, "%s: not found as 3.11.7 (from %d, %#x)", mode, e.from,
+	    e.hexversion);
+	if (runtime == 0)
+		goto done;
+	if (pf_py_init(&py, 11, runtime, tid_off, live_read, &lv) != 0) {
+		CHECK(0, "%s: init: %s", mode, strerror(errno));
+		goto done;
+	}
+	CHECK(pf_py_threads(&py, th, 4, &n, &end) == 0 && n == 1 && end == PF_PY_END_DONE &&
+	    th[0].tid == tid, "%s: %zu threads, end %d, tid %u (want %u)", mode, n, end,
+	    n > 0 ? th[0].tid : 0, tid);
+	if (pf_py_find_thread(&py, tid, &ts) != 0) {
+		CHECK(0, "%s: thread %u not found", mode, tid);
+		goto done;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pf_py_thread_frames(&py, ts, &stack);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ok = true;
+done:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	if (out != NULL)
+		fclose(out);
+	return ok;
+}
+
+static void
+test_pyfake(void)
+{
+	const char *fake = getenv("PF_PY_FAKE");
+	double secs = 0;
+
+	if (fake == NULL || access(fake, X_OK) != 0) {
+		CHECK(0, "PF_PY_FAKE (the fake interpreter, build/workloads/py-fake/python3.11) "
+		    "not set or not executable: %s", fake != NULL ? fake : "unset");
+		return;
+	}
+	/* a -> b -> a: both frames, then the loop, at once. */
+	if (fake_walk(fake, "cycle", &secs)) {
+		CHECK(stack.end == PF_PY_END_LOOP && stack.n == 2 && stack.n <= PF_PY_FRAMES_MAX,
+		    "cycle: %zu frames, end %d", stack.n, stack.end);
+		CHECK(stack.n == 2 && strcmp(stack.frame[0].name, "spin_a") == 0 &&
+		    strcmp(stack.frame[1].name, "spin_b") == 0 &&
+		    strcmp(stack.frame[1].file, "/fake/cycle.py") == 0 &&
+		    stack.frame[0].firstline == 3 && stack.frame[1].firstline == 7 &&
+		    !stack.frame[0].entry && stack.frame[1].entry,
+		    "cycle: frames %s, %s", stack.n > 0 ? stack.frame[0].name : "-",
+		    stack.n > 1 ? stack.frame[1].name : "-");
+		CHECK(secs < 0.5, "cycle: the walk took %.3f s", secs);
+		fprintf(stderr, "pyfake cycle: %zu frames, end %d, %.6f s\n", stack.n, stack.end,
+		    secs);
+	}
+	/* A name 2^40 characters long, a file name that is no str: both marked. */
+	if (fake_walk(fake, "badlen", &secs)) {
+		CHECK(stack.end == PF_PY_END_DONE && stack.n == 2, "badlen: %zu frames, end %d",
+		    stack.n, stack.end);
+		CHECK(stack.n == 2 && stack.frame[0].name_st == PF_PY_NAME_LONG &&
+		    strcmp(stack.frame[0].name, "[name too long]") == 0 &&
+		    stack.frame[0].file_st == PF_PY_NAME_OK &&
+		    strcmp(stack.frame[0].file, "/fake/badlen.py") == 0,
+		    "badlen: frame 0: %s (%d) in %s", stack.frame[0].name, stack.frame[0].name_st,
+		    stack.frame[0].file);
+		CHECK(stack.n == 2 && stack.frame[1].name_st == PF_PY_NAME_OK &&
+		    strcmp(stack.frame[1].name, "bad_file") == 0 &&
+		    stack.frame[1].file_st == PF_PY_NAME_NOTSTR &&
+		    strcmp(stack.frame[1].file, "[not a string]") == 0,
+		    "badlen: frame 1: %s in %s (%d)", stack.frame[1].name, stack.frame[1].file,
+		    stack.frame[1].file_st);
+		CHECK(secs < 0.5, "badlen: the walk took %.3f s", secs);
+		fprintf(stderr, "pyfake badlen: %zu frames, end %d, %.6f s\n", stack.n, stack.end,
+		    secs);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -862,6 +1001,7 @@ main(int argc, char **argv)
 		{ "pyelf", test_pyelf },
 		{ "pylive", test_pylive },
 		{ "pyhostile", test_pyhostile },
+		{ "pyfake", test_pyfake },
 	};
 
 	return unit_main(argc, argv, groups, sizeof(groups) / sizeof(groups[0]));

@@ -1,0 +1,455 @@
+#!/usr/bin/env bats
+# Issue 20: pf-record and pf-offcpu name the Python frames of a running
+# CPython 3.9 to 3.13: each native _PyEval_EvalFrameDefault frame gives
+# way to the Python frames it ran, py::QUALNAME:FILE, outermost first.
+# Live: the workloads of tests/workloads/py/ under Debian's
+# /usr/bin/python3.11 (install-deps --test installs it) always, and under
+# each of pyenv's 3.9 to 3.13 that is installed (an absent one is left
+# out, its reason printed); and the fake interpreter of
+# tests/workloads/py-fake.c, whose memory is made to hurt a reader.
+#
+# The folded stacks of a recording weigh each sample by its period (ns),
+# so every share below is of time, which at a fixed rate is of samples.
+
+load test_helper
+
+PYW="$PF_ROOT/tests/workloads/py"
+PYFAKE="$WORKLOADS/py-fake/python3.11"
+# pyenv's versions, each tested when installed.
+PYENV_ALL=(3.9.18 3.10.13 3.11.7 3.12.1 3.13.0)
+
+setup() {
+	BGPID=
+}
+
+# live: what every recording test needs (the decoder's test needs none).
+live() {
+	require_perf_events
+	[ -x /usr/bin/python3.11 ] || fail "Debian's /usr/bin/python3.11 is not installed: run scripts/install-deps --test"
+}
+
+teardown() {
+	if [ -n "${BGPID:-}" ]; then kill "$BGPID" 2>/dev/null || true; fi
+}
+
+# pythons VERSION...: into PYS, "PATH COMM" for each interpreter a test
+# runs: Debian's python3.11, then each of pyenv's VERSIONs installed (the
+# others named on the test's output, skipped).
+pythons() {
+	local v py
+	PYS=("/usr/bin/python3.11 python3.11")
+	for v in "$@"; do
+		py=/root/.pyenv/versions/$v/bin/python${v%.*}
+		if [ -x "$py" ]; then
+			PYS+=("$py python${v%.*}")
+		else
+			echo "# pyenv's CPython $v is not installed here ($py): skipped" >&3
+		fi
+	done
+}
+
+# start_py PY COMM SCRIPT ARGS...: SCRIPT (of tests/workloads/py) under PY,
+# ahead of other work, its output in $BATS_TEST_TMPDIR/ready; BGPID, once
+# it runs as COMM.
+start_py() {
+	local py=$1 comm=$2 script=$3
+	shift 3
+	rm -f "$BATS_TEST_TMPDIR/ready"
+	"${FAVOURED[@]}" "$py" "$PYW/$script" "$@" > "$BATS_TEST_TMPDIR/ready" & BGPID=$!
+	wait_exec "$BGPID" "$comm"
+}
+
+# wait_ready: until the workload has printed its ready line (10 s at
+# most): the line's words past "ready" in READY.
+wait_ready() {
+	local _ line
+	for _ in $(seq 100); do
+		line=$(grep -m 1 '^ready ' "$BATS_TEST_TMPDIR/ready" 2>/dev/null) || true
+		if [ -n "$line" ]; then
+			READY=${line#ready }
+			return 0
+		fi
+		sleep 0.1
+	done
+	fail "pid $BGPID printed no ready line in 10 s"
+}
+
+# stop_py: the workload ends.
+stop_py() {
+	kill "$BGPID" 2>/dev/null || true
+	wait "$BGPID" 2>/dev/null || true
+	BGPID=
+}
+
+# trailer_word STREAM WORD: the number after WORD= in STREAM's trailer.
+trailer_word() {
+	tail -n 1 "$1" | grep -oE " $2=[0-9]+" | cut -d= -f2
+}
+
+# assert_python_header STREAM PID COMM: STREAM's header says the
+# interpreter of PID, COMM's version, has its frames read.
+assert_python_header() {
+	local v=${3#python}
+	grep -Eq "^# ((pf-record|pf-offcpu): )?python pid=$2 version=${v//./[.]} frames=read\$" "$1" ||
+		fail "$3: no header line '# python pid=$2 version=$v frames=read': $(grep '^#' "$1" | head -n 20)"
+}
+
+# record TOOL NAME SECS FOLD-OPTION...: TOOL -p BGPID for SECS s into
+# $BATS_TEST_TMPDIR/NAME.txt, a valid stream whose header reads the
+# interpreter's frames, folded by pf-fold FOLD-OPTIONs into NAME.folded.
+record() {
+	local tool=$1 name=$2 secs=$3 f=$BATS_TEST_TMPDIR/$2
+	shift 3
+	run -0 --separate-stderr "${FAVOURED[@]}" "$tool" -p "$BGPID" -d "$secs" --no-progress -o "$f.txt"
+	run -0 valid_stream "$f.txt"
+	pf-fold "$@" "$f.txt" > "$f.folded" || fail "pf-fold $* $f.txt failed"
+	echo "$name: $(tail -n 1 "$f.txt")"
+}
+
+# shares FOLDED: "HANDLER TOTAL PARSE RENDER CHECKSUM BADORDER", weights:
+# of the stacks through py::handler, those through each of its callees,
+# and those where py::main, py::serve and py::handler are not in this
+# order root to leaf under a native frame (the comm first, then at least
+# one frame not py:: before the first py:: one).
+shares() {
+	# shellcheck disable=SC2016 # an awk program
+	awk '
+	{
+		n = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";"); tot += n
+		im = is = ih = ip = 0
+		for (i = 2; i <= k; i++) {
+			if (f[i] ~ /^py::/ && !ip) ip = i
+			if (index(f[i], "py::main:") == 1 && !im) im = i
+			if (index(f[i], "py::serve:") == 1 && !is) is = i
+			if (index(f[i], "py::handler:") == 1 && !ih) ih = i
+		}
+		if (!ih)
+			next
+		h += n
+		if (!(ip > 2 && im >= ip && im < is && is < ih))
+			bad += n
+		s = ";" s ";"
+		if (index(s, ";py::parse_payload:")) p += n
+		if (index(s, ";py::render_template:")) r += n
+		if (index(s, ";py::checksum:")) c += n
+	}
+	END { printf "%.0f %.0f %.0f %.0f %.0f %.0f\n", h, tot, p, r, c, bad }' "$1"
+}
+
+@test "pf-record -p: shares.py's handler splits 50/30/20 across py::parse_payload, py::render_template and py::checksum (+-5 points), under py::main and py::serve, under native frames, on each CPython" {
+	live
+	local p py comm d=$BATS_TEST_TMPDIR h tot pp r c bad
+	pythons "${PYENV_ALL[@]}"
+	for p in "${PYS[@]}"; do
+		py=${p% *} comm=${p#* }
+		start_py "$py" "$comm" shares.py 30
+		sleep 0.5
+		record pf-record "$comm" 10
+		assert_python_header "$d/$comm.txt" "$BGPID" "$comm"
+		stop_py
+		read -r h tot pp r c bad < <(shares "$d/$comm.folded")
+		echo "$py: handler $h of $tot ns; parse_payload $pp, render_template $r, checksum $c; out of order $bad"
+		[ "$h" -gt 0 ] || fail "$py: no stack through py::handler: $(head -c 2000 "$d/$comm.folded")"
+		# The workload is all handler but for its loop's clock reads.
+		[ $((h * 100)) -ge $((tot * 90)) ] || fail "$py: py::handler in only $h of $tot ns"
+		[ "$bad" -eq 0 ] || fail "$py: $bad ns of stacks with py::main, py::serve, py::handler out of order or not under native frames: $(grep 'py::handler:' "$d/$comm.folded" | grep -v ';py::main:.*;py::serve:.*;py::handler:' | head -n 3)"
+		within "$(awk -v a="$pp" -v h="$h" 'BEGIN { print 100 * a / h }')" 50 5 || fail "$py: py::parse_payload $pp of $h ns, designed 50%"
+		within "$(awk -v a="$r" -v h="$h" 'BEGIN { print 100 * a / h }')" 30 5 || fail "$py: py::render_template $r of $h ns, designed 30%"
+		within "$(awk -v a="$c" -v h="$h" 'BEGIN { print 100 * a / h }')" 20 5 || fail "$py: py::checksum $c of $h ns, designed 20%"
+	done
+}
+
+@test "pf-record --python-lines: a Python frame is py::QUALNAME:FILE:N, N its function's first line" {
+	live
+	local d=$BATS_TEST_TMPDIR lh lp
+	lh=$(grep -n '^def handler(' "$PYW/shares.py" | cut -d: -f1)
+	lp=$(grep -n '^def parse_payload(' "$PYW/shares.py" | cut -d: -f1)
+	start_py /usr/bin/python3.11 python3.11 shares.py 30
+	sleep 0.5
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record --python-lines -p "$BGPID" -d 3 --no-progress -o "$d/l.txt"
+	stop_py
+	run -0 valid_stream "$d/l.txt"
+	pf-fold "$d/l.txt" > "$d/l.folded"
+	# The frames, one a line.
+	tr ';' '\n' < "$d/l.folded" | sed 's/ [0-9]*$//' | sort -u > "$d/l.frames"
+	grep -qxF "py::handler:$PYW/shares.py:$lh" "$d/l.frames" || fail "no py::handler:$PYW/shares.py:$lh: $(grep '^py::' "$d/l.frames")"
+	grep -qxF "py::parse_payload:$PYW/shares.py:$lp" "$d/l.frames" || fail "no py::parse_payload:$PYW/shares.py:$lp: $(grep '^py::' "$d/l.frames")"
+	# Every Python frame has its line: none is py::NAME:FILE alone.
+	run -1 grep -E "(^|;)py::[^;]*shares\\.py(;| [0-9]+\$)" "$d/l.folded"
+}
+
+@test "pf-fold --tid: each of threads.py's four threads has only its own function, py::t_alpha to py::t_delta, on each CPython" {
+	live
+	local p py comm d=$BATS_TEST_TMPDIR out
+	pythons "${PYENV_ALL[@]}"
+	for p in "${PYS[@]}"; do
+		py=${p% *} comm=${p#* }
+		start_py "$py" "$comm" threads.py 30
+		wait_ready
+		sleep 0.3
+		record pf-record "$comm" 6 --tid
+		stop_py
+		# Per thread (root frame COMM-PID/TID): its time, the time
+		# through its own function, and any t_* function not its own.
+		# shellcheck disable=SC2016 # an awk program
+		out=$(awk -v ids="$READY" '
+		BEGIN {
+			split(ids, t, " ")
+			name[t[1]] = "t_alpha"; name[t[2]] = "t_beta"; name[t[3]] = "t_gamma"; name[t[4]] = "t_delta"
+		}
+		{
+			n = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+			tid = f[1]; sub(/.*\//, "", tid)
+			all[tid] += n
+			for (i = 2; i <= k; i++) {
+				if (f[i] !~ /^py::t_(alpha|beta|gamma|delta):/)
+					continue
+				fn = f[i]; sub(/^py::/, "", fn); sub(/:.*/, "", fn)
+				if (fn == name[tid])
+					own[tid] += n
+				else {
+					printf "thread %s (%s) shows %s\n", tid, name[tid] == "" ? "not a t_ thread" : name[tid], fn
+					bad = 1
+				}
+			}
+		}
+		END {
+			for (i = 1; i <= 4; i++) {
+				printf "%s %s: %.0f of %.0f ns\n", name[t[i]], t[i], own[t[i]], all[t[i]]
+				# Each thread gets its turn (GIL): some 25% of the time.
+				if (own[t[i]] < 0.1 * tot4() || own[t[i]] < 0.8 * all[t[i]]) bad = 1
+			}
+			exit bad
+		}
+		function tot4(  i, s) { for (i = 1; i <= 4; i++) s += all[t[i]]; return s }' "$d/$comm.folded") ||
+			fail "$py: $out"
+		echo "$py: $out" | tr '\n' ';'
+		echo
+	done
+}
+
+# The native leaf each of consistency.py's functions spends its time in,
+# as pf-fold names it (perf 6.1 alike): libz's, libcrypto's SHA-256 block
+# function (no symbol in Debian's libcrypto.so.3: [libcrypto.so.3], under
+# SHA256_Update) and libc's getpid (before the kernel's frames).
+# shellcheck disable=SC2016 # an awk function
+LEAF_MAP='
+function want(leaf) {
+	if (leaf ~ /^crc32(_z)?$/) return "use_crc32"
+	if (leaf ~ /^adler32(_z)?$/) return "use_adler32"
+	if (leaf ~ /^(\[libcrypto\.so[.0-9]*\]|SHA256_|sha256_block)/) return "use_sha256"
+	if (leaf ~ /^(__GI_getpid|__getpid|getpid)$/) return "use_getpid"
+	return ""
+}'
+
+@test "pf-record -p: in consistency.py, the innermost Python frame and the native leaf agree in >= 99% of the samples that have both, on each CPython" {
+	live
+	local p py comm d=$BATS_TEST_TMPDIR out
+	pythons "${PYENV_ALL[@]}"
+	for p in "${PYS[@]}"; do
+		py=${p% *} comm=${p#* }
+		start_py "$py" "$comm" consistency.py 30
+		# Past its start-up, which sizes the buffers.
+		sleep 1.5
+		record pf-record "$comm" 8 --kernel
+		stop_py
+		# shellcheck disable=SC2016 # an awk program
+		out=$(awk "$LEAF_MAP"'
+		{
+			n = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";"); tot += n
+			leaf = ""; fn = ""
+			for (i = k; i >= 2; i--) {
+				if (f[i] ~ /_\[k\]$/)
+					continue
+				if (leaf == "")
+					leaf = f[i]
+				if (f[i] ~ /^py::/) {
+					fn = f[i]; sub(/^py::/, "", fn); sub(/:.*/, "", fn)
+					break
+				}
+			}
+			w = want(leaf)
+			if (w == "" || fn == "")
+				next
+			both += n; by[w] += n
+			if (fn == w)
+				ok += n
+			else if (shown++ < 5)
+				printf "  %s under py::%s\n", leaf, fn
+		}
+		END {
+			printf "%.0f of %.0f ns agree, of %.0f in all;", ok, both, tot
+			for (w in by) printf " %s %.0f", w, by[w]
+			print ""
+			# Most of the time is in the mapped leaves; each of
+			# crc32, adler32 and sha256 is there.
+			exit !(both >= 0.5 * tot && ok >= 0.99 * both && by["use_crc32"] > 0.05 * both &&
+			    by["use_adler32"] > 0.05 * both && by["use_sha256"] > 0.05 * both)
+		}' "$d/$comm.folded") || fail "$py: $out"
+		echo "$py: $out"
+	done
+}
+
+@test "pf-record -p: deep.py's 81 frames of py::recurse are all there in >= 90% of samples, and py-merged= counts >= 90% of them (3.9, 3.11)" {
+	live
+	local p py comm d=$BATS_TEST_TMPDIR got n merged
+	pythons 3.9.18 3.11.7
+	for p in "${PYS[@]}"; do
+		py=${p% *} comm=${p#* }
+		start_py "$py" "$comm" deep.py 30
+		sleep 0.5
+		record pf-record "$comm" 6
+		assert_python_header "$d/$comm.txt" "$BGPID" "$comm"
+		stop_py
+		# shellcheck disable=SC2016 # an awk program
+		got=$(awk '{ n = $NF; tot += n; if (gsub(/(^|;)py::recurse:/, "&") >= 80) deep += n }
+			END { printf "%.1f\n", tot ? 100 * deep / tot : 0 }' "$d/$comm.folded")
+		n=$(trailer_word "$d/$comm.txt" samples)
+		merged=$(trailer_word "$d/$comm.txt" py-merged)
+		echo "$py: $got% of the time has >= 80 py::recurse frames; py-merged=$merged of $n samples"
+		awk -v g="$got" 'BEGIN { exit !(g >= 90) }' || fail "$py: only $got% of the time has 80 frames of py::recurse"
+		[ -n "$merged" ] || fail "$py: no py-merged= in the trailer: $(tail -n 1 "$d/$comm.txt")"
+		[ "$n" -ge 100 ] && [ $((merged * 10)) -ge $((n * 9)) ] || fail "$py: py-merged=$merged of $n samples"
+	done
+}
+
+@test "pf-offcpu -p: >= 80% of offcpu.py's sleeping thread's blocked time is under py::wait_for_job, on each CPython" {
+	live
+	local p py comm d=$BATS_TEST_TMPDIR out
+	pythons "${PYENV_ALL[@]}"
+	for p in "${PYS[@]}"; do
+		py=${p% *} comm=${p#* }
+		start_py "$py" "$comm" offcpu.py 30
+		wait_ready
+		record pf-offcpu "$comm" 3 --tid
+		assert_python_header "$d/$comm.txt" "$BGPID" "$comm"
+		stop_py
+		# shellcheck disable=SC2016 # an awk program
+		out=$(awk -v tid="$READY" '
+		{
+			n = $NF; s = $0; sub(/ [0-9]+$/, "", s); split(s, f, ";")
+			t = f[1]; sub(/.*\//, "", t)
+			if (t != tid)
+				next
+			all += n
+			if (index(";" s ";", ";py::wait_for_job:"))
+				w += n
+		}
+		END {
+			printf "%.0f of %.0f ns under py::wait_for_job\n", w, all
+			# It sleeps all but a few ms of the 3 s.
+			exit !(all >= 1.5e9 && w >= 0.8 * all)
+		}' "$d/$comm.folded") || fail "$py: thread $READY: $out: $(grep -F "/$READY;" "$d/$comm.folded" | head -n 3)"
+		echo "$py: $out"
+	done
+}
+
+@test "pf-record -p: cext.py's stacks through py::render reach json's C encoder (encoder_* frames leafward of it) in >= 80% of them, on each CPython" {
+	live
+	local p py comm d=$BATS_TEST_TMPDIR out
+	pythons "${PYENV_ALL[@]}"
+	for p in "${PYS[@]}"; do
+		py=${p% *} comm=${p#* }
+		start_py "$py" "$comm" cext.py 30
+		sleep 0.5
+		record pf-record "$comm" 5
+		stop_py
+		# shellcheck disable=SC2016 # an awk program
+		out=$(awk '
+		{
+			n = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";"); tot += n
+			for (i = 2; i <= k && index(f[i], "py::render:") != 1; i++)
+				;
+			if (i > k)
+				next
+			r += n
+			for (i++; i <= k; i++)
+				if (f[i] ~ /^encoder_/) {
+					e += n
+					break
+				}
+		}
+		END {
+			printf "%.0f of %.0f ns through py::render reach an encoder_ frame, of %.0f in all\n", e, r, tot
+			exit !(r >= 0.8 * tot && e >= 0.8 * r)
+		}' "$d/$comm.folded") || fail "$py: $out"
+		echo "$py: $out"
+	done
+}
+
+@test "pf-record -p on the fake CPython 3.11: a cyclic frame chain gives [py-loop], a 2^40-character name py::[name too long] and a file name that is no string [not a string]; the run ends in time, exits 0, in bounded memory" {
+	live
+	local mode d=$BATS_TEST_TMPDIR wall rss got
+	[ -x "$PYFAKE" ] || fail "fake interpreter not built: $PYFAKE (run make)"
+	[ -x /usr/bin/time ] || skip "/usr/bin/time (package time) not installed"
+	for mode in cycle badlen; do
+		"$PYFAKE" "$mode" 60 > "$d/ready" & BGPID=$!
+		wait_ready
+		run -0 --separate-stderr /usr/bin/time -f 'time %e %M' -o "$d/$mode.time" \
+		    pf-record -p "$BGPID" -d 3 --stats --no-progress -o "$d/$mode.txt"
+		echo "$mode: $stderr"
+		stop_py
+		read -r _ wall rss < "$d/$mode.time"
+		echo "$mode: $wall s, peak RSS $rss KB; $(tail -n 1 "$d/$mode.txt")"
+		awk -v w="$wall" 'BEGIN { exit !(w < 8) }' || fail "$mode: pf-record -d 3 took $wall s"
+		[ "$rss" -lt "$(rss_cap 65536)" ] || fail "$mode: peak RSS $rss KB"
+		run -0 valid_stream "$d/$mode.txt"
+		grep -Eq '^# ((pf-record): )?python pid=[0-9]+ version=3[.]11 frames=read$' "$d/$mode.txt" ||
+			fail "$mode: the fake is not read as a 3.11: $(grep '^#' "$d/$mode.txt" | head -n 20)"
+		pf-fold "$d/$mode.txt" > "$d/$mode.folded"
+		# The marks as frames of their own: the loop's; the two names (the
+		# walk reads both frames, the second a whole name in a bad file).
+		# shellcheck disable=SC2016 # an awk program
+		got=$(awk -v mode="$mode" '
+		{
+			n = $NF; tot += n
+			if (mode == "cycle")
+				hit = $0 ~ /(^|;)\[py-loop\](;| [0-9]+$)/
+			else
+				hit = $0 ~ /;py::\[name too long\]:\/fake\/badlen[.]py(;| [0-9]+$)/ &&
+				    $0 ~ /;py::bad_file:\[not a string\](;| [0-9]+$)/
+			if (hit)
+				w += n
+		}
+		END { printf "%.1f\n", tot ? 100 * w / tot : 0 }' "$d/$mode.folded")
+		echo "$mode: $got% of the time carries the marks"
+		awk -v g="$got" 'BEGIN { exit !(g >= 90) }' || fail "$mode: only $got%: $(head -n 5 "$d/$mode.folded")"
+	done
+}
+
+@test "pf-record -- CMD: shares.py started by the recorder has its Python frames named too, on each CPython; --no-python names none" {
+	live
+	local p py comm d=$BATS_TEST_TMPDIR h tot pp r c bad
+	pythons "${PYENV_ALL[@]}"
+	for p in "${PYS[@]}"; do
+		py=${p% *} comm=${p#* }
+		run -0 --separate-stderr "${FAVOURED[@]}" pf-record -d 20 --no-progress -o "$d/$comm.txt" -- "$py" "$PYW/shares.py" 4
+		run -0 valid_stream "$d/$comm.txt"
+		assert_output target-exit
+		grep -Eq "^# ((pf-record): )?python pid=[0-9]+ version=${comm#python} frames=read\$" "$d/$comm.txt" ||
+			fail "$py: no python header line: $(grep '^#' "$d/$comm.txt" | head -n 20)"
+		pf-fold "$d/$comm.txt" > "$d/$comm.folded"
+		read -r h tot pp r c bad < <(shares "$d/$comm.folded")
+		echo "$py: handler $h of $tot ns; parse_payload $pp, render_template $r, checksum $c; out of order $bad"
+		# Its start-up (some 50 ms of 4 s) has no handler.
+		[ $((h * 100)) -ge $((tot * 85)) ] || fail "$py: py::handler in only $h of $tot ns"
+		[ "$bad" -eq 0 ] && [ "$pp" -gt 0 ] && [ "$r" -gt 0 ] && [ "$c" -gt 0 ] || fail "$py: $pp $r $c, $bad out of order"
+	done
+	# --no-python: the evaluator's native frames stay, and no py:: frame.
+	run -0 --separate-stderr pf-record --no-python -d 20 --no-progress -o "$d/off.txt" -- /usr/bin/python3.11 "$PYW/shares.py" 2
+	pf-fold "$d/off.txt" > "$d/off.folded"
+	grep -q ';_PyEval_EvalFrameDefault;' "$d/off.folded" || fail "--no-python: no _PyEval_EvalFrameDefault frame"
+	run -1 grep -q 'py::' "$d/off.folded"
+}
+
+@test "the fake CPython 3.11 is read by lib/common/pyframe as a reader must: its cyclic chain ends as a loop, its 2^40-character name and its non-string file name are marked, each walk at once" {
+	local bin="${PF_UNIT_DIR:-$PF_ROOT/build/unit}/test-pyframe"
+	[ -x "$bin" ] || fail "unit driver not built: $bin (run make units)"
+	[ -x "$PYFAKE" ] || fail "fake interpreter not built: $PYFAKE (run make)"
+	PF_PY_FAKE=$PYFAKE run --separate-stderr timeout 60 "$bin" pyfake
+	printf '# %s\n' "${stderr_lines[@]}" >&3
+	[ "$status" -eq 0 ] || fail "pyfake: $stderr"
+	[[ "$output" == "pyfake: "*" checks, 0 failed" ]] || fail "pyfake: $output"
+	[[ "$stderr" == *"pyfake cycle: 2 frames, end 2"* && "$stderr" == *"pyfake badlen: 2 frames, end 0"* ]] ||
+		fail "a walk is missing: $stderr"
+}
