@@ -36,6 +36,7 @@ struct proc {
 	struct pf_py_elf elf;
 	uint64_t runtime;		/* in the process */
 	uint64_t eval_lo, eval_hi;	/* _PyEval_EvalFrameDefault, in the process */
+	struct pf_pyrec_slots slots;
 	uint32_t tid_off;		/* libc's, 0: not found (yet) */
 	struct pf_py py;
 	struct thread *threads;
@@ -223,6 +224,7 @@ pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64
 	pr->elf = e;
 	pr->runtime = start - pgoff - e.vaddr0 + e.runtime;
 	pr->eval_lo = pr->eval_hi = 0;
+	memset(&pr->slots, 0, sizeof(pr->slots));
 	if (e.eval != 0 && e.eval_size != 0) {
 		pr->eval_lo = start - pgoff - e.vaddr0 + e.eval;
 		pr->eval_hi = pr->eval_lo + e.eval_size;
@@ -334,11 +336,9 @@ ready(struct pf_pyrec *p, struct proc *pr)
 		return 0;
 	if (pr->state != PROC_FOUND)
 		return -1;
-	if (pf_py_layout(pr->elf.minor)->ts_tid_pthread && pr->tid_off == 0) {
-		pr->state = PROC_OFF;
-		pr->why = "no-libc-tid-offset";
+	/* 3.9, 3.10: not before the C library is mapped (a command's loader maps it after). */
+	if (pf_py_layout(pr->elf.minor)->ts_tid_pthread && pr->tid_off == 0)
 		return -1;
-	}
 	walk_begin(p, pr->pid, WALK_READS);
 	if (pf_py_init(&pr->py, pr->elf.minor, pr->runtime, pr->tid_off, rd, &p->rd) == -1) {
 		pr->state = PROC_OFF;
@@ -547,6 +547,14 @@ pf_pyrec_leaf_code(const struct pf_pyrec *p, uint64_t *lo, uint64_t *hi, uint64_
 	return p->leaf_hi > p->leaf_lo;
 }
 
+struct pf_pyrec_slots *
+pf_pyrec_slots(struct pf_pyrec *p, uint32_t pid)
+{
+	struct proc *pr = find_proc(p, pid);
+
+	return pr != NULL ? &pr->slots : NULL;
+}
+
 bool
 pf_pyrec_eval_code(const struct pf_pyrec *p, uint32_t pid, uint64_t *lo, uint64_t *hi)
 {
@@ -611,6 +619,10 @@ pf_pyrec_header(const struct pf_pyrec *p, struct pf_buf *b)
 			return -1;
 		if (pr->state == PROC_OFF) {
 			if (pf_buf_printf(b, " frames=off reason=%s\n", pr->why) == -1)
+				return -1;
+		} else if (pr->state == PROC_FOUND && pr->tid_off == 0 &&
+		    pf_py_layout(e->minor)->ts_tid_pthread) {
+			if (pf_buf_puts(b, " frames=off reason=no-libc-tid-offset\n") == -1)
 				return -1;
 		} else if (pf_buf_puts(b, " frames=read\n") == -1)
 			return -1;

@@ -91,6 +91,21 @@ bool pf_pyrec_leaf_code(const struct pf_pyrec *p, uint64_t *lo, uint64_t *hi, ui
  */
 bool pf_pyrec_eval_code(const struct pf_pyrec *p, uint32_t pid, uint64_t *lo, uint64_t *hi);
 
+/*
+ * What rawrec.c learns of process pid's evaluation loop (py_fresh): the
+ * slots of its stack frame, by offset below its CFA, that held a pointer
+ * into the innermost Python frame's code in samples whose frames were
+ * shown fresh otherwise, and how many such samples there were.  NULL
+ * for a process without an interpreter found.
+ */
+#define PF_PYREC_SLOTS	16
+struct pf_pyrec_slots {
+	uint32_t off[PF_PYREC_SLOTS];	/* bytes below the CFA, 8-aligned */
+	uint32_t hits[PF_PYREC_SLOTS];
+	uint32_t n, confirmed;
+};
+struct pf_pyrec_slots *pf_pyrec_slots(struct pf_pyrec *p, uint32_t pid);
+
 /* One frame of a stack: its name (pf_pyrec_name) and whether it is an entry frame. */
 #define PF_PYREC_ENTRY	0x80000000u
 

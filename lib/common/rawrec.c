@@ -141,35 +141,99 @@ py_in_registers(const struct pyread *py, const uint64_t *regs, const char *stack
 }
 
 /*
+ * Learn from a sample shown fresh (ls: its process's slots) which slots
+ * of the evaluation frame [lo, hi) of the copy, whose CFA is at cfa, hold
+ * a pointer into the code: the loop's own (its next instruction's spill
+ * slot) does in nearly every such sample, one a pass over other code left
+ * behind only in some.
+ */
+static void
+py_learn(struct pf_pyrec_slots *ls, const struct pyread *range, const char *stack, uint64_t lo,
+    uint64_t hi, uint64_t cfa)
+{
+	uint64_t x;
+	size_t j, low;
+
+	ls->confirmed++;
+	for (x = lo; x + 8 <= hi; x += 8) {
+		uint32_t off;
+
+		if (!py_word(range, u64_at(stack + x)) || cfa - x > UINT32_MAX)
+			continue;
+		off = (uint32_t)(cfa - x);
+		for (j = 0; j < ls->n && ls->off[j] != off; j++)
+			;
+		if (j == ls->n) {
+			if (ls->n < PF_PYREC_SLOTS)
+				ls->n++;
+			else {
+				for (low = 0, j = 1; j < PF_PYREC_SLOTS; j++)
+					if (ls->hits[j] < ls->hits[low])
+						low = j;
+				j = low;
+			}
+			ls->off[j] = off;
+			ls->hits[j] = 0;
+		}
+		ls->hits[j]++;
+	}
+}
+
+/* Whether a learned slot of the frame (one that held the pointer in most fresh samples) holds one. */
+static bool
+py_learned(const struct pf_pyrec_slots *ls, const struct pyread *range, const char *stack,
+    uint64_t lo, uint64_t hi, uint64_t cfa)
+{
+	size_t j;
+
+	for (j = 0; j < ls->n; j++) {
+		uint64_t x = cfa - ls->off[j];
+
+		if (ls->hits[j] < 8 || ls->hits[j] * 4 < ls->confirmed * 3 || x < lo || x + 8 > hi)
+			continue;
+		if (py_word(range, u64_at(stack + x)))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Whether a -g dwarf sample's Python frames, read as it was drained, are
  * the ones its native stack was running, by the innermost evaluation
- * frame (in the interpreter's _PyEval_EvalFrameDefault) i:
+ * frame (in the interpreter's _PyEval_EvalFrameDefault) i.  The loop
+ * keeps where it is in the innermost Python frame's code (3.11 on, its
+ * next instruction, within PY_NEXT_MAX past the instruction the frame
+ * records; before, the code object) in a register or in a slot of its
+ * stack frame, while it runs it or a function it called:
  *
- *  - interrupted there (i is 0): a register points into the innermost
- *    Python frame's code object (3.11 on, its next instruction; before,
- *    the code object), or before 3.11, a word of its stack frame does;
- *  - having called out (a C function, a system call), whose calls keep
- *    the loop where it was: a register, saved or not by a callee, or a
- *    word of its own stack frame points where that frame is (py_word);
- *    or, the frame gone on within its function since, a register points
- *    into its code object.  Not a word of its stack frame alone: a slot
- *    a pass over another function left there held one (Debian's 3.11).
+ *  - at the instruction the frame read records: a register, one a callee
+ *    saved (the top words of each callee's frame), or a slot of its own
+ *    stack frame holds it.  Fresh, and the slots of its frame that point
+ *    into the code are learned (py_learn);
+ *  - the frame gone on within its function since: a register, or one a
+ *    callee saved, points into the code object, or a learned slot does.
+ *    Not any slot of its frame: one a pass over another function left
+ *    there held a pointer into that one (Debian's 3.11);
+ *  - before 3.11 (no instruction read), any of them pointing at the code
+ *    object (the loop's local co).
  *
- * A read that came after the thread had gone on to other code finds the
- * innermost frame elsewhere: stale.  Where nothing can be told (no code
- * object's bytes, no evaluation frame, its stack frame not in the copy),
- * true: the merge's own check decides.
+ * A read that came after the thread had gone on to other code finds none:
+ * stale.  Where nothing can be told (no code object's bytes, no
+ * evaluation frame, its stack frame not in the copy), true: the merge's
+ * own check decides.
  */
 static bool
 py_fresh(const struct pf_rawrec *r, const struct pf_rawsample *s, const struct pyread *py,
     const uint64_t *regs, const char *stack, size_t len, const uint64_t *pcs, size_t k)
 {
 	struct pyread range = *py;
+	struct pf_pyrec_slots *ls;
 	const uint64_t *sps;
-	uint64_t elo, ehi, lo, hi, sp0 = regs[7];
+	uint64_t elo, ehi, lo, hi, cfa, sp0 = regs[7];
 	size_t nsps, i;
 
-	if (py->hi <= py->lo || !pf_pyrec_eval_code(r->py, s->pid, &elo, &ehi))
+	if (py->hi <= py->lo || !pf_pyrec_eval_code(r->py, s->pid, &elo, &ehi) ||
+	    (ls = pf_pyrec_slots(r->py, s->pid)) == NULL)
 		return true;
 	sps = pf_unwind_sps(r->unwind, &nsps);
 	for (i = 0; i < k && i < nsps; i++)
@@ -179,16 +243,25 @@ py_fresh(const struct pf_rawrec *r, const struct pf_rawsample *s, const struct p
 		return true;
 	range.instr = 0;
 	lo = sps[i] - sp0;
-	hi = i + 1 < nsps && sps[i + 1] > sps[i] ? sps[i + 1] - sp0 : lo + 4096;
+	cfa = i + 1 < nsps && sps[i + 1] > sps[i] ? sps[i + 1] - sp0 : 0;
+	hi = cfa != 0 ? cfa : lo + 4096;
 	if (hi > len)
 		hi = len;
-	if (i == 0)
-		return py_words(&range, (const char *)regs, PF_UNWIND_NREGS * 8) ||
-		    (py->instr == 0 && lo < hi && py_words(&range, stack + lo, (size_t)(hi - lo)));
-	if (py_in_registers(py, regs, stack, len, sps, i) ||
-	    (lo < hi && py_words(py, stack + lo, (size_t)(hi - lo))))
+	if (lo >= hi)
 		return true;
-	return py->instr != 0 && py_in_registers(&range, regs, stack, len, sps, i);
+	if (py->instr == 0)
+		return py_in_registers(&range, regs, stack, len, sps, i) ||
+		    py_words(&range, stack + lo, (size_t)(hi - lo));
+	if ((i > 0 && py_in_registers(py, regs, stack, len, sps, i)) ||
+	    py_words(py, stack + lo, (size_t)(hi - lo))) {
+		if (cfa != 0 && cfa <= len)
+			py_learn(ls, &range, stack, lo, hi, cfa);
+		return true;
+	}
+	if (i == 0 ? py_words(&range, (const char *)regs, PF_UNWIND_NREGS * 8) :
+	    py_in_registers(&range, regs, stack, len, sps, i))
+		return true;
+	return cfa != 0 && cfa <= len && py_learned(ls, &range, stack, lo, hi, cfa);
 }
 
 /*

@@ -216,7 +216,7 @@ py_line(struct pf_buf *b, const struct pf_pyrec *py, uint32_t k)
 
 	bad |= pf_buf_printf(b, "\t%16x py::", 0) == -1;
 	bad |= pf_name_escape(b, name, len, 0) == -1;
-	bad |= pf_buf_puts(b, "+0x0 ([python])\n") == -1;
+	bad |= pf_buf_puts(b, "+0x0 (python)\n") == -1;
 	return bad ? -1 : 0;
 }
 

@@ -90,7 +90,7 @@ trailer_word() {
 # interpreter of PID, COMM's version, has its frames read.
 assert_python_header() {
 	local v=${3#python}
-	grep -Eq "^# ((pf-record|pf-offcpu): )?python pid=$2 version=${v//./[.]} frames=read\$" "$1" ||
+	grep -Eq "^# ((pf-record|pf-offcpu): )?python pid=$2 version=${v//./[.]}([.][0-9]+)? frames=read\$" "$1" ||
 		fail "$3: no header line '# python pid=$2 version=$v frames=read': $(grep '^#' "$1" | head -n 20)"
 }
 
@@ -100,6 +100,8 @@ assert_python_header() {
 record() {
 	local tool=$1 name=$2 secs=$3 f=$BATS_TEST_TMPDIR/$2
 	shift 3
+	# Debian's python3.11 and pyenv's have one name: one recording at a time.
+	rm -f "$f.txt" "$f.folded"
 	run -0 --separate-stderr "${FAVOURED[@]}" "$tool" -p "$BGPID" -d "$secs" --no-progress -o "$f.txt"
 	run -0 valid_stream "$f.txt"
 	pf-fold "$@" "$f.txt" > "$f.folded" || fail "pf-fold $* $f.txt failed"
@@ -394,7 +396,7 @@ function want(leaf) {
 		awk -v w="$wall" 'BEGIN { exit !(w < 8) }' || fail "$mode: pf-record -d 3 took $wall s"
 		[ "$rss" -lt "$(rss_cap 65536)" ] || fail "$mode: peak RSS $rss KB"
 		run -0 valid_stream "$d/$mode.txt"
-		grep -Eq '^# ((pf-record): )?python pid=[0-9]+ version=3[.]11 frames=read$' "$d/$mode.txt" ||
+		grep -Eq '^# ((pf-record): )?python pid=[0-9]+ version=3[.]11([.][0-9]+)? frames=read$' "$d/$mode.txt" ||
 			fail "$mode: the fake is not read as a 3.11: $(grep '^#' "$d/$mode.txt" | head -n 20)"
 		pf-fold "$d/$mode.txt" > "$d/$mode.folded"
 		# The marks as frames of their own: the loop's; the two names (the
@@ -426,7 +428,7 @@ function want(leaf) {
 		run -0 --separate-stderr "${FAVOURED[@]}" pf-record -d 20 --no-progress -o "$d/$comm.txt" -- "$py" "$PYW/shares.py" 4
 		run -0 valid_stream "$d/$comm.txt"
 		assert_output target-exit
-		grep -Eq "^# ((pf-record): )?python pid=[0-9]+ version=${comm#python} frames=read\$" "$d/$comm.txt" ||
+		grep -Eq "^# ((pf-record): )?python pid=[0-9]+ version=${comm#python}([.][0-9]+)? frames=read\$" "$d/$comm.txt" ||
 			fail "$py: no python header line: $(grep '^#' "$d/$comm.txt" | head -n 20)"
 		pf-fold "$d/$comm.txt" > "$d/$comm.folded"
 		read -r h tot pp r c bad < <(shares "$d/$comm.folded")

@@ -732,12 +732,12 @@ py_stream() {
 			printf 'python3.11  1/1  [000] 10.%06d:   10101010 cpu-clock: \n' "$i"
 			if [ "$i" -le 3 ]; then
 				printf '\t            2a4f [unknown] (/usr/bin/python3.11)\n'
-				printf '\t    7f0000001000 py::checksum:/srv/app.py+0x0 ([python])\n'
+				printf '\t    7f0000001000 py::checksum:/srv/app.py+0x0 (python)\n'
 			else
 				printf '\t            31c0 PyUnicode_Split+0x10 (/usr/bin/python3.11)\n'
-				printf '\t    7f0000002000 py::parse:/srv/app.py+0x0 ([python])\n'
+				printf '\t    7f0000002000 py::parse:/srv/app.py+0x0 (python)\n'
 			fi
-			printf '\t    7f0000003000 py::main:/srv/app.py+0x0 ([python])\n'
+			printf '\t    7f0000003000 py::main:/srv/app.py+0x0 (python)\n'
 			printf '\t            13b3 Py_RunMain+0x89 (/usr/bin/python3.11)\n\n'
 		done
 		for i in $(seq "$1"); do

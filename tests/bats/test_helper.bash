@@ -344,12 +344,13 @@ valid_stream() {
 	BEGIN {
 		hre = "^# " tool " 2 host=[^ ]+ kernel=[^ ]+ target=[^ ]+ " hdr " start=[0-9T:-]+Z$"
 		sre = "^.+ +[0-9]+/[0-9]+ +[[][0-9][0-9][0-9][]] +[0-9]+[.][0-9][0-9][0-9][0-9][0-9][0-9]: +[0-9]+ " event ": $"
-		tre = " samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ (truncated=[0-9]+ )?" agg "unknown-chain=[0-9]+ incomplete=[0-9]+ (incomplete-causes=[a-z-]+:[0-9]+(,[a-z-]+:[0-9]+)* )?stop=[a-z-]+ bytes=[0-9]+$"
+		tre = " samples=[0-9]+ lost=[0-9]+ throttled=[0-9]+ (truncated=[0-9]+ )?" agg "unknown-chain=[0-9]+ incomplete=[0-9]+ (incomplete-causes=[a-z-]+:[0-9]+(,[a-z-]+:[0-9]+)* )?(py-merged=[0-9]+ py-mismatch=[0-9]+ )?stop=[a-z-]+ bytes=[0-9]+$"
 	}
 	NR == 1 { if ($0 !~ hre) bad("header: " $0); header = $0; next }
 	index($0, "# " tool ": samples=") == 1 { if (tline) bad("a second trailer"); trailer = $0; tline = NR; next }
 	index($0, "# " tool) == 1 { if (insample || nsamples) bad("comment inside the stream: " $0); next }
 	/^# build-id / { if (insample || nsamples) bad("build-id line inside the stream: " $0); if ($0 !~ /^# build-id ([0-9a-f][0-9a-f])+ [^ ]+( [0-9a-f]+:[0-9a-f]+:[0-9a-f]+)*$/) bad("build-id line: " $0); next }
+	/^# python / { if (insample || nsamples) bad("python line inside the stream: " $0); if ($0 !~ /^# python pid=[0-9]+ version=([0-9]+[.][0-9]+([.][0-9]+)?|unknown) frames=(read|off reason=[a-z-]+)$/) bad("python line: " $0); next }
 	/^$/ { if (!insample) bad("blank line outside a sample"); insample = 0; next }
 	/^\t/ { if (!insample) bad("frame outside a sample"); if ($0 !~ /^\t *[0-9a-f]+ .+ \(.+\)$/) bad("frame: " $0); next }
 	{ if (insample) bad("sample not ended"); if ($0 !~ sre) bad("sample header: " $0); insample = 1; nsamples++ }

@@ -9,7 +9,7 @@
 import sys
 import time
 
-UNIT = 400
+UNIT = 20000
 
 
 def parse_payload(seed):
