@@ -42,6 +42,7 @@ struct proc {
 	struct thread *threads;
 	size_t nthreads, cap;
 	uint64_t listed_ns;		/* when the thread list was last walked */
+	uint64_t seen;			/* the time of the latest mapping that told something */
 	bool listed;
 };
 
@@ -188,7 +189,7 @@ base_name(const char *path)
 
 int
 pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
-    const char *path, uint64_t ino)
+    const char *path, uint64_t ino, uint64_t time)
 {
 	const char *name = base_name(path);
 	bool libc = strncmp(name, "libc.so", 7) == 0 || strncmp(name, "libc-", 5) == 0;
@@ -209,8 +210,10 @@ pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64
 		return 0;
 	if (libc) {
 		if (pf_py_elf_pthread_tid(fd, &off) == 0 && off != 0 &&
-		    (pr = new_proc(p, (uint32_t)pid)) != NULL)
+		    (pr = new_proc(p, (uint32_t)pid)) != NULL) {
 			pr->tid_off = off;
+			pr->seen = pr->seen > time ? pr->seen : time;
+		}
 		close(fd);
 		return 0;
 	}
@@ -222,6 +225,7 @@ pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64
 	if ((pr = new_proc(p, (uint32_t)pid)) == NULL)
 		return 0;
 	pr->elf = e;
+	pr->seen = pr->seen > time ? pr->seen : time;
 	pr->runtime = start - pgoff - e.vaddr0 + e.runtime;
 	pr->eval_lo = pr->eval_hi = 0;
 	memset(&pr->slots, 0, sizeof(pr->slots));
@@ -242,12 +246,23 @@ pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64
 	return 0;
 }
 
+bool
+pf_pyrec_found(const struct pf_pyrec *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i].why != NULL)
+			return true;
+	return false;
+}
+
 void
-pf_pyrec_exec(struct pf_pyrec *p, pid_t pid)
+pf_pyrec_exec(struct pf_pyrec *p, pid_t pid, uint64_t time)
 {
 	struct proc *pr = find_proc(p, (uint32_t)pid);
 
-	if (pr == NULL)
+	if (pr == NULL || pr->seen > time)
 		return;
 	free(pr->threads);
 	*pr = p->procs[--p->nprocs];

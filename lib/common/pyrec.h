@@ -57,14 +57,21 @@ void pf_pyrec_free(struct pf_pyrec *p);
 
 /*
  * Executable file mapping [start, end) at file offset pgoff of process
- * pid, named path: an interpreter (or, for 3.9 and 3.10, the C library)
+ * pid, named path, made at time (0: before the recording): an interpreter (or, for 3.9 and 3.10, the C library)
  * is probed by opening the file through the helper.  -1 only with ENOMEM.
  */
 int pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
-    const char *path, uint64_t ino);
+    const char *path, uint64_t ino, uint64_t time);
 
-/* Process pid exec'd: what was found in it is forgotten. */
-void pf_pyrec_exec(struct pf_pyrec *p, pid_t pid);
+/* Whether an interpreter (read or not) was found in any process. */
+bool pf_pyrec_found(const struct pf_pyrec *p);
+
+/*
+ * Process pid exec'd at time: what was found in it is forgotten, unless a
+ * mapping of the new image (time after it: the rings are drained one
+ * after another) told it already.
+ */
+void pf_pyrec_exec(struct pf_pyrec *p, pid_t pid, uint64_t time);
 
 /* pid forked child (a new process): it runs the parent's interpreter. */
 void pf_pyrec_fork(struct pf_pyrec *p, pid_t ppid, pid_t child);

@@ -570,7 +570,7 @@ add_mmap2(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 		return -1;
 	if (r->py != NULL && named && ev.len > 0 && ev.addr + ev.len > ev.addr &&
 	    pf_pyrec_map(r->py, (pid_t)u32_at(p), ev.addr, ev.addr + ev.len, ev.pgoff, p + 64,
-	    ev.ino) == -1)
+	    ev.ino, u64_at(end - ID_SIZE + ID_TIME)) == -1)
 		return -1;
 	if (r->on_map != NULL && named && ev.len > 0 && ev.addr + ev.len > ev.addr &&
 	    r->on_map(r->on_map_arg, (pid_t)u32_at(p), ev.addr, ev.addr + ev.len, p + 64,
@@ -595,7 +595,7 @@ add_comm(struct pf_rawrec *r, const struct perf_event_header *h, const char *p,
 	if (ev.exec && r->unwind != NULL)
 		pf_unwind_exec(r->unwind, (pid_t)u32_at(p), u64_at(end - ID_SIZE + ID_TIME));
 	if (ev.exec && r->py != NULL)
-		pf_pyrec_exec(r->py, (pid_t)u32_at(p));
+		pf_pyrec_exec(r->py, (pid_t)u32_at(p), u64_at(end - ID_SIZE + ID_TIME));
 	/* The kernel keeps 15 bytes of a name. */
 	return add_named(r, &ev, p, end, 8, 15);
 }

@@ -51,6 +51,7 @@ const struct pf_rec_tool pf_rec_record = {
 	.dur_ceiling = PF_RECORD_DUR_CEILING, .dur_ceiling_all = PF_RECORD_DUR_CEILING_ALL,
 	.callgraph = PF_CG_AUTO, .auto_all = true,
 	.dwarf_stack = PF_RECORD_DWARF_STACK, .dwarf_stack_all = PF_REC_DWARF_STACK,
+	.py_wake_each = true,
 };
 
 const struct pf_rec_tool pf_rec_offcpu = {
@@ -66,6 +67,12 @@ const struct pf_rec_tool pf_rec_offcpu = {
 	 */
 	.callgraph = PF_CG_AUTO, .auto_rate_max = PF_OFFCPU_AUTO_RATE,
 	.dwarf_stack = PF_REC_DWARF_STACK, .dwarf_stack_all = PF_REC_DWARF_STACK,
+	/*
+	 * A switch-out sample's thread is off a CPU: its Python frames wait
+	 * for the next drain, 10 ms at most (a wake-up at every switch would
+	 * cost as much as the switches).
+	 */
+	.py_poll_ms = 10,
 };
 
 unsigned
@@ -565,7 +572,7 @@ py_map(const struct pf_maps_entry *e, void *arg)
 	const struct py_maps_arg *a = arg;
 
 	if (e->exec && pf_maps_file_path(e->path))
-		(void)pf_pyrec_map(a->py, a->pid, e->start, e->end, e->pgoff, e->path, e->ino);
+		(void)pf_pyrec_map(a->py, a->pid, e->start, e->end, e->pgoff, e->path, e->ino, 0);
 	return 0;
 }
 
@@ -655,8 +662,6 @@ attach(struct pf_recorder *r, struct pf_result *st)
 	}
 	if (r->rec.unwind != NULL)
 		unwind_maps(r);
-	if (r->rec.py != NULL)
-		py_maps(r);
 	for (i = 0; i < r->t.npids; i++) {
 		if (pf_sym_load_proc(r->sym, "/proc", r->t.pids[i], true) == -1 && errno != ENOENT)
 			say(r, PF_SAY_WARN, errno, "pid %d: maps (symbols will be missing)",
@@ -689,13 +694,14 @@ start_helper(struct pf_recorder *r)
 		n = pf_cgroup_procs(r->cgroup_fd, pids, PF_ARRAY_LEN(pids));
 	snprintf(comm, sizeof(comm), "%s-files", r->ops->tool->name);
 	/*
-	 * It reads memory only for the Python frames: the targets' (and
-	 * their descendants') with -p and a command; under -a and --cgroup
-	 * only when --python asks, then every process it answers for.
+	 * Memory it reads for the unwinder (a JIT's trampolines) and the
+	 * Python frames: the targets' (and their descendants') with -p and a
+	 * command; under -a and --cgroup no one's, unless --python asks: then
+	 * every process it answers for.
 	 */
 	if ((r->mf = pf_mapfiles_start(pids, n, r->opt.all && r->cgroup_fd == -1,
-	    !python_on(r) ? PF_MAPFILES_MEM_NONE : r->opt.all || r->cgroup_fd != -1 ?
-	    PF_MAPFILES_MEM_ALL : PF_MAPFILES_MEM_TARGETS, comm)) == NULL)
+	    !r->opt.all && r->cgroup_fd == -1 ? PF_MAPFILES_MEM_TARGETS : python_on(r) ?
+	    PF_MAPFILES_MEM_ALL : PF_MAPFILES_MEM_NONE, comm)) == NULL)
 		r->mf_err = errno;
 }
 
@@ -754,8 +760,18 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 	if (python_on(r) && r->mf != NULL) {
 		if ((r->rec.py = pf_pyrec_new(r->mf, r->opt.python_lines)) == NULL)
 			return pf_result_set(st, PF_EXIT_FAIL, errno, "python frames");
-		a.clock_monotonic = true;
-		a.wake_each = true;
+		/*
+		 * The running targets' interpreters now: none, and none is
+		 * looked for (a command's is, as it maps).
+		 */
+		py_maps(r);
+		if (r->opt.cmd == NULL && !pf_pyrec_found(r->rec.py)) {
+			pf_pyrec_free(r->rec.py);
+			r->rec.py = NULL;
+		} else {
+			a.clock_monotonic = true;
+			a.wake_each = r->py_wake = r->ops->tool->py_wake_each;
+		}
 	} else if (python_on(r))
 		say(r, PF_SAY_WARN, r->mf_err, "no file helper: Python frames will not be read");
 	if ((r->perf = pf_perf_new(&a, r->dwarf ? PF_REC_DWARF_RING_PAGES :
@@ -1092,6 +1108,8 @@ run_window(struct pf_recorder *r, struct pf_writer *w, enum pf_stop *hst,
 		win.drained = drained;
 	if (r->ops->over_rate)
 		win.over_rate = over_rate;
+	if (r->rec.py != NULL && !r->py_wake)
+		win.poll_ms = r->ops->tool->py_poll_ms;
 	confine(r);
 	*hst = write_header(r, w);
 	r->win_start = pf_now_ns();
@@ -1293,7 +1311,7 @@ emit(struct pf_recorder *r, struct pf_writer *w, enum pf_stop hst, enum pf_stop 
 		pf_writer_trailer_aggregated(w, r->naggregated);
 	pf_writer_trailer_chains(w, nchains);
 	pf_writer_trailer_incomplete(w, incomplete_causes(why, causes, sizeof(causes)), causes);
-	if (r->rec.py != NULL)
+	if (r->rec.py != NULL && pf_pyrec_found(r->rec.py))
 		pf_writer_trailer_python(w, npy[PF_PY_MERGE_DONE], npy[PF_PY_MERGE_MISMATCH]);
 	*fin = pf_writer_finish(w, r->ops->tool->name, r->rec.lost, r->rec.throttled, r->stop);
 	open_stream.r = NULL;	/* it has its trailer, or cannot have one */

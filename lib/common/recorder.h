@@ -184,6 +184,14 @@ struct pf_rec_tool {
 	bool auto_all;			/* -g auto -a judges the host's C library (else fp) */
 	uint64_t auto_rate_max;		/* -g auto -p: fp above this many switches/s; 0: none */
 	unsigned dwarf_stack, dwarf_stack_all;	/* -g dwarf's stack copy, bytes; with -a */
+	/*
+	 * Python frames (pyrec.h): read as each sample arrives (the rings wake
+	 * the recorder at every sample), or, for a tool whose samples come
+	 * as threads stop running (whose Python frames then hold still),
+	 * with the rings drained every py_poll_ms.
+	 */
+	bool py_wake_each;
+	unsigned py_poll_ms;
 };
 
 /* The bytes of user stack a -g dwarf sample of tool copies, with -a or not. */
@@ -267,6 +275,7 @@ struct pf_recorder {
 	bool floor_applies;
 	const char *evname;		/* the samples' event name */
 	uint64_t rate_cap;		/* stop above this many samples a second; 0: none */
+	bool py_wake;			/* Python frames read at every sample */
 	bool aggregated;		/* over_rate took the cap: the trailer says so */
 	uint64_t naggregated;		/* ... with this count */
 	enum pf_stop stop;		/* the window's */

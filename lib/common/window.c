@@ -26,8 +26,8 @@ pf_window_run(const struct pf_window *w, enum pf_stop *stop)
 	bool rated = w->rate_cap != 0;
 
 	for (;;) {
-		/* The rings wake us at a quarter full; the clock every 100 ms. */
-		pf_perf_poll(w->perf, 100);
+		/* The rings wake us at a quarter full; the clock every 100 ms (or poll_ms). */
+		pf_perf_poll(w->perf, w->poll_ms ? (int)w->poll_ms : 100);
 		if (pf_perf_drain(w->perf, pf_rawrec_on_record, w->rec) == -1)
 			goto fail;
 		if (w->drained && w->drained(w->arg, false) == -1)

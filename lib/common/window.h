@@ -25,6 +25,7 @@ struct pf_window {
 	int out_fd;
 	uint64_t min_free;
 	const volatile sig_atomic_t *signal;	/* set by the tool's handler */
+	unsigned poll_ms;		/* the rings drained at least this often; 0: 100 ms */
 	/*
 	 * Called about four times a second with the time since the start,
 	 * and once more with last set after the final drain; NULL: never.

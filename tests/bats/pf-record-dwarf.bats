@@ -109,7 +109,7 @@ inlined_share() {
 record_both() {
 	local comm=$1 got n fb
 	shift
-	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -g dwarf -F 999 -d "$SECS" --stats \
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -g dwarf -F 999 -d "$SECS" --no-python --stats \
 	    --no-progress -o "$d/pf.txt" -- "$@"
 	STATS=$stderr
 	echo "pf-record: $STATS"
@@ -293,7 +293,7 @@ pyenv_bar() {
 	sleep 0.5
 	perf record -N -q -F 999 --call-graph dwarf -p "$BGPID" -o "$d/perf.data" -- sleep 16 \
 	    > /dev/null 2>&1 & perfpid=$!
-	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 16 --no-progress -p "$BGPID" -o "$d/p.txt"
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 16 --no-python --no-progress -p "$BGPID" -o "$d/p.txt"
 	wait "$perfpid" || true
 	kill "$BGPID"
 	perf script -i "$d/perf.data" > "$d/perf.txt" 2> /dev/null || skip "perf script failed here"
@@ -301,7 +301,7 @@ pyenv_bar() {
 	pyenv_bar -p "$d/p.txt" "$d/perf.folded"
 	# -- CMD: the same work in a process of its own, against perf's -p
 	# capture, past its start-up.
-	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 30 --no-progress -o "$d/c.txt" -- "$py" "$d/w.py" 16
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 30 --no-python --no-progress -o "$d/c.txt" -- "$py" "$d/w.py" 16
 	pyenv_bar "-- CMD" "$d/c.txt" "$d/perf.folded" 3
 }
 
@@ -332,7 +332,7 @@ pyenv_bar() {
 			continue
 		fi
 		n=$((n + 1))
-		run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 499 -d 10 --no-progress -o "$d/$v.txt" -- \
+		run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 499 -d 10 --no-python --no-progress -o "$d/$v.txt" -- \
 		    "$py" -X perf "$d/xp.py" 3
 		got=$(entry_share "$d/$v.txt" "$comm")
 		echo "$v: $got% reach an entry frame; $(tail -n 1 "$d/$v.txt")"
@@ -408,7 +408,7 @@ pyenv_bar() {
 @test "samples stopped in the vDSO unwind through it (python3.11 calling time.monotonic)" {
 	[ -x /usr/bin/python3.11 ] || fail "python3.11 not installed: run scripts/install-deps --test"
 	d=$BATS_TEST_TMPDIR
-	run -0 --separate-stderr pf-record -g dwarf -F 999 -d 3 --stats --no-progress -o "$d/v.txt" -- \
+	run -0 --separate-stderr pf-record -g dwarf -F 999 -d 3 --no-python --stats --no-progress -o "$d/v.txt" -- \
 	    /usr/bin/python3.11 -c 'import time
 e = time.monotonic() + 5
 while time.monotonic() < e:
