@@ -291,7 +291,7 @@ DET_SUITES  ?= conventions lib-common lib-confine pf-bundle pf-fold \
 # The live suites, the longest first (LIVE_LONG, by their minutes in CI),
 # then the rest by name: each lane (and each of CI's two passes) takes the
 # next suite no other is running, and the short ones fill the end.
-LIVE_LONG   := pf-record pf-triage pf-fleet pf-offcpu pf-precheck \
+LIVE_LONG   := pf-python pf-record pf-triage pf-fleet pf-offcpu pf-precheck \
 	       pf-record-dwarf pf-classify
 LIVE_SUITES ?= $(foreach s,$(LIVE_LONG),$(filter $(s),$(SUITES))) \
 	       $(filter-out $(DET_SUITES) $(LIVE_LONG),$(SUITES))

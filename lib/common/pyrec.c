@@ -533,7 +533,6 @@ pf_pyrec_sample(struct pf_pyrec *p, uint32_t pid, uint32_t tid)
 		struct pf_py_frame *f = &p->st->frame[i];
 		uint32_t k;
 		size_t at = p->key.len;
-
 		uint64_t span;
 
 		if (pf_buf_append(&p->key, "\0\0\0\0", 4) == -1 ||
@@ -550,6 +549,28 @@ pf_pyrec_sample(struct pf_pyrec *p, uint32_t pid, uint32_t tid)
 	if (pf_intern_add(&p->stacks, p->key.data, p->key.len, &id) == -1)
 		return PF_PYREC_NONE;
 	p->read++;
+	return id + 1;
+}
+
+uint32_t
+pf_pyrec_add_stack(struct pf_pyrec *p, const char *const *names, const bool *entry, size_t n,
+    int end)
+{
+	uint32_t id, k;
+	size_t i;
+
+	pf_buf_reset(&p->key);
+	if (pf_buf_putc(&p->key, (char)(unsigned char)end) == -1)
+		return PF_PYREC_NONE;
+	for (i = 0; i < n; i++) {
+		if (pf_intern_add(&p->names, names[i], strlen(names[i]), &k) == -1)
+			return PF_PYREC_NONE;
+		k |= entry[i] ? PF_PYREC_ENTRY : 0;
+		if (pf_buf_append(&p->key, &k, 4) == -1)
+			return PF_PYREC_NONE;
+	}
+	if (pf_intern_add(&p->stacks, p->key.data, p->key.len, &id) == -1)
+		return PF_PYREC_NONE;
 	return id + 1;
 }
 

@@ -113,6 +113,16 @@ struct pf_pyrec_slots {
 };
 struct pf_pyrec_slots *pf_pyrec_slots(struct pf_pyrec *p, uint32_t pid);
 
+/*
+ * A stack of n frames, innermost first, named names[i] ("QUALNAME:FILE",
+ * as pf_pyrec_name gives them back), entry frames where entry[i], ended
+ * as end says (PF_PY_END_*): its number, as pf_pyrec_sample gives, or
+ * PF_PYREC_NONE when memory ran out.  For the tests and the fuzz harness
+ * of the merge (replay.c), which read no interpreter.
+ */
+uint32_t pf_pyrec_add_stack(struct pf_pyrec *p, const char *const *names, const bool *entry,
+    size_t n, int end);
+
 /* One frame of a stack: its name (pf_pyrec_name) and whether it is an entry frame. */
 #define PF_PYREC_ENTRY	0x80000000u
 

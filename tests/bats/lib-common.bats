@@ -60,6 +60,7 @@ pyframe() { unit "$1" test-pyframe; }
 @test "names as perf 6.1 prints them: which of glibc's aliases names an address, and PLT slots as name@plt" { unit names test-stacks; }
 @test "the sample-stream writer writes byte for byte under its caps: the samples that fit the size cap and the disk floor and none after, a write error cut back to the last whole sample, each trailer as its contract says; the parser reads back what it wrote" { unit writer test-stacks; }
 @test "a written stack is complete at an entry frame or an outermost one, else incomplete for the first cause that holds: chain into data, copy or frame limit, budget, unreadable file, no unwind information" { unit stack-end test-stacks; }
+@test "Python frames take the place of the evaluation frames they ran in, group by group; a cut native stack or Python walk is merged as far as it goes; anything else is [py-mismatch]; names escaped" { unit pymerge test-stacks; }
 @test "-g dwarf samples that wait for their mapping's record: at most 256 of them and 4 MiB of records, whatever the stack copy's size; the rest unwound as they come, none lost" { unit defer test-stacks; }
 @test "every file a frame was marked in is listed once with its own build-id and executable segments, the mappings put back after a pass; a debug file names addresses only for its own build-id" { unit debugfile test-stacks; }
 @test "off-CPU pairing: a switch-out sample and the thread's next switch-in make one interval; idle, lost and unfinished ones none" { offcpu pair; }

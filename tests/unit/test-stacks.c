@@ -33,6 +33,8 @@
 #include "kallsyms.h"
 #include "perfscript.h"
 #include "procmaps.h"
+#include "pyframe.h"
+#include "pyrec.h"
 #include "rawrec.h"
 #include "replay.h"
 #include "symbolize.h"
@@ -2541,6 +2543,168 @@ test_defer(void)
 	}
 }
 
+/*
+ * A function of the unit binary named as CPython's evaluation loop, so
+ * that a chain of this process's own addresses has evaluation frames for
+ * pf_replay_format to merge Python frames at.
+ */
+__attribute__((noinline, used)) void _PyEval_EvalFrameDefault(void);
+__attribute__((noinline, used)) void
+_PyEval_EvalFrameDefault(void)
+{
+	__asm__ volatile("");
+}
+
+/* The frame lines of b (the sample's text), names only, joined by ';' from the leaf. */
+static void
+frame_names(const struct pf_buf *b, char *out, size_t size)
+{
+	const char *p = b->data, *end = b->data + b->len, *nl;
+	size_t n = 0;
+
+	out[0] = '\0';
+	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		const char *name, *sp;
+
+		if (*p == '\t') {
+			/* "\t<addr> NAME+0x.. (dso)", the address right-aligned: the name up to its offset or " (". */
+			name = p + 1;
+			while (name < nl && *name == ' ')
+				name++;
+			while (name < nl && *name != ' ')
+				name++;
+			while (name < nl && *name == ' ')
+				name++;
+			sp = name;
+			while (sp < nl && !(sp[0] == '+' && sp[1] == '0' && sp[2] == 'x') &&
+			    !(sp[0] == ' ' && sp[1] == '('))
+				sp++;
+			n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s%.*s",
+			    n ? ";" : "", (int)(sp - name), name);
+		}
+		p = nl + 1;
+	}
+}
+
+static void
+pymerge_case(struct pf_symbolizer *sym, struct pf_comms *comms, const struct pf_pyrec *py,
+    uint32_t id, const uint64_t *chain, uint32_t nr, int want, const char *names,
+    const char *what)
+{
+	struct {
+		struct pf_rawsample s;
+		uint64_t ips[16];
+	} r = { .s = { .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(), .nr = nr, .py = id } };
+	struct pf_stack_end end;
+	struct pf_buf b = { 0 };
+	char got[2048];
+
+	memcpy(r.ips, chain, nr * sizeof(*chain));
+	CHECK(pf_replay_format(sym, comms, py, &r.s, 1, "cpu-clock", &b, &end) == 0, "%s: format",
+	    what);
+	frame_names(&b, got, sizeof(got));
+	CHECK(end.py == want, "%s: merge %d, want %d: %s", what, end.py, want, got);
+	CHECK(strcmp(got, names) == 0, "%s:\n  got  %s\n  want %s", what, got, names);
+	pf_buf_free(&b);
+}
+
+/*
+ * pf_replay_format's merge of a sample's Python frames (replay.h): each
+ * group of them in place of one evaluation frame; a cut native stack
+ * ended by the outer groups; a cut Python walk's frames and marker at the
+ * next evaluation frame; anything else, or a read too late, the native
+ * frames and [py-mismatch]; names escaped.
+ */
+static void
+test_pymerge(void)
+{
+	const uint64_t U = (uint64_t)PERF_CONTEXT_USER;
+	struct pf_comms comms = { 0 };
+	struct pf_symbolizer *s;
+	struct pf_pyrec *py;
+	uint64_t ev, top, leaf;
+	uint32_t one, two, cut, odd, nonentry;
+
+	if ((s = self_symbolizer(false)) == NULL)
+		return;
+	if ((py = pf_pyrec_new(NULL, false)) == NULL) {
+		CHECK(0, "pf_pyrec_new: %s", strerror(errno));
+		pf_sym_free(s);
+		return;
+	}
+	ev = (uint64_t)(uintptr_t)_PyEval_EvalFrameDefault + 1;
+	top = (uint64_t)(uintptr_t)main + 1;
+	leaf = (uint64_t)cap.regs[8];
+	{
+		/* 3.11: one evaluation call ran three frames. */
+		static const char *const n1[] = { "inner:/a.py", "mid:/a.py", "outer:/a.py" };
+		static const bool e1[] = { false, false, true };
+		/* 3.9: a group of one frame per call. */
+		static const char *const n2[] = { "f:/b.py", "g:/b.py" };
+		static const bool e2[] = { true, true };
+		/* A walk cut by a loop: one whole group, then a frame of the next. */
+		static const char *const n3[] = { "x:/c.py", "y:/c.py" };
+		static const bool e3[] = { true, false };
+		/* The target's names: ';', a newline, a backslash. */
+		static const char *const n4[] = { "a;b\nc\\d:/e f.py" };
+		static const bool e4[] = { true };
+		/* No entry frame at the end of a walk that ended as it should. */
+		static const char *const n5[] = { "z:/d.py" };
+		static const bool e5[] = { false };
+
+		one = pf_pyrec_add_stack(py, n1, e1, 3, PF_PY_END_DONE);
+		two = pf_pyrec_add_stack(py, n2, e2, 2, PF_PY_END_DONE);
+		cut = pf_pyrec_add_stack(py, n3, e3, 2, PF_PY_END_LOOP);
+		odd = pf_pyrec_add_stack(py, n4, e4, 1, PF_PY_END_DONE);
+		nonentry = pf_pyrec_add_stack(py, n5, e5, 1, PF_PY_END_DONE);
+	}
+	CHECK(one && two && cut && odd && nonentry && one != two, "stacks added");
+	{
+		const uint64_t c1[] = { U, leaf, ev, top };
+		const uint64_t c2[] = { U, leaf, ev, leaf, ev, top };
+		const uint64_t c3[] = { U, leaf, ev, top };
+		const uint64_t c4[] = { U, leaf, ev, PF_RAWREC_TRUNCATED };
+		const uint64_t c5[] = { U, leaf, ev, leaf, ev, leaf, ev, top };
+
+		pymerge_case(s, &comms, py, one, c1, 4, PF_PY_MERGE_DONE,
+		    "st_leaf;py::inner:/a.py;py::mid:/a.py;py::outer:/a.py;main",
+		    "three frames of one call, at its evaluation frame");
+		pymerge_case(s, &comms, py, two, c2, 6, PF_PY_MERGE_DONE,
+		    "st_leaf;py::f:/b.py;st_leaf;py::g:/b.py;main",
+		    "a group at each of two evaluation frames, in order");
+		pymerge_case(s, &comms, py, two, c3, 4, PF_PY_MERGE_MISMATCH,
+		    "st_leaf;_PyEval_EvalFrameDefault;main;[py-mismatch]",
+		    "two groups, one evaluation frame, the stack complete: a mismatch");
+		pymerge_case(s, &comms, py, two, c4, 4, PF_PY_MERGE_DONE,
+		    "st_leaf;py::f:/b.py;[truncated];py::g:/b.py",
+		    "a native stack cut short: the outer group ends it");
+		pymerge_case(s, &comms, py, cut, c5, 8, PF_PY_MERGE_DONE,
+		    "st_leaf;py::x:/c.py;st_leaf;py::y:/c.py;[py-loop];st_leaf;"
+		    "_PyEval_EvalFrameDefault;main",
+		    "a walk cut by a loop: what it read and its marker at the next evaluation frame");
+		pymerge_case(s, &comms, py, one, c2, 6, PF_PY_MERGE_MISMATCH,
+		    "st_leaf;_PyEval_EvalFrameDefault;st_leaf;_PyEval_EvalFrameDefault;main;"
+		    "[py-mismatch]", "one group, two evaluation frames: a mismatch");
+		pymerge_case(s, &comms, py, nonentry, c1, 4, PF_PY_MERGE_MISMATCH,
+		    "st_leaf;_PyEval_EvalFrameDefault;main;[py-mismatch]",
+		    "a finished walk whose last frame is no entry: a mismatch");
+		pymerge_case(s, &comms, py, PF_PYREC_LATE, c1, 4, PF_PY_MERGE_MISMATCH,
+		    "st_leaf;_PyEval_EvalFrameDefault;main;[py-mismatch]",
+		    "read after the thread ran again: a mismatch");
+		pymerge_case(s, &comms, py, PF_PYREC_STALE, c1, 4, PF_PY_MERGE_MISMATCH,
+		    "st_leaf;_PyEval_EvalFrameDefault;main;[py-mismatch]",
+		    "not the sample's own frames: a mismatch");
+		pymerge_case(s, &comms, py, odd, c1, 4, PF_PY_MERGE_DONE,
+		    "st_leaf;py::a\\x3bb\\x0ac\\\\d:/e f.py;main",
+		    "the target's names escaped as every name is");
+		pymerge_case(s, &comms, NULL, one, c1, 4, PF_PY_MERGE_NONE,
+		    "st_leaf;_PyEval_EvalFrameDefault;main", "no Python frames read: native");
+	}
+	pf_pyrec_free(py);
+	pf_sym_free(s);
+	pf_comms_free(&comms);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2550,7 +2714,7 @@ main(int argc, char **argv)
 		{ "symindex", test_symindex }, { "debugfile", test_debugfile },
 		{ "names", test_names },
 		{ "writer", test_writer }, { "stack-end", test_stack_end },
-		{ "defer", test_defer },
+		{ "defer", test_defer }, { "pymerge", test_pymerge },
 	};
 
 	return unit_main(argc, argv, groups, sizeof(groups) / sizeof(groups[0]));
