@@ -28,15 +28,18 @@
 
 /*
  * A request: which mapping of which process, (kind REQ_JIT, start and end
- * 0) its JIT map, or (kind REQ_MEM) start the address and end the length
- * of a memory read.  Fixed size, nothing to parse.
+ * 0) its JIT map, (kind REQ_MEM) start the address and end the length of
+ * a memory read, or (kind REQ_PAGES) end the count of the page-aligned
+ * addresses in pages[] to read a page at each.  Fixed size, nothing to
+ * parse.
  */
-enum { REQ_MAPPING, REQ_JIT, REQ_MEM };
+enum { REQ_MAPPING, REQ_JIT, REQ_MEM, REQ_PAGES };
 
 struct req {
 	int32_t pid;
 	uint32_t kind;
 	uint64_t start, end;
+	uint64_t pages[PF_MAPFILES_PAGES_MAX];
 };
 
 /*
@@ -48,10 +51,21 @@ struct rep {
 	uint32_t len;
 };
 
-/* An answer to REQ_MEM: the largest message either side handles. */
+/* An answer to REQ_MEM. */
 struct rep_mem {
 	struct rep h;
 	unsigned char data[PF_MAPFILES_READ_MAX];
+};
+
+/*
+ * An answer to REQ_PAGES (0, len the whole of ok and data), or an errno
+ * value and len 0: the largest message either side handles.  A page not
+ * read is ok 0 and zeros.
+ */
+struct rep_pages {
+	struct rep h;
+	unsigned char ok[PF_MAPFILES_PAGES_MAX];
+	unsigned char data[PF_MAPFILES_PAGES_MAX][PF_MAPFILES_READ_MAX];
 };
 
 struct pf_mapfiles {
@@ -239,6 +253,45 @@ pf_mapfiles_read(struct pf_mapfiles *mf, pid_t pid, uint64_t addr, void *buf, si
 		return -1;
 	}
 	memcpy(buf, a.data, len);
+	return 0;
+}
+
+int
+pf_mapfiles_read_pages(struct pf_mapfiles *mf, pid_t pid, const uint64_t *pages, size_t n,
+    void *buf, bool *ok)
+{
+	static struct rep_pages a;
+	struct req q = { .pid = (int32_t)pid, .kind = REQ_PAGES, .end = n };
+	struct iovec iov = { &a, sizeof(a) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	size_t i, want;
+	ssize_t got;
+
+	if (mf == NULL || mf->broken) {
+		errno = EIO;
+		return -1;
+	}
+	/* As for one read, the helper checks the count and the addresses. */
+	memcpy(q.pages, pages, (n < PF_MAPFILES_PAGES_MAX ? n : PF_MAPFILES_PAGES_MAX) * 8);
+	if ((got = exchange(mf, &q, &mh)) == -1)
+		return -1;
+	want = sizeof(a.ok) + (n <= PF_MAPFILES_PAGES_MAX ? n : 0) * PF_MAPFILES_READ_MAX;
+	if (got < (ssize_t)sizeof(a.h) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    (size_t)got != sizeof(a.h) + a.h.len || (a.h.err == 0 && a.h.len != want) ||
+	    (a.h.err != 0 && a.h.len != 0)) {
+		mf->broken = true;
+		errno = EIO;
+		return -1;
+	}
+	if (a.h.err != 0) {
+		errno = a.h.err;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		ok[i] = a.ok[i] == 1;
+		if (ok[i])
+			memcpy((char *)buf + i * PF_MAPFILES_READ_MAX, a.data[i], PF_MAPFILES_READ_MAX);
+	}
 	return 0;
 }
 
@@ -444,6 +497,42 @@ answer_mem(int sock, pid_t pid, uint64_t addr, uint64_t len)
 	(void)send(sock, &a, sizeof(a.h) + a.h.len, MSG_NOSIGNAL);
 }
 
+/* REQ_PAGES: each page whole or not at all, in one answer. */
+static void
+answer_pages(int sock, pid_t pid, const uint64_t *pages, size_t n)
+{
+	static struct rep_pages a;
+	size_t i;
+
+	a.h.err = 0;
+	a.h.len = (uint32_t)(sizeof(a.ok) + n * PF_MAPFILES_READ_MAX);
+	memset(a.ok, 0, sizeof(a.ok));
+	for (i = 0; i < n; i++) {
+		struct iovec local = { a.data[i], PF_MAPFILES_READ_MAX };
+		struct iovec remote = { (void *)(uintptr_t)pages[i], PF_MAPFILES_READ_MAX };
+
+		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == PF_MAPFILES_READ_MAX)
+			a.ok[i] = 1;
+		else
+			memset(a.data[i], 0, PF_MAPFILES_READ_MAX);
+	}
+	(void)send(sock, &a, sizeof(a.h) + a.h.len, MSG_NOSIGNAL);
+}
+
+/* Whether a REQ_PAGES request's count and addresses are ones to read. */
+static bool
+pages_valid(const struct req *q)
+{
+	uint64_t i;
+
+	if (q->end == 0 || q->end > PF_MAPFILES_PAGES_MAX || q->start != 0)
+		return false;
+	for (i = 0; i < q->end; i++)
+		if (q->pages[i] % PF_MAPFILES_READ_MAX != 0)
+			return false;
+	return true;
+}
+
 /*
  * The JIT map process pid writes in its own /tmp under the PID it has in
  * its own namespace (the last of NSpid), through its root: a symbolic
@@ -487,16 +576,20 @@ serve(struct helper *h)
 		if (q.pid <= 0 || (q.kind == REQ_MAPPING && q.start >= q.end) ||
 		    (q.kind == REQ_JIT && (q.start != 0 || q.end != 0)) ||
 		    (q.kind == REQ_MEM && (q.end == 0 || q.end > PF_MAPFILES_READ_MAX)) ||
-		    q.kind > REQ_MEM) {
+		    (q.kind == REQ_PAGES && !pages_valid(&q)) || q.kind > REQ_PAGES) {
 			answer(h->sock, EINVAL, -1);
 			continue;
 		}
-		if (!allowed(h, (pid_t)q.pid, q.kind == REQ_MEM)) {
+		if (!allowed(h, (pid_t)q.pid, q.kind == REQ_MEM || q.kind == REQ_PAGES)) {
 			answer(h->sock, EPERM, -1);
 			continue;
 		}
 		if (q.kind == REQ_MEM) {
 			answer_mem(h->sock, (pid_t)q.pid, q.start, q.end);
+			continue;
+		}
+		if (q.kind == REQ_PAGES) {
+			answer_pages(h->sock, (pid_t)q.pid, q.pages, (size_t)q.end);
 			continue;
 		}
 		if (q.kind == REQ_JIT)

@@ -37,7 +37,8 @@
  * interpreter, which only the target's memory names): a fixed-size
  * (pid, address, length) request, the length at most
  * PF_MAPFILES_READ_MAX, read with process_vm_readv (CAP_SYS_PTRACE) and
- * answered with the bytes, all of them or none.  That is a bigger power
+ * answered with the bytes, all of them or none; or up to
+ * PF_MAPFILES_PAGES_MAX whole pages at once, each read or not.  That is a bigger power
  * than opening mapped files, so its starter says whom it covers: no one,
  * the targets and their descendants only (even under -a, where then there
  * are none), or every process the files are answered for.
@@ -108,6 +109,19 @@ int pf_mapfiles_open_jit(struct pf_mapfiles *mf, pid_t pid);
  * files: nothing more is asked of it).
  */
 int pf_mapfiles_read(struct pf_mapfiles *mf, pid_t pid, uint64_t addr, void *buf, size_t len);
+
+/*
+ * The n pages (n from 1 to PF_MAPFILES_PAGES_MAX) at the page-aligned
+ * addresses pages[] of process pid, in one request: page i, each read
+ * whole (PF_MAPFILES_READ_MAX bytes) or not at all, into buf + i *
+ * PF_MAPFILES_READ_MAX, ok[i] saying whether it was.  0, or -1 with errno
+ * as pf_mapfiles_read (EINVAL, from the helper, for an n out of range or
+ * an address not page-aligned).  The walks of a Python thread's frames
+ * ask at once for the pages its last walk read.
+ */
+#define PF_MAPFILES_PAGES_MAX 8
+int pf_mapfiles_read_pages(struct pf_mapfiles *mf, pid_t pid, const uint64_t *pages, size_t n,
+    void *buf, bool *ok);
 
 /* The helper's process ID. */
 pid_t pf_mapfiles_pid(const struct pf_mapfiles *mf);

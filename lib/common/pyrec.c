@@ -27,6 +27,9 @@ enum { PROC_FOUND, PROC_READY, PROC_OFF };
 struct thread {
 	uint32_t tid;
 	uint64_t ts;
+	/* The first pages its last walk read, asked for at once by the next (one request). */
+	uint64_t pages[PF_MAPFILES_PAGES_MAX];
+	size_t npages;
 };
 
 struct proc {
@@ -60,6 +63,8 @@ struct reader {
 	size_t npages, next;		/* used, and the one replaced next when full */
 	unsigned budget;		/* helper requests left */
 	uint64_t reads;			/* helper requests, over the run */
+	uint64_t touched[PF_MAPFILES_PAGES_MAX];	/* the first pages this walk used */
+	size_t ntouched;
 };
 
 struct code {
@@ -312,6 +317,10 @@ rd(void *ctx, uint64_t addr, void *buf, size_t len)
 				pg = &r->pages[i];
 				break;
 			}
+		for (i = 0; i < r->ntouched && r->touched[i] != pa; i++)
+			;
+		if (i == r->ntouched && r->ntouched < PF_MAPFILES_PAGES_MAX)
+			r->touched[r->ntouched++] = pa;
 		if (pg == NULL) {
 			if (r->budget == 0)
 				return -1;
@@ -342,6 +351,36 @@ walk_begin(struct pf_pyrec *p, uint32_t pid, unsigned budget)
 	p->rd.pid = pid;
 	p->rd.npages = p->rd.next = 0;
 	p->rd.budget = budget;
+	p->rd.ntouched = 0;
+}
+
+/*
+ * The pages a thread's last walk read, asked for in one request before
+ * this walk needs them: a walk of the same frames is then served whole.
+ * Pages the frames moved off are read as the walk asks, each in its own.
+ */
+static void
+prefetch(struct pf_pyrec *p, const struct thread *t)
+{
+	static unsigned char buf[PF_MAPFILES_PAGES_MAX][PAGE];
+	struct reader *r = &p->rd;
+	bool ok[PF_MAPFILES_PAGES_MAX];
+	size_t i;
+
+	if (t->npages == 0 || r->budget == 0)
+		return;
+	r->budget--;
+	r->reads++;
+	if (pf_mapfiles_read_pages(r->mf, (pid_t)r->pid, t->pages, t->npages, buf, ok) == -1)
+		return;
+	for (i = 0; i < t->npages && r->npages < PF_PYREC_PAGES; i++) {
+		struct page *pg = &r->pages[r->npages++];
+
+		pg->addr = t->pages[i];
+		pg->ok = ok[i];
+		if (ok[i])
+			memcpy(pg->data, buf[i], PAGE);
+	}
 }
 
 static int
@@ -366,47 +405,54 @@ ready(struct pf_pyrec *p, struct proc *pr)
 	return 0;
 }
 
-static bool
-thread_of(const struct proc *pr, uint32_t tid, uint64_t *ts)
+static struct thread *
+thread_of(const struct proc *pr, uint32_t tid)
 {
 	size_t i;
 
 	for (i = 0; i < pr->nthreads; i++)
-		if (pr->threads[i].tid == tid) {
-			*ts = pr->threads[i].ts;
-			return true;
-		}
-	return false;
+		if (pr->threads[i].tid == tid)
+			return &pr->threads[i];
+	return NULL;
 }
 
-/* The thread state of tid, from the cache when it still holds tid, else from a new listing. */
-static bool
-find_thread(struct pf_pyrec *p, struct proc *pr, uint32_t tid, uint64_t *ts)
+/*
+ * The thread of tid, from the cache when its state still holds tid (its
+ * last walk's pages asked for first), else from a new listing; NULL.
+ */
+static struct thread *
+find_thread(struct pf_pyrec *p, struct proc *pr, uint32_t tid)
 {
 	static struct pf_py_thread list[PF_PY_THREADS_MAX];
+	struct thread *t;
 	uint64_t now;
 	size_t n, i;
 	int end;
 
-	if (thread_of(pr, tid, ts) && pf_py_tstate_tid(&pr->py, *ts) == tid)
-		return true;
+	if ((t = thread_of(pr, tid)) != NULL) {
+		prefetch(p, t);
+		if (pf_py_tstate_tid(&pr->py, t->ts) == tid)
+			return t;
+	}
 	now = pf_now_ns();
 	if (pr->listed && now - pr->listed_ns < PF_PYREC_RELIST_NS)
-		return false;
+		return NULL;
 	pr->listed = true;
 	pr->listed_ns = now;
 	walk_begin(p, pr->pid, LIST_READS);
 	(void)pf_py_threads(&pr->py, list, PF_PY_THREADS_MAX, &n, &end);
 	pr->nthreads = 0;
 	if (n > 0 && pf_grow(&pr->threads, &pr->cap, n, sizeof(*pr->threads)) == -1)
-		return false;
+		return NULL;
 	for (i = 0; i < n; i++)
 		if (list[i].tid != 0) {
-			pr->threads[pr->nthreads].tid = list[i].tid;
-			pr->threads[pr->nthreads++].ts = list[i].tstate;
+			t = &pr->threads[pr->nthreads++];
+			t->tid = list[i].tid;
+			t->ts = list[i].tstate;
+			t->npages = 0;
 		}
 	walk_begin(p, pr->pid, WALK_READS);
-	return thread_of(pr, tid, ts);
+	return thread_of(pr, tid);
 }
 
 struct code_key {
@@ -512,7 +558,7 @@ uint32_t
 pf_pyrec_sample(struct pf_pyrec *p, uint32_t pid, uint32_t tid)
 {
 	struct proc *pr = find_proc(p, pid);
-	uint64_t ts;
+	struct thread *t;
 	uint32_t id;
 	unsigned char end;
 	size_t i;
@@ -520,11 +566,14 @@ pf_pyrec_sample(struct pf_pyrec *p, uint32_t pid, uint32_t tid)
 	if (pr == NULL || ready(p, pr) == -1)
 		return PF_PYREC_NONE;
 	walk_begin(p, pid, WALK_READS);
-	if (!find_thread(p, pr, tid, &ts))
+	if ((t = find_thread(p, pr, tid)) == NULL)
 		return PF_PYREC_NONE;
 	p->samples++;
 	p->leaf_lo = p->leaf_hi = p->leaf_instr = 0;
-	(void)pf_py_thread_frames(&pr->py, ts, p->st);
+	(void)pf_py_thread_frames(&pr->py, t->ts, p->st);
+	/* The pages of this walk, for the next of this thread. */
+	memcpy(t->pages, p->rd.touched, p->rd.ntouched * sizeof(*t->pages));
+	t->npages = p->rd.ntouched;
 	pf_buf_reset(&p->key);
 	end = (unsigned char)p->st->end;
 	if (pf_buf_putc(&p->key, (char)end) == -1)

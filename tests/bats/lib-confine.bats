@@ -90,7 +90,7 @@ after-kill refused helper-stopped
 after-kill-again refused helper-stopped"
 }
 
-@test "the file helper reads a target's memory, all of it or none, up to 4096 bytes, and only whose it was started for (not another process given its PID)" {
+@test "the file helper reads a target's memory, all of it or none, up to 4096 bytes (or up to 8 whole pages in one request), and only whose it was started for (not another process given its PID)" {
 	require_root
 	confine helper-mem
 	[ "$status" -eq 0 ] || fail "status $status: $stderr"
@@ -107,6 +107,13 @@ other-child errno=EPERM
 self errno=EPERM
 unmapped errno=EFAULT
 across-the-end errno=EFAULT
+pages ok no ok
+pages-unaligned errno=EINVAL
+pages-max ok ok ok ok ok ok ok ok
+pages-over-max errno=EINVAL
+pages-none errno=EINVAL
+pages-other-child errno=EPERM
+pages-none-target errno=EPERM
 still-answers ok
 any-target ok
 any-other errno=EPERM

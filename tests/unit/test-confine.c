@@ -268,6 +268,35 @@ ask_mem(struct pf_mapfiles *mf, const char *what, pid_t pid, uint64_t addr, size
 }
 
 /*
+ * Read the n pages at pages[] of pid through mf in one request: "NAME" and,
+ * for each page, "ok" when it is the child's pattern from its address on
+ * (p the pattern's), "wrong-bytes", or "no" when it was not read; "NAME
+ * errno=E" when the request was refused.
+ */
+static void
+ask_pages(struct pf_mapfiles *mf, const char *what, pid_t pid, const uint64_t *pages, size_t n,
+    uint64_t p)
+{
+	static unsigned char buf[PF_MAPFILES_PAGES_MAX + 1][PF_MAPFILES_READ_MAX];
+	bool ok[PF_MAPFILES_PAGES_MAX + 1];
+	size_t i, j;
+
+	if (pf_mapfiles_read_pages(mf, pid, pages, n, buf, ok) == -1) {
+		printf("%s errno=%s\n", what, strerrorname_np(errno));
+		return;
+	}
+	printf("%s", what);
+	for (i = 0; i < n; i++) {
+		bool same = true;
+
+		for (j = 0; ok[i] && j < PF_MAPFILES_READ_MAX; j++)
+			same = same && buf[i][j] == pattern_byte((size_t)(pages[i] - p) + j);
+		printf(" %s", !ok[i] ? "no" : same ? "ok" : "wrong-bytes");
+	}
+	printf("\n");
+}
+
+/*
  * A pattern child with the PID dead had (reaped): the kernel's next PID
  * set just below it (/proc/sys/kernel/ns_last_pid, as root) before each
  * fork, 50 tries, as another process may fork in between; -1 when none
@@ -370,6 +399,23 @@ helper_mem(void)
 	ask_mem(mf, "self", getpid(), p, 64, 0);
 	ask_mem(mf, "unmapped", child, hole, 64, 0);
 	ask_mem(mf, "across-the-end", child, hole - 32, 64, 0);
+	{
+		/* Pages in one request: each whole or not read, a count and addresses checked. */
+		uint64_t a = (p + PF_MAPFILES_READ_MAX - 1) & ~(uint64_t)(PF_MAPFILES_READ_MAX - 1);
+		uint64_t pg[PF_MAPFILES_PAGES_MAX + 1] = { a, hole, a };
+		size_t i;
+
+		ask_pages(mf, "pages", child, pg, 3, p);
+		pg[1] = a + 8;
+		ask_pages(mf, "pages-unaligned", child, pg, 2, p);
+		for (i = 0; i <= PF_MAPFILES_PAGES_MAX; i++)
+			pg[i] = a;
+		ask_pages(mf, "pages-max", child, pg, PF_MAPFILES_PAGES_MAX, p);
+		ask_pages(mf, "pages-over-max", child, pg, PF_MAPFILES_PAGES_MAX + 1, p);
+		ask_pages(mf, "pages-none", child, pg, 0, p);
+		ask_pages(mf, "pages-other-child", other, pg, 1, p);
+		ask_pages(none, "pages-none-target", child, pg, 1, p);
+	}
 	/* Refusals leave it answering. */
 	ask_mem(mf, "still-answers", child, p, 64, 0);
 	/* Under any: files of any process, memory of the targets only. */
