@@ -13,6 +13,7 @@
 #include "htab.h"
 #include "intern.h"
 #include "mapfile.h"
+#include "procstat.h"
 #include "pyframe.h"
 #include "pyrec.h"
 #include "window.h"
@@ -25,7 +26,8 @@
 enum { PROC_FOUND, PROC_READY, PROC_OFF };
 
 struct thread {
-	uint32_t tid;
+	uint32_t tid;			/* as the interpreter knows it: in its PID namespace */
+	uint32_t host;			/* as the samples name it (0: not known yet) */
 	uint64_t ts;
 	/* The first pages its last walk read, asked for at once by the next (one request). */
 	uint64_t pages[PF_MAPFILES_PAGES_MAX];
@@ -46,6 +48,7 @@ struct proc {
 	size_t nthreads, cap;
 	uint64_t listed_ns;		/* when the thread list was last walked */
 	uint64_t seen;			/* the time of the latest mapping that told something */
+	int ns;				/* in a PID namespace of its own: 1, not: 0, not known: -1 */
 	bool listed;
 };
 
@@ -179,6 +182,7 @@ new_proc(struct pf_pyrec *p, uint32_t pid)
 	pr = &p->procs[p->nprocs++];
 	memset(pr, 0, sizeof(*pr));
 	pr->pid = pid;
+	pr->ns = -1;
 	pr->state = PROC_OFF;
 	pr->why = NULL;		/* nothing found yet: not listed */
 	return pr;
@@ -405,15 +409,35 @@ ready(struct pf_pyrec *p, struct proc *pr)
 	return 0;
 }
 
+/* The thread a sample names host (its TID as the recorder sees it). */
 static struct thread *
-thread_of(const struct proc *pr, uint32_t tid)
+thread_of(const struct proc *pr, uint32_t host)
 {
 	size_t i;
 
 	for (i = 0; i < pr->nthreads; i++)
-		if (pr->threads[i].tid == tid)
+		if (pr->threads[i].host == host)
 			return &pr->threads[i];
 	return NULL;
+}
+
+/*
+ * The TID host has in the process's own PID namespace (a container's),
+ * the one its interpreter knows it by: the innermost of its NSpid; host
+ * itself outside one, or when its status cannot be read.
+ */
+static uint32_t
+ns_tid(struct proc *pr, uint32_t host)
+{
+	struct pf_status st;
+
+	if (pr->ns == -1)
+		pr->ns = pf_status_read("/proc", (int)pr->pid, 0, &st) == 0 &&
+		    st.nspid_levels > 1;
+	if (pr->ns != 1 || pf_status_read("/proc", (int)pr->pid, (int)host, &st) == -1 ||
+	    st.nspid <= 0)
+		return host;
+	return (uint32_t)st.nspid;
 }
 
 /*
@@ -424,23 +448,33 @@ static struct thread *
 find_thread(struct pf_pyrec *p, struct proc *pr, uint32_t tid)
 {
 	static struct pf_py_thread list[PF_PY_THREADS_MAX];
+	static uint32_t old[PF_PY_THREADS_MAX][2];
 	struct thread *t;
 	uint64_t now;
-	size_t n, i;
+	size_t n, i, j, nold;
 	int end;
+
+	uint32_t want;
 
 	if ((t = thread_of(pr, tid)) != NULL) {
 		prefetch(p, t);
-		if (pf_py_tstate_tid(&pr->py, t->ts) == tid)
+		if (pf_py_tstate_tid(&pr->py, t->ts) == t->tid)
 			return t;
 	}
 	now = pf_now_ns();
 	if (pr->listed && now - pr->listed_ns < PF_PYREC_RELIST_NS)
 		return NULL;
+	want = ns_tid(pr, tid);
 	pr->listed = true;
 	pr->listed_ns = now;
 	walk_begin(p, pr->pid, LIST_READS);
 	(void)pf_py_threads(&pr->py, list, PF_PY_THREADS_MAX, &n, &end);
+	/* The host TIDs already known (in a namespace) stay known. */
+	nold = pr->nthreads < PF_PY_THREADS_MAX ? pr->nthreads : PF_PY_THREADS_MAX;
+	for (i = 0; i < nold; i++) {
+		old[i][0] = pr->threads[i].tid;
+		old[i][1] = pr->threads[i].host;
+	}
 	pr->nthreads = 0;
 	if (n > 0 && pf_grow(&pr->threads, &pr->cap, n, sizeof(*pr->threads)) == -1)
 		return NULL;
@@ -448,11 +482,20 @@ find_thread(struct pf_pyrec *p, struct proc *pr, uint32_t tid)
 		if (list[i].tid != 0) {
 			t = &pr->threads[pr->nthreads++];
 			t->tid = list[i].tid;
+			t->host = pr->ns == 1 ? 0 : list[i].tid;
+			for (j = 0; pr->ns == 1 && j < nold; j++)
+				if (old[j][0] == t->tid)
+					t->host = old[j][1];
 			t->ts = list[i].tstate;
 			t->npages = 0;
 		}
 	walk_begin(p, pr->pid, WALK_READS);
-	return thread_of(pr, tid);
+	for (i = 0; i < pr->nthreads; i++)
+		if (pr->threads[i].tid == want) {
+			pr->threads[i].host = tid;
+			return &pr->threads[i];
+		}
+	return NULL;
 }
 
 struct code_key {

@@ -253,6 +253,34 @@ runc_cgroup() {
 		fail "no frame named from the container's map: $(grep -c '\[unknown\]' "$BATS_TEST_TMPDIR/j.txt") unknown frames"
 }
 
+@test "a Python service on a root the host cannot see (new mount and PID namespaces): its Python functions are named as on the host, from the container's files" {
+	local d=$BATS_TEST_TMPDIR m lib
+	[ -x /usr/bin/python3.11 ] || fail "Debian's python3.11 is not installed: run scripts/install-deps --test"
+	make_rootfs "$ROOTFS" /usr/bin/python3.11 /usr/bin/python3.11
+	# What -S -I needs of the standard library to start.
+	lib=/usr/lib/python3.11
+	mkdir -p "$ROOTFS$lib"
+	for m in encodings codecs.py io.py abc.py os.py stat.py posixpath.py genericpath.py \
+	    _collections_abc.py _sitebuiltins.py site.py; do
+		cp -r "$lib/$m" "$ROOTFS$lib/"
+	done
+	cp "$PF_ROOT/tests/workloads/py/shares.py" "$ROOTFS/srv.py"
+	in_namespaces "$ROOTFS" /usr/bin/python3.11 -S -I /srv.py 60
+	svc_pid python3.11
+	sleep 0.5
+	run -0 --separate-stderr pf-record -p "$SVCPID" -d 3 --no-progress -o "$d/ct.txt"
+	run -0 valid_stream "$d/ct.txt"
+	grep -Eq "^# python pid=$SVCPID version=3[.]11[.][0-9]+ frames=read\$" "$d/ct.txt" ||
+		fail "no python line: $(grep '^#' "$d/ct.txt" | head -n 20)"
+	pf-fold "$d/ct.txt" > "$d/ct.folded"
+	# The file names are the container's (/srv.py), the chain the host's.
+	grep -q ';py::main:/srv.py;py::serve:/srv.py;py::handler:/srv.py;py::parse_payload:/srv.py' "$d/ct.folded" ||
+		fail "no py::main;py::serve;py::handler;py::parse_payload of /srv.py: $(head -c 600 "$d/ct.folded")"
+	echo "$(tail -n 1 "$d/ct.txt")"
+	[ "$(tail -n 1 "$d/ct.txt" | grep -oE ' py-merged=[0-9]+' | cut -d= -f2)" -ge 200 ] ||
+		fail "few merged: $(tail -n 1 "$d/ct.txt")"
+}
+
 @test "the same path, a different file: a host file at the container's path is never read for it" {
 	# The container's program at a path the host has too, holding another
 	# program (rec-split, whose functions are rec_*).
