@@ -220,6 +220,30 @@ pf_mapfiles_open_jit(struct pf_mapfiles *mf, pid_t pid)
 	return ask(mf, REQ_JIT, pid, 0, 0);
 }
 
+/*
+ * Whether an answer of got bytes (header h, received with flags) to a
+ * memory request is one: 0 when it brings the want bytes asked (at most
+ * room), -1 with its errno when it is a refusal; anything else is no
+ * answer to it: nothing more is asked of the helper (EIO).
+ */
+static int
+mem_answer(struct pf_mapfiles *mf, ssize_t got, const struct rep *h, int flags, size_t want,
+    size_t room)
+{
+	if (got < (ssize_t)sizeof(*h) || (flags & (MSG_TRUNC | MSG_CTRUNC)) || h->len > room ||
+	    (size_t)got != sizeof(*h) + h->len || (h->err == 0 && h->len != want) ||
+	    (h->err != 0 && h->len != 0)) {
+		mf->broken = true;
+		errno = EIO;
+		return -1;
+	}
+	if (h->err != 0) {
+		errno = h->err;
+		return -1;
+	}
+	return 0;
+}
+
 int
 pf_mapfiles_read(struct pf_mapfiles *mf, pid_t pid, uint64_t addr, void *buf, size_t len)
 {
@@ -239,19 +263,9 @@ pf_mapfiles_read(struct pf_mapfiles *mf, pid_t pid, uint64_t addr, void *buf, si
 	 * holds against a sampler taken over, and this one copies only what
 	 * matches what it asked.
 	 */
-	if ((n = exchange(mf, &q, &mh)) == -1)
+	if ((n = exchange(mf, &q, &mh)) == -1 ||
+	    mem_answer(mf, n, &a.h, mh.msg_flags, len, sizeof(a.data)) == -1)
 		return -1;
-	if (n < (ssize_t)sizeof(a.h) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    a.h.len > sizeof(a.data) || (size_t)n != sizeof(a.h) + a.h.len ||
-	    (a.h.err == 0 && a.h.len != len) || (a.h.err != 0 && a.h.len != 0)) {
-		mf->broken = true;
-		errno = EIO;
-		return -1;
-	}
-	if (a.h.err != 0) {
-		errno = a.h.err;
-		return -1;
-	}
 	memcpy(buf, a.data, len);
 	return 0;
 }
@@ -273,20 +287,10 @@ pf_mapfiles_read_pages(struct pf_mapfiles *mf, pid_t pid, const uint64_t *pages,
 	}
 	/* As for one read, the helper checks the count and the addresses. */
 	memcpy(q.pages, pages, (n < PF_MAPFILES_PAGES_MAX ? n : PF_MAPFILES_PAGES_MAX) * 8);
-	if ((got = exchange(mf, &q, &mh)) == -1)
-		return -1;
 	want = sizeof(a.ok) + (n <= PF_MAPFILES_PAGES_MAX ? n : 0) * PF_MAPFILES_READ_MAX;
-	if (got < (ssize_t)sizeof(a.h) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    (size_t)got != sizeof(a.h) + a.h.len || (a.h.err == 0 && a.h.len != want) ||
-	    (a.h.err != 0 && a.h.len != 0)) {
-		mf->broken = true;
-		errno = EIO;
+	if ((got = exchange(mf, &q, &mh)) == -1 ||
+	    mem_answer(mf, got, &a.h, mh.msg_flags, want, sizeof(a) - sizeof(a.h)) == -1)
 		return -1;
-	}
-	if (a.h.err != 0) {
-		errno = a.h.err;
-		return -1;
-	}
 	for (i = 0; i < n; i++) {
 		ok[i] = a.ok[i] == 1;
 		if (ok[i])

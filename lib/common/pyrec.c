@@ -109,28 +109,11 @@ pf_pyrec_new(struct pf_mapfiles *mf, bool lines)
 	p->mf = mf;
 	p->lines = lines;
 	p->rd.mf = mf;
+	/* pf_pyrec_free frees what a zeroed state holds too. */
 	if ((p->rd.pages = calloc(PF_PYREC_PAGES, sizeof(*p->rd.pages))) == NULL ||
-	    (p->st = malloc(sizeof(*p->st))) == NULL || pf_intern_init(&p->names, 256) == -1) {
-		free(p->rd.pages);
-		free(p->st);
-		free(p);
-		errno = ENOMEM;
-		return NULL;
-	}
-	if (pf_intern_init(&p->stacks, 256) == -1) {
-		pf_intern_free(&p->names);
-		free(p->rd.pages);
-		free(p->st);
-		free(p);
-		errno = ENOMEM;
-		return NULL;
-	}
-	if (pf_htab_init(&p->codes_ix, 1024) == -1) {
-		pf_intern_free(&p->names);
-		pf_intern_free(&p->stacks);
-		free(p->rd.pages);
-		free(p->st);
-		free(p);
+	    (p->st = malloc(sizeof(*p->st))) == NULL || pf_intern_init(&p->names, 256) == -1 ||
+	    pf_intern_init(&p->stacks, 256) == -1 || pf_htab_init(&p->codes_ix, 1024) == -1) {
+		pf_pyrec_free(p);
 		errno = ENOMEM;
 		return NULL;
 	}
