@@ -680,7 +680,7 @@ pf_pyrec_eval_code(const struct pf_pyrec *p, uint32_t pid, uint64_t *lo, uint64_
 	return false;
 }
 
-const uint32_t *
+const unsigned char *
 pf_pyrec_stack(const struct pf_pyrec *p, uint32_t id, size_t *n, int *end)
 {
 	const char *k;
@@ -692,7 +692,7 @@ pf_pyrec_stack(const struct pf_pyrec *p, uint32_t id, size_t *n, int *end)
 	k = pf_intern_key(&p->stacks, id - 1, &len);
 	*end = (unsigned char)k[0];
 	*n = (len - 1) / 4;
-	return (const uint32_t *)(const void *)(k + 1);
+	return (const unsigned char *)k + 1;
 }
 
 const char *

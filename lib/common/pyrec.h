@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "buf.h"
@@ -127,12 +128,24 @@ uint32_t pf_pyrec_add_stack(struct pf_pyrec *p, const char *const *names, const 
 #define PF_PYREC_ENTRY	0x80000000u
 
 /*
- * Stack number id's frames, innermost first: each a name number, with
+ * Stack number id's frames, innermost first (read each with
+ * pf_pyrec_frame): each a name number, with
  * PF_PYREC_ENTRY when the frame is the first its evaluation call ran;
  * *n the count, *end how the walk ended (PF_PY_END_*).  NULL for an id
  * that is not one.
  */
-const uint32_t *pf_pyrec_stack(const struct pf_pyrec *p, uint32_t id, size_t *n, int *end);
+const unsigned char *pf_pyrec_stack(const struct pf_pyrec *p, uint32_t id, size_t *n,
+    int *end);
+
+/* Frame i of a stack pf_pyrec_stack gave (its bytes need not be aligned). */
+static inline uint32_t
+pf_pyrec_frame(const unsigned char *st, size_t i)
+{
+	uint32_t k;
+
+	memcpy(&k, st + 4 * i, sizeof(k));
+	return k;
+}
 
 /* Name number k's bytes ("QUALNAME:FILE[:LINE]", unescaped), *len long. */
 const char *pf_pyrec_name(const struct pf_pyrec *p, uint32_t k, size_t *len);

@@ -257,7 +257,7 @@ static int
 py_merge(const struct pf_pyrec *py, const struct pf_rawsample *s, struct pf_buf *b,
     size_t start, const struct py_lines *pl, bool native_cut)
 {
-	const uint32_t *fr;
+	const unsigned char *fr;
 	size_t n, i, g, ngroups = 0, partial, first[PF_PY_FRAMES_MAX + 1], nev = pl->nev;
 	struct pf_buf t = { 0 };
 	int end, rc = -1;
@@ -273,7 +273,7 @@ py_merge(const struct pf_pyrec *py, const struct pf_rawsample *s, struct pf_buf 
 	/* Groups: first[g] is group g's innermost frame; each ends at an entry frame. */
 	first[0] = 0;
 	for (i = 0; i < n; i++)
-		if (fr[i] & PF_PYREC_ENTRY)
+		if (pf_pyrec_frame(fr, i) & PF_PYREC_ENTRY)
 			first[++ngroups] = i + 1;
 	partial = n - first[ngroups];
 	walk_cut = end != PF_PY_END_DONE;
@@ -294,11 +294,11 @@ py_merge(const struct pf_pyrec *py, const struct pf_rawsample *s, struct pf_buf 
 			at = pl->ev_end[g];
 			if (g < ngroups) {
 				for (i = first[g]; i < first[g + 1]; i++)
-					if (py_line(&t, py, fr[i]) == -1)
+					if (py_line(&t, py, pf_pyrec_frame(fr, i)) == -1)
 						goto out;
 			} else if (g == ngroups && walk_cut) {
 				for (i = first[ngroups]; i < n; i++)
-					if (py_line(&t, py, fr[i]) == -1)
+					if (py_line(&t, py, pf_pyrec_frame(fr, i)) == -1)
 						goto out;
 				if (py_marker(&t, end) == -1)
 					goto out;
@@ -312,11 +312,11 @@ py_merge(const struct pf_pyrec *py, const struct pf_rawsample *s, struct pf_buf 
 		/* The outer groups a cut native stack did not reach end it. */
 		for (g = nev; g < ngroups; g++)
 			for (i = first[g]; i < first[g + 1]; i++)
-				if (py_line(&t, py, fr[i]) == -1)
+				if (py_line(&t, py, pf_pyrec_frame(fr, i)) == -1)
 					goto out;
 		if (walk_cut) {
 			for (i = first[ngroups]; i < n; i++)
-				if (py_line(&t, py, fr[i]) == -1)
+				if (py_line(&t, py, pf_pyrec_frame(fr, i)) == -1)
 					goto out;
 			if (py_marker(&t, end) == -1)
 				goto out;

@@ -108,6 +108,11 @@ record() {
 	echo "$name: $(tail -n 1 "$f.txt")"
 }
 
+# mismatched FOLDED: the weight of the stacks that end in [py-mismatch].
+mismatched() {
+	awk 'index($0, "[py-mismatch]") { s += $NF } END { printf "%.0f\n", s }' "$1"
+}
+
 # shares FOLDED: "HANDLER TOTAL PARSE RENDER CHECKSUM BADORDER", weights:
 # of the stacks through py::handler, those through each of its callees,
 # and those where py::main, py::serve and py::handler are not in this
@@ -143,7 +148,7 @@ shares() {
 
 @test "pf-record -p: shares.py's handler splits 50/30/20 across py::parse_payload, py::render_template and py::checksum (+-5 points), under py::main and py::serve, under native frames, on each CPython" {
 	live
-	local p py comm d=$BATS_TEST_TMPDIR h tot pp r c bad
+	local p py comm d=$BATS_TEST_TMPDIR h tot pp r c bad mm
 	pythons "${PYENV_ALL[@]}"
 	for p in "${PYS[@]}"; do
 		py=${p% *} comm=${p#* }
@@ -155,8 +160,14 @@ shares() {
 		read -r h tot pp r c bad < <(shares "$d/$comm.folded")
 		echo "$py: handler $h of $tot ns; parse_payload $pp, render_template $r, checksum $c; out of order $bad"
 		[ "$h" -gt 0 ] || fail "$py: no stack through py::handler: $(head -c 2000 "$d/$comm.folded")"
-		# The workload is all handler but for its loop's clock reads.
-		[ $((h * 100)) -ge $((tot * 90)) ] || fail "$py: py::handler in only $h of $tot ns"
+		# The workload is all handler but for its loop's clock reads: each
+		# sample is through py::handler, or says its frames were not its own
+		# ([py-mismatch]: read too late, as on a machine busy enough to hold
+		# the recorder back); and most of them are through it.
+		mm=$(mismatched "$d/$comm.folded")
+		echo "$py: [py-mismatch] $mm ns"
+		[ $(((h + mm) * 100)) -ge $((tot * 90)) ] || fail "$py: py::handler in only $h of $tot ns, [py-mismatch] $mm"
+		[ $((h * 100)) -ge $((tot * 50)) ] || fail "$py: py::handler in only $h of $tot ns"
 		[ "$bad" -eq 0 ] || fail "$py: $bad ns of stacks with py::main, py::serve, py::handler out of order or not under native frames: $(grep 'py::handler:' "$d/$comm.folded" | grep -v ';py::main:.*;py::serve:.*;py::handler:' | head -n 3)"
 		within "$(awk -v a="$pp" -v h="$h" 'BEGIN { print 100 * a / h }')" 50 5 || fail "$py: py::parse_payload $pp of $h ns, designed 50%"
 		within "$(awk -v a="$r" -v h="$h" 'BEGIN { print 100 * a / h }')" 30 5 || fail "$py: py::render_template $r of $h ns, designed 30%"
@@ -192,7 +203,7 @@ shares() {
 		start_py "$py" "$comm" threads.py 30
 		wait_ready
 		sleep 0.3
-		record pf-record "$comm" 6 --tid
+		record pf-record "$comm" 4 --tid
 		stop_py
 		# Per thread (root frame COMM-PID/TID): its time, the time
 		# through its own function, and any t_* function not its own.
@@ -256,7 +267,7 @@ function want(leaf) {
 		start_py "$py" "$comm" consistency.py 30
 		# Past its start-up, which sizes the buffers.
 		sleep 1.5
-		record pf-record "$comm" 8 --kernel
+		record pf-record "$comm" 5 --kernel
 		stop_py
 		# shellcheck disable=SC2016 # an awk program
 		out=$(awk "$LEAF_MAP"'
@@ -274,6 +285,8 @@ function want(leaf) {
 				}
 			}
 			w = want(leaf)
+			if (index(s, "[py-mismatch]"))
+				mm += n
 			if (w == "" || fn == "")
 				next
 			both += n; by[w] += n
@@ -283,12 +296,14 @@ function want(leaf) {
 				printf "  %s under py::%s\n", leaf, fn
 		}
 		END {
-			printf "%.0f of %.0f ns agree, of %.0f in all;", ok, both, tot
+			printf "%.0f of %.0f ns agree, of %.0f in all, %.0f [py-mismatch];", ok, both, tot, mm
 			for (w in by) printf " %s %.0f", w, by[w]
 			print ""
 			# Most of the time is in the mapped leaves; each of
 			# crc32, adler32 and sha256 is there.
-			exit !(both >= 0.5 * tot && ok >= 0.99 * both && by["use_crc32"] > 0.05 * both &&
+			# Samples read too late say so ([py-mismatch]), and are no
+			# disagreement; most have both.
+			exit !(both + mm >= 0.5 * tot && both >= 0.2 * tot && ok >= 0.99 * both && by["use_crc32"] > 0.05 * both &&
 			    by["use_adler32"] > 0.05 * both && by["use_sha256"] > 0.05 * both)
 		}' "$d/$comm.folded") || fail "$py: $out"
 		echo "$py: $out"
@@ -303,7 +318,7 @@ function want(leaf) {
 		py=${p% *} comm=${p#* }
 		start_py "$py" "$comm" deep.py 30
 		sleep 0.5
-		record pf-record "$comm" 6
+		record pf-record "$comm" 4
 		assert_python_header "$d/$comm.txt" "$BGPID" "$comm"
 		stop_py
 		# shellcheck disable=SC2016 # an awk program
@@ -357,7 +372,7 @@ function want(leaf) {
 		py=${p% *} comm=${p#* }
 		start_py "$py" "$comm" cext.py 30
 		sleep 0.5
-		record pf-record "$comm" 5
+		record pf-record "$comm" 3
 		stop_py
 		# shellcheck disable=SC2016 # an awk program
 		out=$(awk '
@@ -424,12 +439,12 @@ function want(leaf) {
 
 @test "pf-record -- CMD: shares.py started by the recorder has its Python frames named too, on each CPython; --no-python names none" {
 	live
-	local p py comm d=$BATS_TEST_TMPDIR h tot pp r c bad
+	local p py comm d=$BATS_TEST_TMPDIR h tot pp r c bad mm
 	pythons "${PYENV_ALL[@]}"
 	for p in "${PYS[@]}"; do
 		py=${p% *} comm=${p#* }
 		rm -f "$d/$comm.txt"	# Debian's python3.11 and pyenv's have one name
-		run -0 --separate-stderr "${FAVOURED[@]}" pf-record -d 20 --no-progress -o "$d/$comm.txt" -- "$py" "$PYW/shares.py" 4
+		run -0 --separate-stderr "${FAVOURED[@]}" pf-record -d 20 --no-progress -o "$d/$comm.txt" -- "$py" "$PYW/shares.py" 3
 		run -0 valid_stream "$d/$comm.txt"
 		assert_output target-exit
 		grep -Eq "^# ((pf-record): )?python pid=[0-9]+ version=${comm#python}([.][0-9]+)? frames=read\$" "$d/$comm.txt" ||
@@ -437,8 +452,11 @@ function want(leaf) {
 		pf-fold "$d/$comm.txt" > "$d/$comm.folded"
 		read -r h tot pp r c bad < <(shares "$d/$comm.folded")
 		echo "$py: handler $h of $tot ns; parse_payload $pp, render_template $r, checksum $c; out of order $bad"
-		# Its start-up (some 50 ms of 4 s) has no handler.
-		[ $((h * 100)) -ge $((tot * 85)) ] || fail "$py: py::handler in only $h of $tot ns"
+		# Its start-up (some 50 ms of 4 s) has no handler; a sample read too
+		# late says so ([py-mismatch]).
+		mm=$(mismatched "$d/$comm.folded")
+		[ $(((h + mm) * 100)) -ge $((tot * 85)) ] || fail "$py: py::handler in only $h of $tot ns, [py-mismatch] $mm"
+		[ $((h * 100)) -ge $((tot * 50)) ] || fail "$py: py::handler in only $h of $tot ns"
 		[ "$bad" -eq 0 ] && [ "$pp" -gt 0 ] && [ "$r" -gt 0 ] && [ "$c" -gt 0 ] || fail "$py: $pp $r $c, $bad out of order"
 	done
 	# --no-python: the evaluator's native frames stay, and no py:: frame.
@@ -446,6 +464,31 @@ function want(leaf) {
 	pf-fold "$d/off.txt" > "$d/off.folded"
 	grep -q ';_PyEval_EvalFrameDefault;' "$d/off.folded" || fail "--no-python: no _PyEval_EvalFrameDefault frame"
 	run -1 grep -q 'py::' "$d/off.folded"
+}
+
+@test "pf-record -- CMD under -X perf (3.12, 3.13): a function both the perf map and the interpreter's frames name shows once" {
+	live
+	local v py comm d=$BATS_TEST_TMPDIR n=0 dup
+	for v in 3.12.1 3.13.0; do
+		comm=python${v%.*}
+		py=/root/.pyenv/versions/$v/bin/$comm
+		if [ ! -x "$py" ]; then
+			echo "# pyenv's CPython $v is not installed here ($py): skipped" >&3
+			continue
+		fi
+		n=$((n + 1))
+		rm -f "$d/$v.txt"
+		run -0 --separate-stderr pf-record -d 20 --no-progress -o "$d/$v.txt" -- "$py" -X perf "$PYW/shares.py" 2
+		run -0 valid_stream "$d/$v.txt"
+		pf-fold "$d/$v.txt" > "$d/$v.folded"
+		grep -q ';py::serve:[^;]*;py::handler:' "$d/$v.folded" || fail "$v: no py::serve;py::handler"
+		# shares.py recurses nowhere: a py:: frame twice in a stack is one shown twice.
+		# shellcheck disable=SC2016 # an awk program
+		dup=$(awk '{ delete c; k = split($1, f, ";"); for (i = 1; i <= k; i++) if (f[i] ~ /^py::/ && c[f[i]]++) { print; exit } }' "$d/$v.folded")
+		[ -z "$dup" ] || fail "$v: a function twice: $dup"
+		echo "$v: $(tail -n 1 "$d/$v.txt")"
+	done
+	[ "$n" -gt 0 ] || skip "neither pyenv's CPython 3.12.1 nor 3.13.0 is installed here"
 }
 
 @test "pf-record -a names Python frames only with --python (its helper then reads any process's memory), -p reads none with --no-python" {
