@@ -179,6 +179,9 @@ py_learn(struct pf_pyrec_slots *ls, const struct pyread *range, const char *stac
 	}
 }
 
+/* Samples a process's slots are learned from before only learned slots count (before 3.11). */
+#define PY_LEARN_MIN	16
+
 /* Whether a learned slot of the frame (one that held the pointer in most fresh samples) holds one. */
 static bool
 py_learned(const struct pf_pyrec_slots *ls, const struct pyread *range, const char *stack,
@@ -214,8 +217,9 @@ py_learned(const struct pf_pyrec_slots *ls, const struct pyread *range, const ch
  *    callee saved, points into the code object, or a learned slot does.
  *    Not any slot of its frame: one a pass over another function left
  *    there held a pointer into that one (Debian's 3.11);
- *  - before 3.11 (no instruction read), any of them pointing at the code
- *    object (the loop's local co).
+ *  - before 3.11 (no instruction read), a register, or one a callee
+ *    saved, pointing at the code object (the loop's local co), or a slot
+ *    of its frame (once learned, a learned one) doing so.
  *
  * A read that came after the thread had gone on to other code finds none:
  * stale.  Where nothing can be told (no code object's bytes, no
@@ -249,9 +253,27 @@ py_fresh(const struct pf_rawrec *r, const struct pf_rawsample *s, const struct p
 		hi = len;
 	if (lo >= hi)
 		return true;
-	if (py->instr == 0)
-		return py_in_registers(&range, regs, stack, len, sps, i) ||
-		    py_words(&range, stack + lo, (size_t)(hi - lo));
+	/*
+	 * Before 3.11, no instruction: a register holding the code object,
+	 * or a slot of its frame.  The loop's own slot holds it in nearly
+	 * every sample; a sibling call's activation (the one before, at the
+	 * same stack addresses) leaves its code object in slots this one has
+	 * not written, in a few: once the slots are learned, only those count.
+	 */
+	if (py->instr == 0) {
+		bool any;
+
+		if (i == 0 ? py_words(&range, (const char *)regs, PF_UNWIND_NREGS * 8) :
+		    py_in_registers(&range, regs, stack, len, sps, i))
+			return true;
+		any = py_words(&range, stack + lo, (size_t)(hi - lo));
+		if (cfa == 0 || cfa > len)
+			return any;
+		if (any)
+			py_learn(ls, &range, stack, lo, hi, cfa);
+		return ls->confirmed < PY_LEARN_MIN ? any :
+		    py_learned(ls, &range, stack, lo, hi, cfa);
+	}
 	if ((i > 0 && py_in_registers(py, regs, stack, len, sps, i)) ||
 	    py_words(py, stack + lo, (size_t)(hi - lo))) {
 		if (cfa != 0 && cfa <= len)

@@ -203,7 +203,7 @@ shares() {
 		start_py "$py" "$comm" threads.py 30
 		wait_ready
 		sleep 0.3
-		record pf-record "$comm" 4 --tid
+		record pf-record "$comm" 3 --tid
 		stop_py
 		# Per thread (root frame COMM-PID/TID): its time, the time
 		# through its own function, and any t_* function not its own.
@@ -267,7 +267,7 @@ function want(leaf) {
 		start_py "$py" "$comm" consistency.py 30
 		# Past its start-up, which sizes the buffers.
 		sleep 1.5
-		record pf-record "$comm" 5 --kernel
+		record pf-record "$comm" 4 --kernel
 		stop_py
 		# shellcheck disable=SC2016 # an awk program
 		out=$(awk "$LEAF_MAP"'
@@ -457,7 +457,10 @@ function want(leaf) {
 		mm=$(mismatched "$d/$comm.folded")
 		[ $(((h + mm) * 100)) -ge $((tot * 85)) ] || fail "$py: py::handler in only $h of $tot ns, [py-mismatch] $mm"
 		[ $((h * 100)) -ge $((tot * 50)) ] || fail "$py: py::handler in only $h of $tot ns"
-		[ "$bad" -eq 0 ] && [ "$pp" -gt 0 ] && [ "$r" -gt 0 ] && [ "$c" -gt 0 ] || fail "$py: $pp $r $c, $bad out of order"
+		# Before 3.11 no instruction pins a read to its sample: one that
+		# passed the checks late may show another moment's chain (1 in
+		# 300 samples of 3.9 in a loaded CI rehearsal).
+		[ $((bad * 100)) -le "$h" ] && [ "$pp" -gt 0 ] && [ "$r" -gt 0 ] && [ "$c" -gt 0 ] || fail "$py: $pp $r $c, $bad out of order"
 	done
 	# --no-python: the evaluator's native frames stay, and no py:: frame.
 	run -0 --separate-stderr pf-record --no-python -d 20 --no-progress -o "$d/off.txt" -- /usr/bin/python3.11 "$PYW/shares.py" 2
@@ -481,7 +484,8 @@ function want(leaf) {
 		run -0 --separate-stderr pf-record -d 20 --no-progress -o "$d/$v.txt" -- "$py" -X perf "$PYW/shares.py" 2
 		run -0 valid_stream "$d/$v.txt"
 		pf-fold "$d/$v.txt" > "$d/$v.folded"
-		grep -q ';py::serve:[^;]*;py::handler:' "$d/$v.folded" || fail "$v: no py::serve;py::handler"
+		# -X perf makes each Python call a C call: native frames between them.
+		grep -q ';py::serve:[^ ]*;py::handler:' "$d/$v.folded" || fail "$v: no py::serve ... py::handler"
 		# shares.py recurses nowhere: a py:: frame twice in a stack is one shown twice.
 		# shellcheck disable=SC2016 # an awk program
 		dup=$(awk '{ delete c; k = split($1, f, ";"); for (i = 1; i <= k; i++) if (f[i] ~ /^py::/ && c[f[i]]++) { print; exit } }' "$d/$v.folded")
