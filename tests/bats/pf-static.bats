@@ -106,6 +106,21 @@ in_root() {
 		fail "no unwound stack through main: $(cat "$BATS_TEST_TMPDIR/folded")"
 }
 
+@test "the static pf-record names a running python3.11's Python functions, its helper reading them" {
+	local pid
+	[ -x /usr/bin/python3.11 ] || fail "Debian's python3.11 is not installed: run scripts/install-deps --test"
+	/usr/bin/python3.11 "$PF_ROOT/tests/workloads/py/shares.py" 20 & pid=$!
+	wait_exec "$pid" python3.11
+	run --separate-stderr "$STATIC_DIR/pf-record" -p "$pid" -d 2 --no-progress -o "$BATS_TEST_TMPDIR/py.txt"
+	kill "$pid" 2>/dev/null || true
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	grep -Eq "^# python pid=$pid version=3[.]11[.][0-9]+ frames=read\$" "$BATS_TEST_TMPDIR/py.txt" ||
+		fail "no python line: $(grep '^#' "$BATS_TEST_TMPDIR/py.txt" | head -n 20)"
+	"$STATIC_DIR/pf-fold" "$BATS_TEST_TMPDIR/py.txt" > "$BATS_TEST_TMPDIR/py.folded"
+	grep -q ';py::serve:[^;]*;py::handler:' "$BATS_TEST_TMPDIR/py.folded" ||
+		fail "no py::serve;py::handler: $(head -c 800 "$BATS_TEST_TMPDIR/py.folded")"
+}
+
 @test "in an empty root, pf-offcpu records blocked time and pf-fold --pprof makes a profile of it" {
 	in_root '
 		chroot "$ROOT" /bin/pf-offcpu -d 20 -o /tmp/off.txt -- /sleeper 10 2

@@ -9,7 +9,12 @@
 import sys
 import time
 
-UNIT = 20000
+# Each call runs for tens of milliseconds (parse_payload some 25 to 50 ms):
+# far longer than the 0.1 to a few ms after its sample that a read of the
+# Python frames lands, so the samples marked [py-mismatch] (read once the
+# thread had moved on, more often near a function's end) take next to
+# nothing from the shorter functions' shares.
+UNIT = 100000
 
 
 def parse_payload(seed):
