@@ -19,6 +19,8 @@
 #include "window.h"
 
 #define PAGE		4096u
+/* C libraries of processes no interpreter was found in yet, the last this many. */
+#define LIBC_RING	64
 /* Helper requests one walk of a thread's frames may make, and one listing of the threads. */
 #define WALK_READS	128
 #define LIST_READS	2048
@@ -97,6 +99,11 @@ struct pf_pyrec {
 	struct pf_buf nkey;		/* a name's */
 	uint64_t samples, read, hits, misses;
 	uint64_t leaf_lo, leaf_hi, leaf_instr;	/* pf_pyrec_leaf_code's */
+	struct {
+		uint32_t pid, off;
+		uint64_t time;
+	} libc[LIBC_RING];		/* C libraries seen before their interpreter */
+	size_t nlibc;
 };
 
 struct pf_pyrec *
@@ -188,6 +195,7 @@ pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64
 	struct pf_py_elf e;
 	struct proc *pr;
 	uint32_t off;
+	size_t i;
 	int fd;
 
 	if (p->mf == NULL || (!libc && strstr(name, "python") == NULL))
@@ -201,10 +209,22 @@ pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64
 	if ((fd = pf_mapfile_open(p->mf, "/proc", pid, start, end, path, ino)) == -1)
 		return 0;
 	if (libc) {
-		if (pf_py_elf_pthread_tid(fd, &off) == 0 && off != 0 &&
-		    (pr = new_proc(p, (uint32_t)pid)) != NULL) {
-			pr->tid_off = off;
-			pr->seen = pr->seen > time ? pr->seen : time;
+		/*
+		 * Kept for a process with an interpreter; before one is found
+		 * (its loader maps the C library first), in a ring of the last
+		 * few: under -a every process maps a C library, and must not
+		 * take the interpreters' places.
+		 */
+		if (pf_py_elf_pthread_tid(fd, &off) == 0 && off != 0) {
+			if (pr != NULL) {
+				pr->tid_off = off;
+				pr->seen = pr->seen > time ? pr->seen : time;
+			} else {
+				p->libc[p->nlibc % LIBC_RING].pid = (uint32_t)pid;
+				p->libc[p->nlibc % LIBC_RING].off = off;
+				p->libc[p->nlibc % LIBC_RING].time = time;
+				p->nlibc++;
+			}
 		}
 		close(fd);
 		return 0;
@@ -216,6 +236,11 @@ pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64
 	close(fd);
 	if ((pr = new_proc(p, (uint32_t)pid)) == NULL)
 		return 0;
+	for (i = 0; pr->tid_off == 0 && i < LIBC_RING && i < p->nlibc; i++)
+		if (p->libc[i].pid == (uint32_t)pid) {
+			pr->tid_off = p->libc[i].off;
+			pr->seen = p->libc[i].time;
+		}
 	pr->elf = e;
 	pr->seen = pr->seen > time ? pr->seen : time;
 	pr->runtime = start - pgoff - e.vaddr0 + e.runtime;

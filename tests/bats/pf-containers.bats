@@ -82,6 +82,11 @@ svc_pid() {
 	fail "no process named $1 after 10 s"
 }
 
+# trailer_count STREAM WORD: the number after WORD= in STREAM's trailer.
+trailer_count() {
+	tail -n 1 "$1" | grep -oE " $2=[0-9]+" | cut -d= -f2
+}
+
 # svc_pid_under NAME ANCESTOR: the host PID of the process named NAME that
 # descends from ANCESTOR, 10 s at most; in SVCPID.
 svc_pid_under() {
@@ -300,7 +305,8 @@ runc_cgroup() {
 	grep -q ';py::main:/srv.py;py::serve:/srv.py;py::handler:/srv.py;py::parse_payload:/srv.py' "$d/ct.folded" ||
 		fail "no py::main;py::serve;py::handler;py::parse_payload of /srv.py: $(head -c 600 "$d/ct.folded")"
 	echo "$(tail -n 1 "$d/ct.txt")"
-	[ "$(tail -n 1 "$d/ct.txt" | grep -oE ' py-merged=[0-9]+' | cut -d= -f2)" -ge 200 ] ||
+	# Most samples merged (a loaded machine leaves the service some 130 in 3 s).
+	[ $(($(trailer_count "$d/ct.txt" py-merged) * 2)) -ge "$(trailer_count "$d/ct.txt" samples)" ] ||
 		fail "few merged: $(tail -n 1 "$d/ct.txt")"
 }
 
