@@ -15,12 +15,18 @@
  * 64 KiB.  Its seeds are two small shared objects built for it: one
  * with Py_Version, _PyRuntime and the descriptor, one with a soname.
  *
+ * The line of each of a walk's first frames is looked up in its code's
+ * line table as read from the input (pf_py_code_linetable), and the
+ * input's start is taken for a line table of each version at a few
+ * instructions (pf_py_addr2line).
+ *
  * Besides the sanitizers' findings, it aborts when an answer breaks
  * pyframe.h: more frames or thread states than the most, an end or a
  * name status not in the header, a name longer than PF_PY_NAME_MAX or
  * not NUL-terminated at its length, a refused name without its marker,
- * a read longer than 4 * PF_PY_NAME_MAX, or a walk making more reads
- * than its bounds allow.
+ * a read longer than 4 * PF_PY_NAME_MAX, a walk making more reads
+ * than its bounds allow, a line table longer than PF_PY_LINETABLE_MAX or
+ * read in more reads than its length needs, or a negative line.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -41,10 +47,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
  * Reads a walk may make: per frame visited (twice the frames, for
- * shims) four, per code object three and per name three; per thread
- * state three and per interpreter two, and a few to start.
+ * shims) five, per code object three and per name three; per thread
+ * state three and per interpreter two, and a few to start.  A line
+ * table: its pointer and length, then a read per 4 * PF_PY_NAME_MAX.
  */
-#define FRAME_READS	(2 * PF_PY_FRAMES_MAX * (4 + 3 + 2 * 3) + 8)
+#define FRAME_READS	(2 * PF_PY_FRAMES_MAX * (5 + 3 + 2 * 3) + 8)
+#define TABLE_READS	(2 + PF_PY_LINETABLE_MAX / (4 * PF_PY_NAME_MAX))
+/* The frames of a walk whose lines are looked up. */
+#define LINE_FRAMES	2
 #define THREAD_READS	(PF_PY_THREADS_MAX * 3 + PF_PY_INTERPS_MAX * 2 + 8)
 
 struct mem {
@@ -83,11 +93,12 @@ check_name(const char *s, size_t len, unsigned char st)
 }
 
 static struct pf_py_stack stack;
+static unsigned char table[PF_PY_LINETABLE_MAX];
 
 static void
 frames(const struct pf_py *py, struct mem *m, uint64_t ts)
 {
-	size_t i;
+	size_t i, len;
 
 	m->reads = 0;
 	pf_py_thread_frames(py, ts, &stack);
@@ -97,7 +108,31 @@ frames(const struct pf_py *py, struct mem *m, uint64_t ts)
 	for (i = 0; i < stack.n; i++) {
 		check_name(stack.frame[i].name, stack.frame[i].namelen, stack.frame[i].name_st);
 		check_name(stack.frame[i].file, stack.frame[i].filelen, stack.frame[i].file_st);
+		if (i >= LINE_FRAMES)
+			continue;
+		m->reads = 0;
+		if (pf_py_code_linetable(py, stack.frame[i].code, table, &len) == 0 &&
+		    (len > PF_PY_LINETABLE_MAX || m->reads > TABLE_READS ||
+		    pf_py_addr2line(py->lay.minor, table, len, stack.frame[i].firstline,
+		    stack.frame[i].lasti) < 0))
+			abort();
 	}
+}
+
+/* The input's first KiB as a line table of each version. */
+static void
+lines(const uint8_t *data, size_t size)
+{
+	int64_t at[] = { PF_PY_LASTI_NONE, -2, 2, INT64_MAX };
+	int minor;
+	size_t i;
+
+	if (size > 1024)
+		size = 1024;
+	for (minor = PF_PY_MINOR_MIN; minor <= PF_PY_MINOR_MAX; minor++)
+		for (i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+			if (pf_py_addr2line(minor, data, size, 1, at[i]) < 0)
+				abort();
 }
 
 static int fd = -1;
@@ -138,6 +173,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size >= 4 && memcmp(data, "\177ELF", 4) == 0)
 		elf(data, size);
+	lines(data, size);
 	for (minor = PF_PY_MINOR_MIN; minor <= PF_PY_MINOR_MAX; minor++) {
 		if (pf_py_init(&py, minor, BASE, TID_OFF, mem_read, &m) != 0)
 			continue;

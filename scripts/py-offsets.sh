@@ -110,6 +110,20 @@ main(void)
 #endif
 	printf("\t\t.co_filename = %zu,\n", offsetof(PyCodeObject, co_filename));
 	printf("\t\t.co_firstlineno = %zu,\n", offsetof(PyCodeObject, co_firstlineno));
+#if PY_VERSION_HEX >= 0x030a0000
+	printf("\t\t.co_linetable = %zu,\n", offsetof(PyCodeObject, co_linetable));
+#else
+	printf("\t\t.co_linetable = %zu,\n", offsetof(PyCodeObject, co_lnotab));
+#endif
+#if PY_VERSION_HEX >= 0x030b0000
+	printf("\t\t.co_code = %zu,\n", offsetof(PyCodeObject, co_code_adaptive));
+	printf("\t\t.fr_lasti = -1,\n");
+#else
+	printf("\t\t.co_code = -1,\n");
+	printf("\t\t.fr_lasti = %zu,\n", offsetof(PyFrameObject, f_lasti));
+#endif
+	printf("\t\t.bytes_size = %zu,\n", offsetof(PyVarObject, ob_size));
+	printf("\t\t.bytes_data = %zu,\n", offsetof(PyBytesObject, ob_sval));
 	printf("\t\t.uni_length = %zu,\n", offsetof(PyASCIIObject, length));
 	printf("\t\t.uni_state = %zu,\n", offsetof(PyASCIIObject, state));
 	printf("\t\t.uni_ascii_size = %zu,\n", sizeof(PyASCIIObject));

@@ -39,6 +39,11 @@ static const struct pf_py_layout layouts[] = {
 		.co_name = 112,
 		.co_filename = 104,
 		.co_firstlineno = 40,
+		.co_linetable = 120,
+		.co_code = -1,
+		.fr_lasti = 104,
+		.bytes_size = 16,
+		.bytes_data = 32,
 		.uni_length = 16,
 		.uni_state = 32,
 		.uni_ascii_size = 48,
@@ -67,6 +72,11 @@ static const struct pf_py_layout layouts[] = {
 		.co_name = 112,
 		.co_filename = 104,
 		.co_firstlineno = 40,
+		.co_linetable = 120,
+		.co_code = -1,
+		.fr_lasti = 96,
+		.bytes_size = 16,
+		.bytes_data = 32,
 		.uni_length = 16,
 		.uni_state = 32,
 		.uni_ascii_size = 48,
@@ -95,6 +105,11 @@ static const struct pf_py_layout layouts[] = {
 		.co_name = 128,
 		.co_filename = 112,
 		.co_firstlineno = 72,
+		.co_linetable = 136,
+		.co_code = 184,
+		.fr_lasti = -1,
+		.bytes_size = 16,
+		.bytes_data = 32,
 		.uni_length = 16,
 		.uni_state = 32,
 		.uni_ascii_size = 48,
@@ -123,6 +138,11 @@ static const struct pf_py_layout layouts[] = {
 		.co_name = 128,
 		.co_filename = 112,
 		.co_firstlineno = 68,
+		.co_linetable = 136,
+		.co_code = 192,
+		.fr_lasti = -1,
+		.bytes_size = 16,
+		.bytes_data = 32,
 		.uni_length = 16,
 		.uni_state = 32,
 		.uni_ascii_size = 40,
@@ -151,6 +171,11 @@ static const struct pf_py_layout layouts[] = {
 		.co_name = 128,
 		.co_filename = 112,
 		.co_firstlineno = 68,
+		.co_linetable = 136,
+		.co_code = 200,
+		.fr_lasti = -1,
+		.bytes_size = 16,
+		.bytes_data = 32,
 		.uni_length = 16,
 		.uni_state = 32,
 		.uni_ascii_size = 40,
@@ -417,7 +442,9 @@ pf_py_elf_pthread_tid(int fd, uint32_t *off)
 #define DBG_CO_SIZE		272
 #define DBG_CO_FILENAME		280
 #define DBG_CO_QUALNAME		296
+#define DBG_CO_LINETABLE	304
 #define DBG_CO_FIRSTLINENO	312
+#define DBG_CO_CODE_ADAPTIVE	344
 #define DBG_UNI_SIZE		536
 #define DBG_UNI_STATE		544
 #define DBG_UNI_LENGTH		552
@@ -483,6 +510,8 @@ init_debug_offsets(struct pf_py *py)
 	    !dbg_field(d, DBG_CO_SIZE, DBG_CO_FILENAME, &l->co_filename) ||
 	    !dbg_field(d, DBG_CO_SIZE, DBG_CO_QUALNAME, &l->co_name) ||
 	    !dbg_field(d, DBG_CO_SIZE, DBG_CO_FIRSTLINENO, &l->co_firstlineno) ||
+	    !dbg_field(d, DBG_CO_SIZE, DBG_CO_LINETABLE, &l->co_linetable) ||
+	    !dbg_field(d, DBG_CO_SIZE, DBG_CO_CODE_ADAPTIVE, &l->co_code) ||
 	    !dbg_field(d, DBG_UNI_SIZE, DBG_UNI_STATE, &l->uni_state) ||
 	    !dbg_field(d, DBG_UNI_SIZE, DBG_UNI_LENGTH, &l->uni_length) ||
 	    asz > DBG_STRUCT_MAX) {
@@ -802,6 +831,183 @@ frame_code(const struct pf_py *py, uint64_t code, struct pf_py_frame *f)
 	pf_py_frame_names(py, f);
 }
 
+/*
+ * Where in its code frame fr (f, its code read) is, in bytes: 3.11+ from
+ * its instruction pointer and its code's first instruction (one code
+ * unit before it, -2, before its first), 3.10 from f_lasti in
+ * instructions, 3.9 from f_lasti in bytes (-1 before the first).
+ */
+static int64_t
+frame_lasti(const struct pf_py *py, uint64_t fr, const struct pf_py_frame *f)
+{
+	const struct pf_py_layout *l = &py->lay;
+	uint64_t start;
+	int32_t v;
+
+	if (l->co_code >= 0) {
+		start = f->code + (uint64_t)l->co_code;
+		if (f->code == 0 || f->instr == 0 || f->instr + 2 < start ||
+		    f->instr - start + 2 > (uint64_t)INT32_MAX)
+			return PF_PY_LASTI_NONE;
+		return (int64_t)(f->instr - start);
+	}
+	if (l->fr_lasti < 0 || py->read(py->ctx, fr + (uint64_t)l->fr_lasti, &v, sizeof(v)) != 0 ||
+	    v < -1)
+		return PF_PY_LASTI_NONE;
+	return l->minor == 10 ? 2 * (int64_t)v : v;
+}
+
+int
+pf_py_code_linetable(const struct pf_py *py, uint64_t code, unsigned char *buf, size_t *len)
+{
+	const struct pf_py_layout *l = &py->lay;
+	uint64_t obj;
+	int64_t n;
+	size_t at, k;
+
+	if (code == 0 || !rd_ptr(py, code, l->co_linetable, &obj) || obj == 0 ||
+	    py->read(py->ctx, obj + (uint64_t)l->bytes_size, &n, sizeof(n)) != 0 || n < 0) {
+		errno = EIO;
+		return -1;
+	}
+	if (n > PF_PY_LINETABLE_MAX) {
+		errno = E2BIG;
+		return -1;
+	}
+	/* In reads of at most what the callback takes. */
+	for (at = 0; at < (size_t)n; at += k) {
+		k = (size_t)n - at < 4 * PF_PY_NAME_MAX ? (size_t)n - at : 4 * PF_PY_NAME_MAX;
+		if (py->read(py->ctx, obj + (uint64_t)l->bytes_data + at, buf + at, k) != 0) {
+			errno = EIO;
+			return -1;
+		}
+	}
+	*len = (size_t)n;
+	return 0;
+}
+
+/* A line as an int32_t, 0 when none or not one. */
+static int32_t
+line_of(int64_t line)
+{
+	return line > 0 && line <= INT32_MAX ? (int32_t)line : 0;
+}
+
+/* 3.9's co_lnotab: (address step, signed line step) pairs, a line from where its step lands. */
+static int32_t
+addr2line_39(const unsigned char *tab, size_t len, int64_t line, int64_t lasti)
+{
+	int64_t addr = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2) {
+		addr += tab[i];
+		if (addr > lasti)
+			break;
+		line += (signed char)tab[i + 1];
+	}
+	return line_of(line);
+}
+
+/*
+ * 3.10's co_linetable: (length, signed line step) pairs, each a range of
+ * addresses after the last, -128 its having no line; an empty range
+ * still steps the line.
+ */
+static int32_t
+addr2line_310(const unsigned char *tab, size_t len, int64_t line, int64_t lasti)
+{
+	int64_t start = 0, end;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2) {
+		signed char step = (signed char)tab[i + 1];
+
+		end = start + tab[i];
+		if (step != -128)
+			line += step;
+		if (lasti >= start && lasti < end)
+			return step == -128 ? 0 : line_of(line);
+		start = end;
+	}
+	return 0;
+}
+
+/* A location table's varint at *i (6 bits a byte, 0x40 for more), within len. */
+static uint64_t
+varint(const unsigned char *tab, size_t len, size_t *i)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (*i < len) {
+		unsigned char b = tab[(*i)++];
+
+		if (shift < 60)
+			v |= (uint64_t)(b & 63) << shift;
+		shift += 6;
+		if (!(b & 64))
+			break;
+	}
+	return v;
+}
+
+/*
+ * 3.11+'s location table: entries of a first byte with its top bit set
+ * (bits 3-6 the kind, 0-2 the length in code units less one), then the
+ * kind's bytes, none with the top bit; the line steps by 0 (kinds 0-9,
+ * a short form), by the kind less 10 (10-12), by a signed varint (13,
+ * 14), or the entry has no line (15).
+ */
+static int32_t
+addr2line_311(const unsigned char *tab, size_t len, int64_t line, int64_t lasti)
+{
+	int64_t addr = 0;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char b = tab[i++];
+		unsigned kind = b >> 3 & 15;
+		int64_t step = 0;
+
+		if (!(b & 0x80))
+			return 0;
+		if (kind == 13 || kind == 14) {
+			uint64_t u = varint(tab, len, &i);
+
+			step = (u & 1) ? -(int64_t)(u >> 1) : (int64_t)(u >> 1);
+		} else if (kind >= 10 && kind <= 12)
+			step = kind - 10;
+		if (kind != 15) {
+			line += step;
+			/* Out of belief: no line from here on. */
+			if (line < INT32_MIN || line > INT32_MAX)
+				return 0;
+		}
+		if (lasti >= addr && lasti < addr + 2 * ((b & 7) + 1))
+			return kind == 15 ? 0 : line_of(line);
+		addr += 2 * ((b & 7) + 1);
+		/* The entry's other bytes. */
+		while (i < len && !(tab[i] & 0x80))
+			i++;
+	}
+	return 0;
+}
+
+int32_t
+pf_py_addr2line(int minor, const unsigned char *tab, size_t len, int32_t firstline, int64_t lasti)
+{
+	if (lasti == PF_PY_LASTI_NONE)
+		return 0;
+	if (lasti < 0)
+		return line_of(firstline);
+	if (minor <= 9)
+		return addr2line_39(tab, len, firstline, lasti);
+	if (minor == 10)
+		return addr2line_310(tab, len, firstline, lasti);
+	return addr2line_311(tab, len, firstline, lasti);
+}
+
 void
 pf_py_frame_names(const struct pf_py *py, struct pf_py_frame *f)
 {
@@ -869,6 +1075,7 @@ pf_py_thread_frames(const struct pf_py *py, uint64_t tstate, struct pf_py_stack 
 		/* Before 3.11 each Python call is a call of the C evaluator. */
 		f->entry = l->minor < 11 || entry != 0;
 		frame_code(py, code, f);
+		f->lasti = frame_lasti(py, fr, f);
 		fr = prev;
 	}
 	return 0;

@@ -34,8 +34,10 @@
  * 3.12 take a table made from each version's headers
  * (scripts/py-offsets.sh, committed in pyframe.c).
  *
- * Lines: this first part gives each frame's first line (co_firstlineno),
- * not the line it is at.
+ * Lines: a walk gives each frame's first line (co_firstlineno) and where
+ * in its code it is (lasti); the line it is at is its code's line table
+ * (pf_py_code_linetable) looked up at lasti (pf_py_addr2line), a step
+ * of its own for the caller that keeps tables by code object.
  */
 #ifndef PF_PYFRAME_H
 #define PF_PYFRAME_H
@@ -87,6 +89,11 @@ struct pf_py_layout {
 	int64_t co_name;	/* co_qualname (3.9, 3.10: co_name) */
 	int64_t co_filename;
 	int64_t co_firstlineno;	/* an int */
+	int64_t co_linetable;	/* bytes: the line table (3.9: co_lnotab) */
+	int64_t co_code;	/* 3.11+: co_code_adaptive, the instructions; -1 before */
+	int64_t fr_lasti;	/* 3.9, 3.10: the frame object's f_lasti (an int); -1 after */
+	int64_t bytes_size;	/* PyBytesObject: ob_size */
+	int64_t bytes_data;	/* ob_sval */
 	int64_t uni_length;	/* PyASCIIObject: length */
 	int64_t uni_state;	/* the 32-bit word of its state bits */
 	int64_t uni_ascii_size;	/* sizeof(PyASCIIObject): a compact ASCII string's data */
@@ -202,6 +209,12 @@ struct pf_py_frame {
 	uint64_t code;		/* its code object's (0 when unreadable) */
 	uint64_t name_obj, file_obj;	/* the code's name and file objects (0 when unreadable) */
 	uint64_t instr;		/* 3.11+: where in its code it is (prev_instr, instr_ptr); 0: not known */
+	/*
+	 * The byte offset in its code of the instruction it is at (3.11,
+	 * 3.12: the last one run; 3.13: the one running; before: f_lasti);
+	 * negative before its first; PF_PY_LASTI_NONE when not known.
+	 */
+	int64_t lasti;
 	int32_t firstline;	/* co_firstlineno (0 when unreadable) */
 	bool entry;		/* the first frame its _PyEval_EvalFrameDefault call ran (every frame before 3.11) */
 	unsigned char name_st, file_st;	/* PF_PY_NAME_* */
@@ -226,6 +239,30 @@ struct pf_py_stack {
  * whatever the target holds.
  */
 int pf_py_thread_frames(const struct pf_py *py, uint64_t tstate, struct pf_py_stack *st);
+
+/* A frame's lasti when not known. */
+#define PF_PY_LASTI_NONE	INT64_MIN
+
+/* The longest line table read, in bytes: a longer one is refused whole. */
+#define PF_PY_LINETABLE_MAX	65536
+
+/*
+ * The line table of the code object at code into buf (PF_PY_LINETABLE_MAX
+ * bytes): 0 with *len, or -1: EIO (unreadable), E2BIG (longer than
+ * PF_PY_LINETABLE_MAX).
+ */
+int pf_py_code_linetable(const struct pf_py *py, uint64_t code, unsigned char *buf, size_t *len);
+
+/*
+ * The line of the instruction at byte offset lasti of a code object of
+ * 3.minor whose line table is tab (len bytes) and first line firstline,
+ * as CPython's PyCode_Addr2Line gives it: firstline for a negative
+ * lasti, else the line of the table's entry holding it; 0 when the
+ * entry has no line or none holds it (a table cut short, or not one).
+ * Pure: reads only tab, at most len bytes, whatever they hold.
+ */
+int32_t pf_py_addr2line(int minor, const unsigned char *tab, size_t len, int32_t firstline,
+    int64_t lasti);
 
 /* Read frame f's names from its name_obj and file_obj (lazy_names): as the walk would. */
 void pf_py_frame_names(const struct pf_py *py, struct pf_py_frame *f);

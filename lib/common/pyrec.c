@@ -77,8 +77,14 @@ struct code {
 	int32_t line;
 	uint64_t code, name_obj, file_obj;
 	uint64_t span;			/* the code object's bytes, 0: not known */
-	uint32_t name;			/* number in names */
+	uint32_t name;			/* number in names (without a line) */
+	/* --python-lines: its line table in tabs, or none (too long). */
+	bool tab_ok;
+	size_t tab_at, tab_len;
 };
+
+/* The bytes of line tables kept (--python-lines); the code cache starts over beyond. */
+#define TABS_MAX	(8u << 20)
 
 /* The largest code object believed (a bigger size is not one). */
 #define SPAN_MAX	(16u << 20)
@@ -97,6 +103,8 @@ struct pf_pyrec {
 	size_t ncodes, codes_cap;
 	struct pf_buf key;		/* a stack's bytes */
 	struct pf_buf nkey;		/* a name's */
+	struct pf_buf tabs;		/* --python-lines: the code cache's line tables */
+	unsigned char *tab;		/* one read (PF_PY_LINETABLE_MAX) */
 	uint64_t samples, read, hits, misses;
 	uint64_t leaf_lo, leaf_hi, leaf_instr;	/* pf_pyrec_leaf_code's */
 	struct {
@@ -119,7 +127,8 @@ pf_pyrec_new(struct pf_mapfiles *mf, bool lines)
 	/* pf_pyrec_free frees what a zeroed state holds too. */
 	if ((p->rd.pages = calloc(PF_PYREC_PAGES, sizeof(*p->rd.pages))) == NULL ||
 	    (p->st = malloc(sizeof(*p->st))) == NULL || pf_intern_init(&p->names, 256) == -1 ||
-	    pf_intern_init(&p->stacks, 256) == -1 || pf_htab_init(&p->codes_ix, 1024) == -1) {
+	    pf_intern_init(&p->stacks, 256) == -1 || pf_htab_init(&p->codes_ix, 1024) == -1 ||
+	    (lines && (p->tab = malloc(PF_PY_LINETABLE_MAX)) == NULL)) {
 		pf_pyrec_free(p);
 		errno = ENOMEM;
 		return NULL;
@@ -142,6 +151,8 @@ pf_pyrec_free(struct pf_pyrec *p)
 	free(p->codes);
 	pf_buf_free(&p->key);
 	pf_buf_free(&p->nkey);
+	pf_buf_free(&p->tabs);
+	free(p->tab);
 	free(p->rd.pages);
 	free(p->st);
 	free(p);
@@ -541,6 +552,60 @@ object_span(struct pf_pyrec *p, uint64_t obj)
 	return n <= SPAN_MAX ? n : 0;
 }
 
+/*
+ * --python-lines: the line table of f's code into p->tab (*len), read
+ * outside the pages the thread's next walk asks for at once: 1 read, 0
+ * too long (a table refused whole, as a name is), -1 not read.
+ */
+static int
+read_table(struct pf_pyrec *p, struct proc *pr, const struct pf_py_frame *f, size_t *len)
+{
+	size_t touched = p->rd.ntouched;
+	int rc;
+
+	rc = pf_py_code_linetable(&pr->py, f->code, p->tab, len);
+	p->rd.ntouched = touched;
+	if (rc == 0)
+		return 1;
+	return errno == E2BIG ? 0 : -1;
+}
+
+/* The name number of base (NAME:FILE) with ":LINE", or ":?" when line is 0 (none known). */
+static int
+line_name(struct pf_pyrec *p, uint32_t base, int32_t line, uint32_t *id)
+{
+	const char *b;
+	size_t blen;
+	char num[16];
+
+	b = pf_intern_key(&p->names, base, &blen);
+	pf_buf_reset(&p->nkey);
+	if (line > 0)
+		snprintf(num, sizeof(num), ":%d", (int)line);
+	else
+		snprintf(num, sizeof(num), ":?");
+	if (pf_buf_append(&p->nkey, b, blen) == -1 || pf_buf_puts(&p->nkey, num) == -1)
+		return -1;
+	return pf_intern_add(&p->names, p->nkey.data, p->nkey.len, id);
+}
+
+/* The code cache starts over: its entries and their line tables. */
+static int
+codes_reset(struct pf_pyrec *p)
+{
+	pf_htab_free(&p->codes_ix);
+	if (pf_htab_init(&p->codes_ix, 1024) == -1)
+		return -1;
+	p->ncodes = 0;
+	pf_buf_reset(&p->tabs);
+	return 0;
+}
+
+/*
+ * The name number of frame f: from the cache while its code holds the
+ * same objects.  With lines, the line it is at from its code's line
+ * table, kept with the cache entry.
+ */
 static int
 frame_name(struct pf_pyrec *p, struct proc *pr, struct pf_py_frame *f, uint32_t *id,
     uint64_t *span)
@@ -549,16 +614,23 @@ frame_name(struct pf_pyrec *p, struct proc *pr, struct pf_py_frame *f, uint32_t 
 	uint64_t h = pf_hash_u64(f->code ^ ((uint64_t)pr->pid << 47) ^ pr->pid);
 	struct pf_htab_slot *s;
 	struct code *c;
-	char line[16];
+	size_t tlen = 0;
+	uint32_t base;
+	int tab = -1;
 
 	if (f->code != 0 && (s = pf_htab_find(&p->codes_ix, h, code_eq, &k))->idx != 0) {
 		c = &p->codes[s->idx - 1];
 		if (c->name_obj == f->name_obj && c->file_obj == f->file_obj &&
 		    c->line == f->firstline) {
 			p->hits++;
-			*id = c->name;
 			*span = c->span;
-			return 0;
+			if (!p->lines) {
+				*id = c->name;
+				return 0;
+			}
+			return line_name(p, c->name, c->tab_ok ? pf_py_addr2line(pr->py.lay.minor,
+			    (const unsigned char *)p->tabs.data + c->tab_at, c->tab_len,
+			    f->firstline, f->lasti) : 0, id);
 		}
 	}
 	p->misses++;
@@ -568,23 +640,23 @@ frame_name(struct pf_pyrec *p, struct proc *pr, struct pf_py_frame *f, uint32_t 
 	if (pf_buf_append(&p->nkey, f->name, f->namelen) == -1 || pf_buf_putc(&p->nkey, ':') == -1 ||
 	    pf_buf_append(&p->nkey, f->file, f->filelen) == -1)
 		return -1;
-	if (p->lines) {
-		snprintf(line, sizeof(line), ":%d", (int)f->firstline);
-		if (pf_buf_puts(&p->nkey, line) == -1)
-			return -1;
-	}
-	if (pf_intern_add(&p->names, p->nkey.data, p->nkey.len, id) == -1)
+	if (pf_intern_add(&p->names, p->nkey.data, p->nkey.len, &base) == -1)
 		return -1;
-	/* Only what was read whole is kept by code object. */
-	if (f->code == 0 || f->name_st == PF_PY_NAME_UNREADABLE ||
-	    f->file_st == PF_PY_NAME_UNREADABLE)
-		return 0;
-	if (p->ncodes == PF_PYREC_CODES) {
-		pf_htab_free(&p->codes_ix);
-		if (pf_htab_init(&p->codes_ix, 1024) == -1)
+	*id = base;
+	if (p->lines) {
+		tab = f->code != 0 ? read_table(p, pr, f, &tlen) : -1;
+		if (line_name(p, base, tab == 1 ? pf_py_addr2line(pr->py.lay.minor, p->tab, tlen,
+		    f->firstline, f->lasti) : 0, id) == -1)
 			return -1;
-		p->ncodes = 0;
+		if (tab == 1 && p->tabs.len + tlen > TABS_MAX && codes_reset(p) == -1)
+			return -1;
 	}
+	/* Only what was read whole is kept by code object (and a table read or refused). */
+	if (f->code == 0 || f->name_st == PF_PY_NAME_UNREADABLE ||
+	    f->file_st == PF_PY_NAME_UNREADABLE || (p->lines && tab == -1))
+		return 0;
+	if (p->ncodes == PF_PYREC_CODES && codes_reset(p) == -1)
+		return -1;
 	if (pf_grow(&p->codes, &p->codes_cap, p->ncodes + 1, sizeof(*p->codes)) == -1 ||
 	    (s = pf_htab_claim(&p->codes_ix, h, code_eq, &k)) == NULL)
 		return -1;
@@ -601,7 +673,12 @@ frame_name(struct pf_pyrec *p, struct proc *pr, struct pf_py_frame *f, uint32_t 
 	c->file_obj = f->file_obj;
 	c->line = f->firstline;
 	c->span = *span;
-	c->name = *id;
+	c->name = base;
+	c->tab_ok = tab == 1;
+	c->tab_at = p->tabs.len;
+	c->tab_len = tab == 1 ? tlen : 0;
+	if (tab == 1 && pf_buf_append(&p->tabs, p->tab, tlen) == -1)
+		return -1;
 	return 0;
 }
 

@@ -50,8 +50,8 @@ struct pf_pyrec;
 
 /*
  * A new state reading through mf (which must be the recorder's helper:
- * without one, nothing is read), lines: names end in ":FIRSTLINE".
- * NULL with ENOMEM.
+ * without one, nothing is read), lines: names end in ":LINE", the line
+ * the frame is at (":?" when not known).  NULL with ENOMEM.
  */
 struct pf_pyrec *pf_pyrec_new(struct pf_mapfiles *mf, bool lines);
 void pf_pyrec_free(struct pf_pyrec *p);

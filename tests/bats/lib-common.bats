@@ -71,4 +71,5 @@ pyframe() { unit "$1" test-pyframe; }
 @test "off-CPU pairing: summed per thread and stack, the totals are those of the intervals" { offcpu aggregate; }
 @test "off-CPU pairing: summing keeps memory bounded by one drain and the stacks, and says when over the cap" { offcpu memory; }
 @test "CPython's interpreter found in an ELF file: _PyRuntime, the version from Py_Version, the soname or the file name (python3.N only), 3.8 refused, a file without _PyRuntime or not ELF refused; libc's pthread tid offset" { pyframe pyelf; }
+@test "CPython's line tables: the line of every instruction of some 500 code objects of each CPython present (3.9's co_lnotab, 3.10's co_linetable, 3.11+'s location table) is the one the interpreter itself gives; a hostile table gives no line, within its bytes" { pyframe pylines; }
 @test "CPython's frames from hostile memory: a cyclic chain, a garbage pointer and a looping thread list end the walk with their status, a bogus or too long name is refused whole, a 100k-deep chain stops at 256 frames in bounded reads, strings of every kind decoded or marked, 3.13's debug offsets refused when wrong" { pyframe pyhostile; }

@@ -9,7 +9,14 @@
  *              with a reason when absent; Debian's /usr/bin/python3.11
  *              always) runs a script with a known call chain in two
  *              threads; its memory is read with process_vm_readv and each
- *              thread's walk must give exactly the expected frames
+ *              thread's walk must give exactly the expected frames, each
+ *              at its line (a caller at its call's)
+ *   pylines    each interpreter present dumps the code objects of some
+ *              of its library's modules (line table, first line, and
+ *              the line of each instruction as its own co_positions,
+ *              co_lines or dis.findlinestarts say): pf_py_addr2line
+ *              must give the same line at every instruction; hostile
+ *              tables give no line, within their bytes
  *   pyhostile  synthetic images: a cyclic frame chain, a bogus string
  *              length, a garbage pointer, a 100k-deep chain, a looping
  *              thread list, strings of every kind, 3.12's shims, 3.13's
@@ -650,23 +657,24 @@ struct want {
 	bool ours;			/* in the script (else threading.py) */
 	int line;			/* 0: threading.py's, not checked */
 	bool entry11, entry12;		/* an entry frame in 3.11, in 3.12+ */
+	int at_lo, at_hi;		/* the line it is at (0: threading.py's, any) */
 };
 
 static const struct want want_main[] = {
-	{ "checksum", "checksum", true, 3, false, false },
-	{ "Server.handler", "handler", true, 9, false, false },
-	{ "serve", "serve", true, 12, false, false },
-	{ "main", "main", true, 22, false, false },
-	{ "<module>", "<module>", true, 1, true, true },
+	{ "checksum", "checksum", true, 3, false, false, 5, 6 },
+	{ "Server.handler", "handler", true, 9, false, false, 10, 10 },
+	{ "serve", "serve", true, 12, false, false, 13, 13 },
+	{ "main", "main", true, 22, false, false, 27, 27 },
+	{ "<module>", "<module>", true, 1, true, true, 29, 29 },
 };
 
 static const struct want want_worker[] = {
-	{ "other", "other", true, 15, false, false },
+	{ "other", "other", true, 15, false, false, 16, 17 },
 	/* 3.11 calls the target of Thread.run (CALL_FUNCTION_EX) through C; 3.12 inline. */
-	{ "worker", "worker", true, 19, true, false },
-	{ "Thread.run", "run", false, 0, false, false },
-	{ "Thread._bootstrap_inner", "_bootstrap_inner", false, 0, false, false },
-	{ "Thread._bootstrap", "_bootstrap", false, 0, true, true },
+	{ "worker", "worker", true, 19, true, false, 20, 20 },
+	{ "Thread.run", "run", false, 0, false, false, 0, 0 },
+	{ "Thread._bootstrap_inner", "_bootstrap_inner", false, 0, false, false, 0, 0 },
+	{ "Thread._bootstrap", "_bootstrap", false, 0, true, true, 0, 0 },
 };
 
 struct live {
@@ -720,10 +728,22 @@ find_runtime(pid_t pid, struct pf_py_elf *e, uint64_t *runtime, uint32_t *tid_of
 	return found;
 }
 
+/* The line frame f is at, from its code's line table: 0 when none. */
+static int32_t
+frame_line(const struct pf_py *py, const struct pf_py_frame *f)
+{
+	static unsigned char tab[PF_PY_LINETABLE_MAX];
+	size_t len;
+
+	if (pf_py_code_linetable(py, f->code, tab, &len) != 0)
+		return 0;
+	return pf_py_addr2line(py->lay.minor, tab, len, f->firstline, f->lasti);
+}
+
 /* Whether the walk matches want; why not in why. */
 static bool
-walk_is(const struct pf_py_stack *st, const struct want *w, size_t nw, int minor,
-    const char *spath, char *why, size_t whylen)
+walk_is(const struct pf_py *py, const struct pf_py_stack *st, const struct want *w, size_t nw,
+    int minor, const char *spath, char *why, size_t whylen)
 {
 	size_t i;
 
@@ -736,6 +756,7 @@ walk_is(const struct pf_py_stack *st, const struct want *w, size_t nw, int minor
 		const struct pf_py_frame *f = &st->frame[i];
 		const char *name = minor >= 11 ? w[i].name : w[i].name39;
 		size_t fl = f->filelen;
+		int32_t line;
 
 		if (f->name_st != PF_PY_NAME_OK || strcmp(f->name, name) != 0 ||
 		    f->file_st != PF_PY_NAME_OK ||
@@ -749,6 +770,13 @@ walk_is(const struct pf_py_stack *st, const struct want *w, size_t nw, int minor
 		/* Before 3.11 every Python call is a call of the C evaluator. */
 		if (f->entry != (minor < 11 ? true : minor == 11 ? w[i].entry11 : w[i].entry12)) {
 			snprintf(why, whylen, "frame %zu (%s): entry %d", i, f->name, f->entry);
+			return false;
+		}
+		/* Callers at their call's line, the loops within theirs. */
+		line = frame_line(py, f);
+		if (w[i].at_lo != 0 ? line < w[i].at_lo || line > w[i].at_hi : line <= 0) {
+			snprintf(why, whylen, "frame %zu (%s): at line %d (lasti %lld), not %d-%d", i,
+			    f->name, line, (long long)f->lasti, w[i].at_lo, w[i].at_hi);
 			return false;
 		}
 	}
@@ -808,9 +836,9 @@ live_one(const struct interp *ip, const char *spath)
 			continue;
 		}
 		pf_py_thread_frames(&py, ts_main, &stack);
-		ok_main = walk_is(&stack, want_main, 5, minor, spath, why_main, sizeof(why_main));
+		ok_main = walk_is(&py, &stack, want_main, 5, minor, spath, why_main, sizeof(why_main));
 		pf_py_thread_frames(&py, ts_worker, &stack);
-		ok_worker = walk_is(&stack, want_worker, 5, minor, spath, why_worker,
+		ok_worker = walk_is(&py, &stack, want_worker, 5, minor, spath, why_worker,
 		    sizeof(why_worker));
 	}
 	CHECK(ok_main, "%s: main thread: %s", ip->exe, why_main);
@@ -829,6 +857,170 @@ done:
 		fclose(f);
 	else
 		close(out[0]);
+}
+
+/* Line tables */
+
+/* Each code object of some modules: "C firstline units hex-table", then each unit's line. */
+static const char lines_script[] =
+    "import sys, dis, importlib.util\n"
+    "def units(co):\n"
+    "    n = len(co.co_code) // 2\n"
+    "    if sys.version_info >= (3, 11):\n"
+    "        return [p[0] or 0 for p in co.co_positions()]\n"
+    "    out = [0] * n\n"
+    "    if sys.version_info >= (3, 10):\n"
+    "        for s, e, l in co.co_lines():\n"
+    "            for a in range(s, e, 2):\n"
+    "                if a // 2 < n: out[a // 2] = l or 0\n"
+    "        return out\n"
+    "    starts = list(dis.findlinestarts(co))\n"
+    "    for i in range(n):\n"
+    "        l = co.co_firstlineno\n"
+    "        for a, sl in starts:\n"
+    "            if a <= 2 * i: l = sl\n"
+    "        out[i] = l\n"
+    "    return out\n"
+    "def dump(co):\n"
+    "    tab = co.co_linetable if sys.version_info >= (3, 10) else co.co_lnotab\n"
+    "    u = units(co)\n"
+    "    print('C', co.co_firstlineno, len(u), tab.hex() or '-')\n"
+    "    print(' '.join(map(str, u)) or '-')\n"
+    "    for c in co.co_consts:\n"
+    "        if hasattr(c, 'co_code'): dump(c)\n"
+    "for m in ('json.decoder', 'argparse', 'threading', 'asyncio.base_events', 'dataclasses'):\n"
+    "    path = importlib.util.find_spec(m).origin\n"
+    "    with open(path, 'rb') as f:\n"
+    "        dump(compile(f.read(), path, 'exec'))\n";
+
+static int
+hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Run one interpreter on the script at spath and check every code object it dumps. */
+static void
+lines_one(const struct interp *ip, const char *spath)
+{
+	int out[2], status;
+	pid_t pid;
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0, codes = 0, units = 0, bad = 0;
+	unsigned char *tab = malloc(PF_PY_LINETABLE_MAX);
+
+	if (tab == NULL || pipe2(out, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
+		CHECK(0, "%s: cannot start: %s", ip->exe, strerror(errno));
+		free(tab);
+		return;
+	}
+	if (pid == 0) {
+		dup2(out[1], 1);
+		execl(ip->exe, ip->exe, "-S", spath, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	f = fdopen(out[0], "r");
+	while (f != NULL && getline(&line, &cap, f) > 0) {
+		long first, n, i;
+		size_t len = 0;
+		char hex[2 * 65536 + 2], *p, *end;
+
+		if (sscanf(line, "C %ld %ld %131073s", &first, &n, hex) != 3) {
+			CHECK(0, "%s: not a code line: %.80s", ip->exe, line);
+			break;
+		}
+		for (p = hex; strcmp(hex, "-") != 0 && p[0] != '\0' && p[1] != '\0' &&
+		    len < PF_PY_LINETABLE_MAX; p += 2)
+			tab[len++] = (unsigned char)(hexval(p[0]) << 4 | hexval(p[1]));
+		if (getline(&line, &cap, f) <= 0) {
+			CHECK(0, "%s: no lines after a code object", ip->exe);
+			break;
+		}
+		codes++;
+		/* At its entry (before its first instruction), the first line. */
+		if (pf_py_addr2line(ip->minor, tab, len, (int32_t)first, ip->minor == 9 ? -1 : -2) !=
+		    first && bad++ < 5)
+			CHECK(0, "%s: code at %ld: entry gives line %d", ip->exe, first,
+			    pf_py_addr2line(ip->minor, tab, len, (int32_t)first, -2));
+		for (i = 0, p = line; i < n; i++, p = end) {
+			long want = strtol(p, &end, 10);
+			int32_t got;
+
+			if (end == p) {
+				CHECK(0, "%s: code at %ld: %ld lines, not %ld", ip->exe, first, i, n);
+				break;
+			}
+			units++;
+			got = pf_py_addr2line(ip->minor, tab, len, (int32_t)first, 2 * i);
+			if (got != want && bad++ < 5)
+				CHECK(0, "%s: code at %ld: unit %ld: line %d, its interpreter says %ld",
+				    ip->exe, first, i, got, want);
+		}
+	}
+	free(line);
+	if (f != NULL)
+		fclose(f);
+	else
+		close(out[0]);
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: the dump failed", ip->exe);
+	CHECK(codes > 400 && bad == 0, "%s: %zu code objects, %zu instructions, %zu wrong",
+	    ip->exe, codes, units, bad);
+	fprintf(stderr, "%s: 3.%d, %zu code objects, %zu instructions, %zu wrong\n", ip->exe,
+	    ip->minor, codes, units, bad);
+	free(tab);
+}
+
+static void
+test_pylines(void)
+{
+	static const unsigned char zeros[8], loop39[] = { 0, 1, 0, 1 };
+	static const unsigned char noline310[] = { 4, 0x80, 4, 2 };
+	static const unsigned char long311[] = { 0xf0, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+		0x7f, 0x7f, 0x7f, 0x7f, 0x3f, 0x80 | 13 << 3, 0x02, 0x80 | 15 << 3 };
+	const char *tmp = getenv("BATS_TEST_TMPDIR");
+	char dir[4096], spath[4200];
+	FILE *f;
+	size_t k;
+
+	/* Hostile tables: no line, never a read past their length. */
+	CHECK(pf_py_addr2line(11, zeros, sizeof(zeros), 7, 0) == 0,
+	    "3.11: a table without an entry's top bit gives a line");
+	CHECK(pf_py_addr2line(11, NULL, 0, 7, 0) == 0 && pf_py_addr2line(10, NULL, 0, 7, 4) == 0,
+	    "an empty table gives a line");
+	CHECK(pf_py_addr2line(11, NULL, 0, 7, -2) == 7 && pf_py_addr2line(9, NULL, 0, 7, -1) == 7,
+	    "before the first instruction: not the first line");
+	CHECK(pf_py_addr2line(12, zeros, 0, 7, PF_PY_LASTI_NONE) == 0, "an unknown lasti gives a line");
+	CHECK(pf_py_addr2line(9, loop39, sizeof(loop39), 7, 1000) == 9,
+	    "3.9: empty steps of a line: %d", pf_py_addr2line(9, loop39, sizeof(loop39), 7, 1000));
+	CHECK(pf_py_addr2line(10, noline310, sizeof(noline310), 7, 2) == 0 &&
+	    pf_py_addr2line(10, noline310, sizeof(noline310), 7, 6) == 9,
+	    "3.10: a range without a line, then +2");
+	/* A varint of 72 bits, cut; then -1; then no line. */
+	CHECK(pf_py_addr2line(11, long311, sizeof(long311), 7, 0) == 0,
+	    "3.11: a line past belief is a line");
+	CHECK(pf_py_addr2line(11, long311, 13, 7, 2) == 0, "3.11: a table cut short holds unit 1");
+	snprintf(dir, sizeof(dir), "%s/pylines.XXXXXX", tmp != NULL ? tmp : "/tmp");
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0, "%s: %s", dir, strerror(errno));
+		return;
+	}
+	snprintf(spath, sizeof(spath), "%s/lines.py", dir);
+	if ((f = fopen(spath, "w")) == NULL || fputs(lines_script, f) == EOF || fclose(f) != 0) {
+		CHECK(0, "%s: cannot write", spath);
+		return;
+	}
+	for (k = 0; k < sizeof(interps) / sizeof(interps[0]); k++) {
+		if (!interps[k].must && access(interps[k].exe, X_OK) != 0) {
+			fprintf(stderr, "skip %s: absent\n", interps[k].exe);
+			continue;
+		}
+		lines_one(&interps[k], spath);
+	}
+	unlink(spath);
+	rmdir(dir);
 }
 
 static void
@@ -1000,6 +1192,7 @@ main(int argc, char **argv)
 	static const struct unit_group groups[] = {
 		{ "pyelf", test_pyelf },
 		{ "pylive", test_pylive },
+		{ "pylines", test_pylines },
 		{ "pyhostile", test_pyhostile },
 		{ "pyfake", test_pyfake },
 	};
