@@ -309,21 +309,23 @@ host_libc_lacks_fp() {
 	run -0 valid_stream "$d/f.txt"
 }
 
-# go_shares FOLDED: "COMPLETE HASHLOOP LEAF" for go-split's samples: the
-# percent whose stack reaches runtime.goexit or runtime.main, the percent
-# with main.hashLoop anywhere in it, and the percent whose leaf is
+# go_shares FOLDED: "COMPLETE HASHLOOP LEAF KEPT" for go-split's samples:
+# the percent whose stack reaches runtime.goexit or runtime.main, the
+# percent with main.hashLoop anywhere in it, the percent whose leaf is
 # hashLoop's work (crypto/sha256's code or hashLoop itself), which no
-# unwinding decides: hashLoop's true share.
+# unwinding decides: hashLoop's true share; and the percent of those whose
+# stack has main.hashLoop (the caller a walk can lose).
 go_shares() {
 	awk '{ n = $NF; t += n; leaf = $0; sub(/ [0-9]+$/, "", leaf); sub(/.*;/, "", leaf)
+		inh = $0 ~ /(^|;)main\.hashLoop(;| )/
 		if ($0 ~ /(^|;)runtime\.(goexit(\.abi0)?|main)(;| )/) c += n
-		if ($0 ~ /(^|;)main\.hashLoop(;| )/) h += n
-		if (leaf ~ /^(crypto\/sha256\.|main\.hashLoop$)/) l += n }
-		END { if (t) printf "%.1f %.1f %.1f\n", 100 * c / t, 100 * h / t, 100 * l / t }' "$1"
+		if (inh) h += n
+		if (leaf ~ /^(crypto\/sha256\.|main\.hashLoop$)/) { l += n; if (inh) k += n } }
+		END { if (t) printf "%.1f %.1f %.1f %.1f\n", 100 * c / t, 100 * h / t, 100 * l / t, l ? 100 * k / l : 0 }' "$1"
 }
 
 @test "-g auto: a Go program is recorded with -g dwarf (auto=go:FILE): its stacks reach runtime.goexit and sha256's caller keeps its share" {
-	local d="$BATS_TEST_TMPDIR" pid complete hash leaf
+	local d="$BATS_TEST_TMPDIR" pid complete hash leaf kept
 	if [ ! -x "$WORKLOADS/go-split" ]; then
 		command -v go >/dev/null 2>&1 || skip "go not installed: the Go workload (go-split) is not built"
 		fail "$WORKLOADS/go-split not built: run make"
@@ -339,12 +341,17 @@ go_shares() {
 		fail "header: $(head -n 1 "$d/g.txt")"
 	run -0 valid_stream "$d/g.txt"
 	pf-fold "$d/g.txt" > "$d/g.folded"
-	read -r complete hash leaf < <(go_shares "$d/g.folded")
+	read -r complete hash leaf kept < <(go_shares "$d/g.folded")
 	[ -n "$leaf" ] || fail "no sample"
 	# Its share depends on the CPU's sha256 (20-40% here): only that it has one.
 	within "$leaf" 30 25 || fail "hashLoop's work is $leaf% of the leaves"
 	within "$complete" 100 10 || fail "only $complete% of the stacks reach runtime.goexit or runtime.main"
-	within "$hash" "$leaf" 3 || fail "hashLoop in $hash% of the stacks, its work $leaf% of the leaves"
+	# Its work keeps its caller: hashLoop is in >= 97% of its work's stacks.
+	# (hashLoop's share of the stacks may pass its work's: the runtime
+	# functions it calls, more of them on a loaded machine, 27.7% to 24.4%
+	# in a CI rehearsal.)
+	within "$kept" 100 3 || fail "hashLoop in only $kept% of its work's stacks ($hash% of all, its work $leaf%)"
+	[ "${hash%.*}" -ge $((${leaf%.*} - 3)) ] || fail "hashLoop in $hash% of the stacks, its work $leaf% of the leaves"
 }
 
 @test "-g auto: a program whose only code keeps frame pointers (static, no C library) is recorded with -g fp" {
