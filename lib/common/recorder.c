@@ -762,10 +762,11 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 			return pf_result_set(st, PF_EXIT_FAIL, errno, "python frames");
 		/*
 		 * The running targets' interpreters now: none, and none is
-		 * looked for (a command's is, as it maps).
+		 * looked for, unless --python asked (then one that starts
+		 * during the window is found as it maps, as a command's is).
 		 */
 		py_maps(r);
-		if (r->opt.cmd == NULL && !pf_pyrec_found(r->rec.py)) {
+		if (r->opt.cmd == NULL && r->opt.python != 1 && !pf_pyrec_found(r->rec.py)) {
 			pf_pyrec_free(r->rec.py);
 			r->rec.py = NULL;
 		} else {

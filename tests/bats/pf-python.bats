@@ -535,6 +535,23 @@ function want(leaf) {
 	stop_py
 }
 
+@test "pf-record -a --python: an interpreter started once the recording runs is found as it maps, its functions named" {
+	live
+	local d=$BATS_TEST_TMPDIR rec pid
+	"${FAVOURED[@]}" pf-record -a --python -d 5 --no-progress -o "$d/late.txt" 2> "$d/late.err" & rec=$!
+	# Its rings mapped: the interpreters running at the start are behind it.
+	wait_recording "$rec"
+	start_py /usr/bin/python3.11 python3.11 shares.py 30
+	pid=$BGPID
+	wait "$rec" || fail "pf-record: $(cat "$d/late.err")"
+	stop_py
+	run -0 valid_stream "$d/late.txt"
+	grep -Eq "^# python pid=$pid version=3[.]11[.][0-9]+ frames=read\$" "$d/late.txt" ||
+		fail "no python line for $pid: $(grep '^#' "$d/late.txt" | head -n 20)"
+	pf-fold --filter-pid "$pid" "$d/late.txt" > "$d/late.folded"
+	grep -q ';py::serve:[^;]*;py::handler:' "$d/late.folded" || fail "no py::serve;py::handler: $(head -c 600 "$d/late.folded")"
+}
+
 @test "the fake CPython 3.11 is read by lib/common/pyframe as a reader must: its cyclic chain ends as a loop, its 2^40-character name and its non-string file name are marked, each walk at once" {
 	local bin="${PF_UNIT_DIR:-$PF_ROOT/build/unit}/test-pyframe"
 	[ -x "$bin" ] || fail "unit driver not built: $bin (run make units)"
