@@ -4,9 +4,10 @@
 # (tests/workloads/py/shares.py under PY, Debian's python3.11 unless
 # said), at 99 Hz:
 #   1. pf-record's own CPU (user + sys, time(1)) for a SECS-long -p
-#      window, with the Python frames (the default) and with --no-python,
-#      and the ratio of the two: the memory reads of each sample's walk,
-#      through the file helper, are what the first pays for;
+#      window, with the Python frames (the default), with them and
+#      --python-lines, and with --no-python, and the ratios to the last:
+#      the memory reads of each sample's walk, through the file helper,
+#      are what the first two pay for (the second its line tables too);
 #   2. the target's slowdown: shares.py's handler calls a second, alone
 #      and under pf-record -- CMD (with and without --no-python), in
 #      interleaved runs.
@@ -53,9 +54,10 @@ best_spread() {
 "$PY" "$W" 600 & wp=$!
 sleep 1
 for _ in $(seq "$RUNS"); do
-	for mode in python no-python; do
+	for mode in python python-lines no-python; do
 		opt=
 		[ "$mode" = no-python ] && opt=--no-python
+		[ "$mode" = python-lines ] && opt=--python-lines
 		# shellcheck disable=SC2086 # opt is one word or none
 		/usr/bin/time -f "%U %S" -o "$OUT/t" $REC $opt -p "$wp" -F 99 -d "$SECS" --no-progress \
 		    --min-free 0 -o "$OUT/$mode.txt" --force 2>/dev/null
@@ -67,10 +69,12 @@ kill "$wp" 2>/dev/null || true
 wait "$wp" 2>/dev/null || true
 py=$(awk '$1 == "python" { print $2 }' "$OUT/own" | best_spread)
 nopy=$(awk '$1 == "no-python" { print $2 }' "$OUT/own" | best_spread)
+lines=$(awk '$1 == "python-lines" { print $2 }' "$OUT/own" | best_spread)
 n=$(awk '$1 == "python" { print $3; exit }' "$OUT/own")
 merged=$(tail -n 1 "$OUT/python.txt" | grep -oE ' py-merged=[0-9]+' | cut -d= -f2 || true)
 echo "pf-record CPU for a $SECS s window at 99 Hz on $PY $W (~$n samples, py-merged=${merged:-?} in the last):"
 echo "  with the Python frames: ${py% *} s (spread ${py#* } s); --no-python: ${nopy% *} s (spread ${nopy#* } s); ratio $(echo "${py% *} ${nopy% *}" | awk '{ printf "%.2f", ($2 > 0) ? $1 / $2 : 0 }')"
+echo "  with --python-lines: ${lines% *} s (spread ${lines#* } s); ratio to --no-python $(echo "${lines% *} ${nopy% *}" | awk '{ printf "%.2f", ($2 > 0) ? $1 / $2 : 0 }')"
 
 # 2. The target's rate: handler calls a second over RATE_SECS, alone and
 # recorded, in interleaved runs (alone, default, --no-python).
