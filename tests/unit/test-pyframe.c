@@ -783,10 +783,36 @@ walk_is(const struct pf_py *py, const struct pf_py_stack *st, const struct want 
 	return true;
 }
 
+/* The interpreter ip running the script at spath (-S): its output, *pid; NULL when it cannot start. */
+static FILE *
+start_script(const struct interp *ip, const char *spath, pid_t *pid)
+{
+	int out[2], status;
+	FILE *f;
+
+	if (pipe2(out, O_CLOEXEC) == -1 || (*pid = fork()) == -1) {
+		CHECK(0, "%s: cannot start: %s", ip->exe, strerror(errno));
+		return NULL;
+	}
+	if (*pid == 0) {
+		dup2(out[1], 1);
+		execl(ip->exe, ip->exe, "-S", spath, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	if ((f = fdopen(out[0], "r")) == NULL) {
+		CHECK(0, "%s: fdopen: %s", ip->exe, strerror(errno));
+		close(out[0]);
+		kill(*pid, SIGKILL);
+		waitpid(*pid, &status, 0);
+	}
+	return f;
+}
+
 static void
 live_one(const struct interp *ip, const char *spath)
 {
-	int out[2], status, minor = ip->minor;
+	int status, minor = ip->minor;
 	pid_t pid;
 	FILE *f;
 	unsigned tid_main = 0, tid_worker = 0;
@@ -801,19 +827,10 @@ live_one(const struct interp *ip, const char *spath)
 	bool ok_main = false, ok_worker = false;
 	char why_main[4096] = "", why_worker[4096] = "";
 
-	if (pipe2(out, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
-		CHECK(0, "%s: cannot start: %s", ip->exe, strerror(errno));
+	if ((f = start_script(ip, spath, &pid)) == NULL)
 		return;
-	}
-	if (pid == 0) {
-		dup2(out[1], 1);
-		execl(ip->exe, ip->exe, "-S", spath, (char *)NULL);
-		_exit(127);
-	}
-	close(out[1]);
 	lv.pid = pid;
-	f = fdopen(out[0], "r");
-	if (f == NULL || fscanf(f, "%u %u", &tid_main, &tid_worker) != 2) {
+	if (fscanf(f, "%u %u", &tid_main, &tid_worker) != 2) {
 		CHECK(0, "%s: no thread ids from the script", ip->exe);
 		goto done;
 	}
@@ -853,10 +870,40 @@ live_one(const struct interp *ip, const char *spath)
 done:
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	if (f != NULL)
-		fclose(f);
-	else
-		close(out[0]);
+	fclose(f);
+}
+
+/*
+ * The script text, written as NAME in a directory of its own, run by fn
+ * under each interpreter present (an absent pyenv one said and skipped).
+ */
+static void
+each_interp(const char *name, const char *text, void (*fn)(const struct interp *, const char *))
+{
+	const char *tmp = getenv("BATS_TEST_TMPDIR");
+	char dir[4096], spath[4200];
+	FILE *f;
+	size_t k;
+
+	snprintf(dir, sizeof(dir), "%s/pyframe.XXXXXX", tmp != NULL ? tmp : "/tmp");
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0, "%s: %s", dir, strerror(errno));
+		return;
+	}
+	snprintf(spath, sizeof(spath), "%s/%s", dir, name);
+	if ((f = fopen(spath, "w")) == NULL || fputs(text, f) == EOF || fclose(f) != 0) {
+		CHECK(0, "%s: cannot write", spath);
+		return;
+	}
+	for (k = 0; k < sizeof(interps) / sizeof(interps[0]); k++) {
+		if (!interps[k].must && access(interps[k].exe, X_OK) != 0) {
+			fprintf(stderr, "skip %s: absent\n", interps[k].exe);
+			continue;
+		}
+		fn(&interps[k], spath);
+	}
+	unlink(spath);
+	rmdir(dir);
 }
 
 /* Line tables */
@@ -903,26 +950,19 @@ hexval(int c)
 static void
 lines_one(const struct interp *ip, const char *spath)
 {
-	int out[2], status;
+	int status;
 	pid_t pid;
 	FILE *f;
 	char *line = NULL;
 	size_t cap = 0, codes = 0, units = 0, bad = 0;
 	unsigned char *tab = malloc(PF_PY_LINETABLE_MAX);
 
-	if (tab == NULL || pipe2(out, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
-		CHECK(0, "%s: cannot start: %s", ip->exe, strerror(errno));
+	if (tab == NULL || (f = start_script(ip, spath, &pid)) == NULL) {
+		CHECK(tab != NULL, "%s: out of memory", ip->exe);
 		free(tab);
 		return;
 	}
-	if (pid == 0) {
-		dup2(out[1], 1);
-		execl(ip->exe, ip->exe, "-S", spath, (char *)NULL);
-		_exit(127);
-	}
-	close(out[1]);
-	f = fdopen(out[0], "r");
-	while (f != NULL && getline(&line, &cap, f) > 0) {
+	while (getline(&line, &cap, f) > 0) {
 		long first, n, i;
 		size_t len = 0;
 		char hex[2 * 65536 + 2], *p, *end;
@@ -960,10 +1000,7 @@ lines_one(const struct interp *ip, const char *spath)
 		}
 	}
 	free(line);
-	if (f != NULL)
-		fclose(f);
-	else
-		close(out[0]);
+	fclose(f);
 	waitpid(pid, &status, 0);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: the dump failed", ip->exe);
 	CHECK(codes > 400 && bad == 0, "%s: %zu code objects, %zu instructions, %zu wrong",
@@ -980,10 +1017,6 @@ test_pylines(void)
 	static const unsigned char noline310[] = { 4, 0x80, 4, 2 };
 	static const unsigned char long311[] = { 0xf0, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
 		0x7f, 0x7f, 0x7f, 0x7f, 0x3f, 0x80 | 13 << 3, 0x02, 0x80 | 15 << 3 };
-	const char *tmp = getenv("BATS_TEST_TMPDIR");
-	char dir[4096], spath[4200];
-	FILE *f;
-	size_t k;
 
 	/* Hostile tables: no line, never a read past their length. */
 	CHECK(pf_py_addr2line(11, zeros, sizeof(zeros), 7, 0) == 0,
@@ -1002,54 +1035,13 @@ test_pylines(void)
 	CHECK(pf_py_addr2line(11, long311, sizeof(long311), 7, 0) == 0,
 	    "3.11: a line past belief is a line");
 	CHECK(pf_py_addr2line(11, long311, 13, 7, 2) == 0, "3.11: a table cut short holds unit 1");
-	snprintf(dir, sizeof(dir), "%s/pylines.XXXXXX", tmp != NULL ? tmp : "/tmp");
-	if (mkdtemp(dir) == NULL) {
-		CHECK(0, "%s: %s", dir, strerror(errno));
-		return;
-	}
-	snprintf(spath, sizeof(spath), "%s/lines.py", dir);
-	if ((f = fopen(spath, "w")) == NULL || fputs(lines_script, f) == EOF || fclose(f) != 0) {
-		CHECK(0, "%s: cannot write", spath);
-		return;
-	}
-	for (k = 0; k < sizeof(interps) / sizeof(interps[0]); k++) {
-		if (!interps[k].must && access(interps[k].exe, X_OK) != 0) {
-			fprintf(stderr, "skip %s: absent\n", interps[k].exe);
-			continue;
-		}
-		lines_one(&interps[k], spath);
-	}
-	unlink(spath);
-	rmdir(dir);
+	each_interp("lines.py", lines_script, lines_one);
 }
 
 static void
 test_pylive(void)
 {
-	const char *tmp = getenv("BATS_TEST_TMPDIR");
-	char dir[4096], spath[4200];
-	FILE *f;
-	size_t k;
-
-	snprintf(dir, sizeof(dir), "%s/pyframe.XXXXXX", tmp != NULL ? tmp : "/tmp");
-	if (mkdtemp(dir) == NULL) {
-		CHECK(0, "%s: %s", dir, strerror(errno));
-		return;
-	}
-	snprintf(spath, sizeof(spath), "%s/app.py", dir);
-	if ((f = fopen(spath, "w")) == NULL || fputs(script, f) == EOF || fclose(f) != 0) {
-		CHECK(0, "%s: cannot write", spath);
-		return;
-	}
-	for (k = 0; k < sizeof(interps) / sizeof(interps[0]); k++) {
-		if (!interps[k].must && access(interps[k].exe, X_OK) != 0) {
-			fprintf(stderr, "skip %s: absent\n", interps[k].exe);
-			continue;
-		}
-		live_one(&interps[k], spath);
-	}
-	unlink(spath);
-	rmdir(dir);
+	each_interp("app.py", script, live_one);
 }
 
 /* The fake interpreter */
