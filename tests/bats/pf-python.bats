@@ -207,6 +207,28 @@ shares() {
 	done
 }
 
+@test "pf-record --python-lines: a function whose line table passes 64 KiB is refused whole (py::big:FILE:?), its caller's line still read" {
+	live
+	local d=$BATS_TEST_TMPDIR
+	# 30,000 lines of one function: a 150 KB location table in 3.11.
+	{
+		printf 'def big():\n    x = 0\n'
+		for _ in $(seq 30000); do printf '    x = 1\n'; done
+		printf '    while True:\n        x += 1\n\n\ndef main():\n    big()\n\n\nmain()\n'
+	} > "$d/big.py"
+	"${FAVOURED[@]}" /usr/bin/python3.11 "$d/big.py" & BGPID=$!
+	wait_exec "$BGPID" python3.11
+	sleep 1
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record --python-lines -p "$BGPID" -d 2 --no-progress -o "$d/b.txt"
+	stop_py
+	run -0 valid_stream "$d/b.txt"
+	pf-fold "$d/b.txt" > "$d/b.folded"
+	# main() calls big() on the file's line 30008; the module calls main() on 30011.
+	grep -q ";py::<module>:$d/big.py:30011;py::main:$d/big.py:30008;py::big:$d/big.py:?\( \|;\)" "$d/b.folded" ||
+		fail "no py::<module>:..:30011;py::main:..:30008;py::big:..:?: $(head -c 800 "$d/b.folded")"
+	run -1 grep -E "py::big:[^;]*:[0-9]+(;| )" "$d/b.folded"
+}
+
 @test "pf-fold --tid: each of threads.py's four threads has only its own function, py::t_alpha to py::t_delta, on each CPython" {
 	live
 	local p py comm d=$BATS_TEST_TMPDIR out
