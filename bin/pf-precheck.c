@@ -1140,19 +1140,22 @@ python_line(struct env *e, const struct target *t, const struct unwind_files *u,
 
 /*
  * Which Python target t runs, and whether the recorders will name its
- * frames: each file it maps executable whose name holds "python" is
- * looked at for a CPython (pf_py_elf_probe: _PyRuntime and the version,
- * from the file alone; the target's memory is never read).  A line per
- * interpreter found; when none is, one saying why, if a python file was
- * mapped; no line for a target that maps none.
+ * frames: each file it maps executable whose name holds "python", and
+ * its own executable (an interpreter embedded in a program named
+ * otherwise), is looked at for a CPython (pf_py_elf_probe: _PyRuntime
+ * and the version, from the file alone; the target's memory is never
+ * read), as the recorders look.  A line per interpreter found; when none
+ * is, one saying why, if a python file was mapped; no line for a target
+ * that maps none.
  */
 static void
 check_python(struct env *e, const struct target *t)
 {
 	struct unwind_files u = { .n = 0 };
 	struct pf_py_elf pe;
-	char path[PATH_MAX], unopened[256] = "", plain[256] = "";
+	char path[PATH_MAX], exe[PATH_MAX], unopened[256] = "", plain[256] = "";
 	size_t i, libc = SIZE_MAX, nfound = 0, nunopened = 0, nplain = 0;
+	ssize_t n;
 	int fd, rc;
 
 	/* Maps that cannot be read: the unwind check says so and how to fix it. */
@@ -1167,20 +1170,28 @@ check_python(struct env *e, const struct target *t)
 		    (base[4] == '.' || base[4] == '-'))
 			libc = i;
 	}
+	snprintf(path, sizeof(path), "%s/%d/exe", opt.proc_root, t->pid);
+	if ((n = readlink(path, exe, sizeof(exe) - 1)) <= 0)
+		n = 0;
+	exe[n] = '\0';
 	for (i = 0; i < u.n; i++) {
 		const char *base = strrchr(u.path[i], '/') + 1;
+		bool named = strstr(base, "python") != NULL;
 
-		if (strstr(base, "python") == NULL)
+		/* Its executable, named otherwise: only an interpreter found is said. */
+		if (!named && strcmp(u.path[i], exe) != 0)
 			continue;
 		if ((fd = pf_mapfile_open(NULL, opt.proc_root, t->pid, u.start[i], u.end[i],
 		    u.path[i], u.ino[i])) == -1) {
-			list_add(unopened, sizeof(unopened), &nunopened, u.path[i]);
+			if (named)
+				list_add(unopened, sizeof(unopened), &nunopened, u.path[i]);
 			continue;
 		}
 		rc = pf_py_elf_probe(fd, u.path[i], &pe);
 		close(fd);
 		if (rc == -1) {
-			list_add(plain, sizeof(plain), &nplain, base);
+			if (named)
+				list_add(plain, sizeof(plain), &nplain, base);
 			continue;
 		}
 		nfound++;

@@ -24,6 +24,7 @@
 #include "confine.h"
 #include "grow.h"
 #include "pf.h"
+#include "spawn.h"
 #include "parse.h"
 
 /* ------------------------------------------------------------------ */
@@ -502,31 +503,6 @@ pf_confine_allow_mapped(const char *path, uint32_t maj, uint32_t min, uint64_t i
 	pf_confine_allow_dir_of(arg, path);
 }
 
-/* Where execvp(file) finds file, canonical, into buf (PATH_MAX); -1 when nowhere. */
-static int
-exec_path(const char *file, char *buf)
-{
-	const char *path = getenv("PATH"), *p, *colon;
-	char cand[PATH_MAX];
-	struct stat st;
-	size_t n;
-
-	if (strchr(file, '/') != NULL)
-		return realpath(file, buf) == NULL ? -1 : 0;
-	if (path == NULL)
-		path = "/bin:/usr/bin";
-	for (p = path; ; p = colon + 1) {
-		colon = strchrnul(p, ':');
-		n = (size_t)(colon - p);
-		if (snprintf(cand, sizeof(cand), "%.*s%s%s", (int)n, n ? p : ".", "/", file) <
-		    (int)sizeof(cand) && access(cand, X_OK) == 0 && stat(cand, &st) == 0 &&
-		    S_ISREG(st.st_mode) && realpath(cand, buf) != NULL)
-			return 0;
-		if (*colon == '\0')
-			return -1;
-	}
-}
-
 /* /proc/PID/root, when it is another root than ours and not listed yet. */
 static void
 root_of(struct pf_confine_allow *a, const struct stat *ours, pid_t pid)
@@ -580,7 +556,7 @@ pf_confine_allow_command(struct pf_confine_allow *a, const char *file)
 {
 	char exe[PATH_MAX];
 
-	if (exec_path(file, exe) == -1)
+	if (pf_spawn_path(file, exe) == -1)
 		return -1;
 	pf_confine_allow_dir_of(a, exe);
 	return 0;

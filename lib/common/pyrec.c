@@ -112,6 +112,11 @@ struct pf_pyrec {
 		uint64_t time;
 	} libc[LIBC_RING];		/* C libraries seen before their interpreter */
 	size_t nlibc;
+	struct {
+		uint32_t pid;
+		char *path;
+	} exes[PF_PYREC_EXES];		/* pf_pyrec_exe's */
+	size_t nexes;
 };
 
 struct pf_pyrec *
@@ -153,6 +158,8 @@ pf_pyrec_free(struct pf_pyrec *p)
 	pf_buf_free(&p->nkey);
 	pf_buf_free(&p->tabs);
 	free(p->tab);
+	for (i = 0; i < p->nexes; i++)
+		free(p->exes[i].path);
 	free(p->rd.pages);
 	free(p->st);
 	free(p);
@@ -198,6 +205,31 @@ base_name(const char *path)
 }
 
 int
+pf_pyrec_exe(struct pf_pyrec *p, pid_t pid, const char *path)
+{
+	if (p->nexes == PF_PYREC_EXES) {
+		errno = ENOSPC;
+		return -1;
+	}
+	if ((p->exes[p->nexes].path = strdup(path)) == NULL)
+		return -1;
+	p->exes[p->nexes++].pid = (uint32_t)pid;
+	return 0;
+}
+
+/* Whether path is what pf_pyrec_exe named pid's executable. */
+static bool
+is_exe(const struct pf_pyrec *p, pid_t pid, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->nexes; i++)
+		if (p->exes[i].pid == (uint32_t)pid && strcmp(p->exes[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+int
 pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
     const char *path, uint64_t ino, uint64_t time)
 {
@@ -209,7 +241,7 @@ pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64
 	size_t i;
 	int fd;
 
-	if (p->mf == NULL || (!libc && strstr(name, "python") == NULL))
+	if (p->mf == NULL || (!libc && strstr(name, "python") == NULL && !is_exe(p, pid, path)))
 		return 0;
 	pr = find_proc(p, (uint32_t)pid);
 	if (libc && (pr == NULL ? false : pr->tid_off != 0))

@@ -58,11 +58,23 @@ void pf_pyrec_free(struct pf_pyrec *p);
 
 /*
  * Executable file mapping [start, end) at file offset pgoff of process
- * pid, named path, made at time (0: before the recording): an interpreter (or, for 3.9 and 3.10, the C library)
- * is probed by opening the file through the helper.  -1 only with ENOMEM.
+ * pid, named path, made at time (0: before the recording): a file whose
+ * name holds "python", or that pf_pyrec_exe named pid's executable, is
+ * probed for an interpreter (and the C library, for 3.9 and 3.10, for
+ * its thread ids) by opening it through the helper.  -1 only with
+ * ENOMEM.
  */
 int pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
     const char *path, uint64_t ino, uint64_t time);
+
+/*
+ * Process pid's executable is path (a -p target's, a command's as it
+ * will exec): probed whatever its name, for an interpreter embedded in
+ * a program named otherwise.  At most PF_PYREC_EXES; -1 with ENOMEM,
+ * or ENOSPC beyond.
+ */
+#define PF_PYREC_EXES		64
+int pf_pyrec_exe(struct pf_pyrec *p, pid_t pid, const char *path);
 
 /* Whether an interpreter (read or not) was found in any process. */
 bool pf_pyrec_found(const struct pf_pyrec *p);

@@ -590,6 +590,31 @@ py_maps_of(struct pf_recorder *r, pid_t pid)
 	close(fd);
 }
 
+/*
+ * The targets' own executables (-p: as /proc says; a command: where
+ * execvp will find it), probed for an interpreter whatever their names:
+ * not under -a and --cgroup, where that would be every program's.
+ */
+static void
+py_exes(struct pf_recorder *r)
+{
+	char link[64], path[PATH_MAX];
+	ssize_t n;
+	size_t i;
+
+	if (r->opt.all || r->cgroup_fd != -1)
+		return;
+	for (i = 0; i < r->t.npids; i++) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)r->t.pids[i]);
+		if ((n = readlink(link, path, sizeof(path) - 1)) <= 0)
+			continue;
+		path[n] = '\0';
+		(void)pf_pyrec_exe(r->rec.py, r->t.pids[i], path);
+	}
+	if (r->opt.cmd != NULL && r->t.child > 0 && pf_spawn_path(r->opt.cmd[0], path) == 0)
+		(void)pf_pyrec_exe(r->rec.py, r->t.child, path);
+}
+
 static void
 py_maps(struct pf_recorder *r)
 {
@@ -765,6 +790,7 @@ open_events(struct pf_recorder *r, struct pf_result *st)
 		 * looked for, unless --python asked (then one that starts
 		 * during the window is found as it maps, as a command's is).
 		 */
+		py_exes(r);
 		py_maps(r);
 		if (r->opt.cmd == NULL && r->opt.python != 1 && !pf_pyrec_found(r->rec.py)) {
 			pf_pyrec_free(r->rec.py);

@@ -3,6 +3,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -137,4 +142,28 @@ pf_spawn_kill(struct pf_target *t)
 	waitpid(t->child, &st, 0);
 done:
 	t->child = 0;
+}
+
+int
+pf_spawn_path(const char *file, char *buf)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	char cand[PATH_MAX];
+	struct stat st;
+	size_t n;
+
+	if (strchr(file, '/') != NULL)
+		return realpath(file, buf) == NULL ? -1 : 0;
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	for (p = path; ; p = colon + 1) {
+		colon = strchrnul(p, ':');
+		n = (size_t)(colon - p);
+		if (snprintf(cand, sizeof(cand), "%.*s%s%s", (int)n, n ? p : ".", "/", file) <
+		    (int)sizeof(cand) && access(cand, X_OK) == 0 && stat(cand, &st) == 0 &&
+		    S_ISREG(st.st_mode) && realpath(cand, buf) != NULL)
+			return 0;
+		if (*colon == '\0')
+			return -1;
+	}
 }

@@ -39,4 +39,10 @@ void pf_spawn_abandon(struct pf_target *t);
 /* SIGTERM the child, SIGKILL after a second, reap it.  No child: no-op. */
 void pf_spawn_kill(struct pf_target *t);
 
+/*
+ * Where execvp(file) finds file, canonical, into buf (PATH_MAX bytes): 0,
+ * or -1 when nowhere.
+ */
+int pf_spawn_path(const char *file, char *buf);
+
 #endif
