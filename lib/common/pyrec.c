@@ -21,6 +21,14 @@
 #define PAGE		4096u
 /* C libraries of processes no interpreter was found in yet, the last this many. */
 #define LIBC_RING	64
+/*
+ * Files looked at (probed) lately, by process and file: a file is probed
+ * once a process however often it is mapped, and at most PROBES_MAX
+ * files a process (a target that maps 60,000 files named python costs
+ * 16 looks, not 60,000).
+ */
+#define PROBED_RING	256
+#define PROBES_MAX	16
 /* Helper requests one walk of a thread's frames may make, and one listing of the threads. */
 #define WALK_READS	128
 #define LIST_READS	2048
@@ -117,6 +125,12 @@ struct pf_pyrec {
 		char *path;
 	} exes[PF_PYREC_EXES];		/* pf_pyrec_exe's */
 	size_t nexes;
+	struct {
+		uint32_t pid;
+		uint64_t file;
+	} probed[PROBED_RING];		/* files looked at, a ring */
+	size_t nprobed;
+	uint64_t probes_refused;
 };
 
 struct pf_pyrec *
@@ -229,6 +243,34 @@ is_exe(const struct pf_pyrec *p, pid_t pid, const char *path)
 	return false;
 }
 
+/*
+ * Whether the file path (ino) mapped by pid is to be looked at: not when
+ * pid's image looked at it already, nor past PROBES_MAX files of pid's;
+ * else it is noted as looked at.
+ */
+static bool
+probe_once(struct pf_pyrec *p, pid_t pid, const char *path, uint64_t ino)
+{
+	uint64_t file = pf_hash(path, strlen(path)) ^ pf_hash_u64(ino);
+	size_t i, n = p->nprobed < PROBED_RING ? p->nprobed : PROBED_RING, mine = 0;
+
+	for (i = 0; i < n; i++) {
+		if (p->probed[i].pid != (uint32_t)pid)
+			continue;
+		if (p->probed[i].file == file)
+			return false;
+		mine++;
+	}
+	if (mine >= PROBES_MAX) {
+		p->probes_refused++;
+		return false;
+	}
+	p->probed[p->nprobed % PROBED_RING].pid = (uint32_t)pid;
+	p->probed[p->nprobed % PROBED_RING].file = file;
+	p->nprobed++;
+	return true;
+}
+
 int
 pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
     const char *path, uint64_t ino, uint64_t time)
@@ -248,6 +290,8 @@ pf_pyrec_map(struct pf_pyrec *p, pid_t pid, uint64_t start, uint64_t end, uint64
 		return 0;
 	/* One interpreter a process: the first found. */
 	if (!libc && pr != NULL && (pr->state == PROC_FOUND || pr->state == PROC_READY))
+		return 0;
+	if (!probe_once(p, pid, path, ino))
 		return 0;
 	if ((fd = pf_mapfile_open(p->mf, "/proc", pid, start, end, path, ino)) == -1)
 		return 0;
@@ -321,7 +365,12 @@ void
 pf_pyrec_exec(struct pf_pyrec *p, pid_t pid, uint64_t time)
 {
 	struct proc *pr = find_proc(p, (uint32_t)pid);
+	size_t i;
 
+	/* The new image's files are looked at again. */
+	for (i = 0; i < PROBED_RING && i < p->nprobed; i++)
+		if (p->probed[i].pid == (uint32_t)pid)
+			p->probed[i].pid = 0;
 	if (pr == NULL || pr->seen > time)
 		return;
 	free(pr->threads);
@@ -879,6 +928,7 @@ void
 pf_pyrec_stats(const struct pf_pyrec *p, struct pf_buf *b)
 {
 	(void)pf_buf_printf(b, " py-samples %llu py-reads %llu py-names-cached %llu "
-	    "py-names-read %llu", (unsigned long long)p->samples, (unsigned long long)p->rd.reads,
-	    (unsigned long long)p->hits, (unsigned long long)p->misses);
+	    "py-names-read %llu py-probes-refused %llu", (unsigned long long)p->samples,
+	    (unsigned long long)p->rd.reads, (unsigned long long)p->hits,
+	    (unsigned long long)p->misses, (unsigned long long)p->probes_refused);
 }
