@@ -95,7 +95,8 @@ late(const struct pf_rawrec *rec, uint64_t off, uint64_t ns)
 {
 	struct pf_rawsample *s = (void *)(rec->samples.data + off);
 
-	if (s->py != PF_PYREC_NONE && (uint64_t)s->py_lag_us * 1000 > ns)
+	if (s->py != PF_PYREC_NONE && s->py != PF_PYREC_UNFOUND &&
+	    (uint64_t)s->py_lag_us * 1000 > ns)
 		s->py = PF_PYREC_LATE;
 }
 

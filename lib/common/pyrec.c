@@ -131,6 +131,8 @@ struct pf_pyrec {
 	} probed[PROBED_RING];		/* files looked at, a ring */
 	size_t nprobed;
 	uint64_t probes_refused;
+	uint64_t heads;			/* head_thread's looks */
+	uint64_t nothread;		/* samples of a thread with no thread state found */
 };
 
 struct pf_pyrec *
@@ -541,8 +543,58 @@ ns_tid(struct proc *pr, uint32_t host)
 }
 
 /*
+ * Between listings, a thread not known yet (a thread started for a
+ * request lives milliseconds) is looked for among the first HEAD_THREADS
+ * of the list, where CPython puts a new thread's state: what is found
+ * there is added to the known threads (PF_PY_THREADS_MAX at most).
+ */
+#define HEAD_THREADS	8
+
+static struct thread *
+head_thread(struct pf_pyrec *p, struct proc *pr, uint32_t tid, uint32_t want)
+{
+	struct pf_py_thread list[HEAD_THREADS];
+	struct thread *t, *found = NULL;
+	size_t n, i, j;
+	int end;
+
+	(void)pf_py_threads(&pr->py, list, HEAD_THREADS, &n, &end);
+	p->heads++;
+	for (i = 0; i < n; i++) {
+		if (list[i].tid == 0)
+			continue;
+		for (j = 0; j < pr->nthreads && pr->threads[j].ts != list[i].tstate; j++)
+			;
+		if (j < pr->nthreads) {
+			t = &pr->threads[j];
+			if (t->tid != list[i].tid) {
+				/* Its state now another thread's. */
+				t->tid = list[i].tid;
+				t->host = pr->ns == 1 ? 0 : list[i].tid;
+				t->npages = 0;
+			}
+		} else {
+			if (pr->nthreads == PF_PY_THREADS_MAX ||
+			    pf_grow(&pr->threads, &pr->cap, pr->nthreads + 1, sizeof(*pr->threads)) == -1)
+				break;
+			t = &pr->threads[pr->nthreads++];
+			t->tid = list[i].tid;
+			t->host = pr->ns == 1 ? 0 : list[i].tid;
+			t->ts = list[i].tstate;
+			t->npages = 0;
+		}
+		if (t->tid == want) {
+			t->host = tid;
+			found = t;
+		}
+	}
+	return found;
+}
+
+/*
  * The thread of tid, from the cache when its state still holds tid (its
- * last walk's pages asked for first), else from a new listing; NULL.
+ * last walk's pages asked for first), else from a new listing, or
+ * between listings from the head of the list; NULL.
  */
 static struct thread *
 find_thread(struct pf_pyrec *p, struct proc *pr, uint32_t tid)
@@ -562,9 +614,9 @@ find_thread(struct pf_pyrec *p, struct proc *pr, uint32_t tid)
 			return t;
 	}
 	now = pf_now_ns();
-	if (pr->listed && now - pr->listed_ns < PF_PYREC_RELIST_NS)
-		return NULL;
 	want = ns_tid(pr, tid);
+	if (pr->listed && now - pr->listed_ns < PF_PYREC_RELIST_NS)
+		return head_thread(p, pr, tid, want);
 	pr->listed = true;
 	pr->listed_ns = now;
 	walk_begin(p, pr->pid, LIST_READS);
@@ -775,8 +827,10 @@ pf_pyrec_sample(struct pf_pyrec *p, uint32_t pid, uint32_t tid)
 	if (pr == NULL || ready(p, pr) == -1)
 		return PF_PYREC_NONE;
 	walk_begin(p, pid, WALK_READS);
-	if ((t = find_thread(p, pr, tid)) == NULL)
-		return PF_PYREC_NONE;
+	if ((t = find_thread(p, pr, tid)) == NULL) {
+		p->nothread++;
+		return PF_PYREC_UNFOUND;
+	}
 	p->samples++;
 	p->leaf_lo = p->leaf_hi = p->leaf_instr = 0;
 	(void)pf_py_thread_frames(&pr->py, t->ts, p->st);
@@ -870,7 +924,7 @@ pf_pyrec_stack(const struct pf_pyrec *p, uint32_t id, size_t *n, int *end)
 	size_t len;
 
 	if (id == PF_PYREC_NONE || id == PF_PYREC_LATE || id == PF_PYREC_STALE ||
-	    id - 1 >= pf_intern_count(&p->stacks))
+	    id == PF_PYREC_UNFOUND || id - 1 >= pf_intern_count(&p->stacks))
 		return NULL;
 	k = pf_intern_key(&p->stacks, id - 1, &len);
 	*end = (unsigned char)k[0];
@@ -928,7 +982,9 @@ void
 pf_pyrec_stats(const struct pf_pyrec *p, struct pf_buf *b)
 {
 	(void)pf_buf_printf(b, " py-samples %llu py-reads %llu py-names-cached %llu "
-	    "py-names-read %llu py-probes-refused %llu", (unsigned long long)p->samples,
-	    (unsigned long long)p->rd.reads, (unsigned long long)p->hits,
-	    (unsigned long long)p->misses, (unsigned long long)p->probes_refused);
+	    "py-names-read %llu py-probes-refused %llu py-head-looks %llu py-no-thread %llu",
+	    (unsigned long long)p->samples, (unsigned long long)p->rd.reads,
+	    (unsigned long long)p->hits, (unsigned long long)p->misses,
+	    (unsigned long long)p->probes_refused, (unsigned long long)p->heads,
+	    (unsigned long long)p->nothread);
 }

@@ -45,6 +45,12 @@ struct pf_mapfiles;
 #define PF_PYREC_LATE		UINT32_MAX
 /* ... or read, but not the ones the sample's own stack was running (pf_pyrec_leaf_code). */
 #define PF_PYREC_STALE		(UINT32_MAX - 1)
+/*
+ * ... or none: the interpreter holds no thread state of the sample's
+ * thread (a thread that ended before the read, or one that runs no
+ * Python: its stack says which).
+ */
+#define PF_PYREC_UNFOUND	(UINT32_MAX - 2)
 
 struct pf_pyrec;
 

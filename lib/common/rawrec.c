@@ -342,7 +342,8 @@ unwind_chain(struct pf_rawrec *r, struct pf_rawsample *s, const char *ips, size_
 		*later = true;
 		return 0;
 	}
-	if (s->py != PF_PYREC_NONE && s->py != PF_PYREC_LATE && r->py != NULL &&
+	if (s->py != PF_PYREC_NONE && s->py != PF_PYREC_LATE && s->py != PF_PYREC_UNFOUND &&
+	    r->py != NULL &&
 	    !py_fresh(r, s, py, regs, q, (size_t)dyn, pcs, k)) {
 		s->py = PF_PYREC_STALE;
 		r->py_stale++;
@@ -664,7 +665,7 @@ pf_rawrec_on_record(const struct perf_event_header *h, const char *rec, void *ar
 			uint64_t t, ts = u64_at(p + S_TIME);
 
 			py.id = pf_pyrec_sample(r->py, u32_at(p + S_TID), u32_at(p + S_TID + 4));
-			if (py.id != PF_PYREC_NONE)
+			if (py.id != PF_PYREC_NONE && py.id != PF_PYREC_UNFOUND)
 				(void)pf_pyrec_leaf_code(r->py, &py.lo, &py.hi, &py.instr);
 
 			clock_gettime(CLOCK_MONOTONIC, &now);

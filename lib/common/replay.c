@@ -263,6 +263,17 @@ py_merge(const struct pf_pyrec *py, const struct pf_rawsample *s, struct pf_buf 
 	int end, rc = -1;
 	bool ok, walk_cut;
 
+	/*
+	 * No thread state of its thread: a thread running no Python (no
+	 * evaluation frame) stays native; one that was, but ended before
+	 * the read, is a mismatch.
+	 */
+	if (s->py == PF_PYREC_UNFOUND) {
+		if (nev == 0)
+			return PF_PY_MERGE_NONE;
+		ok = false;
+		goto mismatch;
+	}
 	if (s->py == PF_PYREC_LATE || s->py == PF_PYREC_STALE ||
 	    (fr = pf_pyrec_stack(py, s->py, &n, &end)) == NULL) {
 		if (s->py != PF_PYREC_LATE && s->py != PF_PYREC_STALE)

@@ -581,6 +581,29 @@ function want(leaf) {
 	grep -q ';py::serve:[^;]*;py::handler:' "$d/c.folded" || fail "-- CMD: no py::serve;py::handler: $(head -c 600 "$d/c.folded")"
 }
 
+@test "pf-record -a --python: a thread per job (shortthreads.py, 4 ms each) has its Python frames (a new thread's state found at the list's head), and a sample whose thread ended before the read is [py-mismatch], never a bare evaluation frame" {
+	live
+	local d=$BATS_TEST_TMPDIR pid named py
+	start_py /usr/bin/python3.11 python3.11 shortthreads.py 30
+	pid=$BGPID
+	sleep 0.3
+	# -a: CPU-wide events sample a thread that lives less than a period
+	# (with -p the kernel samples each thread a period into its CPU time).
+	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -a --python -d 3 --no-progress -o "$d/s.txt"
+	stop_py
+	run -0 valid_stream "$d/s.txt"
+	pf-fold --filter-pid "$pid" "$d/s.txt" > "$d/s.folded"
+	# shellcheck disable=SC2016 # an awk program
+	read -r named py < <(awk '{ n = $NF; if ($0 ~ /py::|\[py-|_PyEval_EvalFrameDefault/) p += n
+		if ($0 ~ /;py::short_job:/) s += n } END { printf "%.0f %.0f\n", s, p }' "$d/s.folded")
+	echo "py::short_job in $named of $py ns running Python"
+	[ "$py" -gt 0 ] || fail "no sample of $pid running Python: $(head -c 600 "$d/s.folded")"
+	# Before the head of the list was looked at: 3%.
+	[ $((named * 2)) -ge "$py" ] || fail "py::short_job in only $named of $py ns"
+	# An evaluation frame is replaced by Python frames, or marked.
+	run -1 grep -E '_PyEval_EvalFrameDefault' <(grep -v '\[py-' "$d/s.folded")
+}
+
 @test "pf-record -a --python: an interpreter started once the recording runs is found as it maps, its functions named" {
 	live
 	local d=$BATS_TEST_TMPDIR rec pid

@@ -2665,6 +2665,7 @@ test_pymerge(void)
 		const uint64_t c3[] = { U, leaf, ev, top };
 		const uint64_t c4[] = { U, leaf, ev, PF_RAWREC_TRUNCATED };
 		const uint64_t c5[] = { U, leaf, ev, leaf, ev, leaf, ev, top };
+		const uint64_t c6[] = { U, leaf, top };
 
 		pymerge_case(s, &comms, py, one, c1, 4, PF_PY_MERGE_DONE,
 		    "st_leaf;py::inner:/a.py;py::mid:/a.py;py::outer:/a.py;main",
@@ -2694,6 +2695,11 @@ test_pymerge(void)
 		pymerge_case(s, &comms, py, PF_PYREC_STALE, c1, 4, PF_PY_MERGE_MISMATCH,
 		    "st_leaf;_PyEval_EvalFrameDefault;main;[py-mismatch]",
 		    "not the sample's own frames: a mismatch");
+		pymerge_case(s, &comms, py, PF_PYREC_UNFOUND, c1, 4, PF_PY_MERGE_MISMATCH,
+		    "st_leaf;_PyEval_EvalFrameDefault;main;[py-mismatch]",
+		    "no thread state for a thread that ran Python (it ended before the read): a mismatch");
+		pymerge_case(s, &comms, py, PF_PYREC_UNFOUND, c6, 3, PF_PY_MERGE_NONE,
+		    "st_leaf;main", "no thread state for a thread that runs no Python: native");
 		pymerge_case(s, &comms, py, odd, c1, 4, PF_PY_MERGE_DONE,
 		    "st_leaf;py::a\\x3bb\\x0ac\\\\d:/e f.py;main",
 		    "the target's names escaped as every name is");
