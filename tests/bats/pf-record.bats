@@ -1673,7 +1673,11 @@ no_tmp_left() {
 @test "another writer filling the disk during the window: the floor is overshot by one flush piece at most" {
 	mount_tmpfs 8M
 	local floor=$((4 * 1024 * 1024)) piece=$((16 * 1024)) avail fill rc=0
-	"${FAVOURED[@]}" pf-record -F 999 -d 3 --min-free "$floor" -o "$MNT/f.txt" -- "$SPLIT" 4 2>/dev/null & BGPID=$!
+	# A 6 s window: the samples are written after it, and the other
+	# writer must be done before (a loaded rehearsal's df and dd, 3 s
+	# late, ran while pf-record wrote: dd's count, reckoned before those
+	# writes, took the disk 300K below the floor itself).
+	"${FAVOURED[@]}" pf-record -F 999 -d 6 --min-free "$floor" -o "$MNT/f.txt" -- "$SPLIT" 7 2>/dev/null & BGPID=$!
 	wait_recording "$BGPID"
 	sleep 0.5
 	# Someone else leaves 24K above the floor while we record: more than
@@ -1681,6 +1685,9 @@ no_tmp_left() {
 	avail=$(df -B1 --output=avail "$MNT" | tail -n 1)
 	fill=$(( (avail - floor - 24 * 1024) / 4096 ))
 	dd if=/dev/zero of="$MNT/filler" bs=4K count="$fill" 2>/dev/null
+	# Still in the window: only the header written yet.
+	[ "$(stat -c %s "$MNT/f.txt")" -lt 4096 ] ||
+		fail "pf-record was already writing its samples when the other writer filled the disk: the machine delayed df and dd by the whole window"
 	wait "$BGPID" || rc=$?
 	BGPID=
 	[ "$rc" -eq 1 ] || fail "exit $rc, want 1"
