@@ -428,7 +428,7 @@ live() {
 
 @test "live: a sleeping master and two spinning workers are ON_CPU_USER together (STARVED_CPU, with its run-queue and PSI evidence, only while other work holds the CPUs); a fourth process that exits is said" {
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs for two spinning workers, have $(nproc)"
-	local try m w1 w2 e
+	local try m w1 w2 e run=running active=2
 	# The verdict is the group's figures': beside CI's other pass, whose
 	# own favoured spinners may hold the CPUs for some seconds, the
 	# workers waited as long as they ran (on_cpu 0.98, runq_wait 1.02)
@@ -461,6 +461,10 @@ live() {
 		grep -Eq '^flags .*runq-wait' <<<"$output" && grep -Eq '^flags .*psi-cpu' <<<"$output" ||
 			fail "STARVED_CPU without runq-wait and psi-cpu: $output"
 		echo "# every try had the CPUs held by other work: STARVED_CPU, with its evidence" >&3
+		# The workers then wait in the run queue as often as not, and the
+		# master's wake-ups may wait past 1% of the interval (active).
+		run='(running|runnable)' active='[23]'
+
 	else
 		[ "$(value class)" = ON_CPU_USER ] || fail "$output"
 	fi
@@ -473,10 +477,10 @@ live() {
 	assert_line --regexp "^process $e exited=(gone|zombie) comm=cls-sleeper\$"
 	assert_line --regexp '^flags .*process-exited'
 	# The busiest threads are the two workers', each with its pid.
-	assert_line --regexp "^thread $w1 pid=$w1 state=running "
-	assert_line --regexp "^thread $w2 pid=$w2 state=running "
+	assert_line --regexp "^thread $w1 pid=$w1 state=$run "
+	assert_line --regexp "^thread $w2 pid=$w2 state=$run "
 	[ "$(value threads)" = 3 ] || fail "threads of the three left: $output"
-	[ "$(value threads_active)" = 2 ] || fail "active: the two workers: $output"
+	[[ "$(value threads_active)" =~ ^$active$ ]] || fail "active: the two workers: $output"
 }
 
 @test "live: a syscall loop is ON_CPU_KERNEL" {
