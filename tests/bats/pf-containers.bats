@@ -253,7 +253,11 @@ runc_cgroup() {
 	# Only the container's process was sampled, though the host's ran as hard.
 	pids=$(awk '/ cpu-clock: $/ { split($2, id, "/"); print id[1] }' ev/cpu.perf | sort | uniq -c)
 	[[ "$pids" =~ ^\ *([0-9]+)\ $SVCPID$ ]] || fail "samples not of the container's process $SVCPID alone: $pids; $(head -3 ev/cpu.perf; tail -1 ev/cpu.perf)"
-	[ "${BASH_REMATCH[1]}" -ge 100 ] || fail "only ${BASH_REMATCH[1]} samples: $(tail -1 ev/cpu.perf)"
+	# Enough that the host's spinner, as hungry, would show if let in
+	# (297 at most in 3 s at 99 Hz; 81 and 97 in loaded CI rehearsals,
+	# where the service at the default priority shared 2 CPUs with the
+	# other pass's favoured tests).
+	[ "${BASH_REMATCH[1]}" -ge 50 ] || fail "only ${BASH_REMATCH[1]} samples: $(tail -1 ev/cpu.perf)"
 	# One target only, a path with .. refused, a cgroup that is not there said.
 	run -2 "$PF_SCRIPTS/pf-triage" --cgroup "$cg" -p "$SVCPID"
 	run -2 "$PF_SCRIPTS/pf-triage" --cgroup "../$cg"

@@ -520,13 +520,13 @@ python_named() {
 	assert_line "warn python CPython 3.9 ($lib): its stacks will stay native: 3.9 knows a thread by its pthread_t, and no C library is mapped to find its thread id by (_thread_db_pthread_tid)"
 }
 
-@test "python: an interpreter in a program named otherwise (Debian's python3.11 copied as svc) is found by being the target's own executable" {
+@test "python: an interpreter in a program named otherwise (Debian's python3.11 copied as embsvc) is found by being the target's own executable" {
 	require_root
 	[ -x /usr/bin/python3.11 ] || fail "/usr/bin/python3.11 is missing: scripts/install-deps --test installs it"
-	cp /usr/bin/python3.11 "$FXD/svc"
-	start_python "$FXD/svc"
+	cp /usr/bin/python3.11 "$FXD/embsvc"
+	start_python "$FXD/embsvc"
 	run -0 pf-precheck -p "$PY" --no-probe -o /tmp --min-free 0
-	assert_line "ok python CPython 3.11 ($FXD/svc): its frames will be named (pf-record reads them through its helper)"
+	assert_line "ok python CPython 3.11 ($FXD/embsvc): its frames will be named (pf-record reads them through its helper)"
 }
 
 @test "python: a process without Python gets no python line" {

@@ -560,12 +560,12 @@ function want(leaf) {
 	stop_py
 }
 
-@test "pf-record -p and -- CMD: an interpreter in a program named otherwise (Debian's python3.11 copied as svc) is found by being the target's own executable" {
+@test "pf-record -p and -- CMD: an interpreter in a program named otherwise (Debian's python3.11 copied as embsvc) is found by being the target's own executable" {
 	live
 	local d=$BATS_TEST_TMPDIR pid
-	cp /usr/bin/python3.11 "$d/svc"
-	"${FAVOURED[@]}" "$d/svc" "$PYW/shares.py" 30 & BGPID=$!
-	wait_exec "$BGPID" svc
+	cp /usr/bin/python3.11 "$d/embsvc"
+	"${FAVOURED[@]}" "$d/embsvc" "$PYW/shares.py" 30 & BGPID=$!
+	wait_exec "$BGPID" embsvc
 	pid=$BGPID
 	sleep 0.3
 	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -p "$pid" -d 2 --no-progress -o "$d/p.txt"
@@ -576,7 +576,7 @@ function want(leaf) {
 	pf-fold "$d/p.txt" > "$d/p.folded"
 	grep -q ';py::serve:[^;]*;py::handler:' "$d/p.folded" || fail "-p: no py::serve;py::handler: $(head -c 600 "$d/p.folded")"
 	# A command found along PATH, as execvp finds it.
-	run -0 --separate-stderr env PATH="$d:$PATH" "${FAVOURED[@]}" pf-record -d 10 --no-progress -o "$d/c.txt" -- svc "$PYW/shares.py" 2
+	run -0 --separate-stderr env PATH="$d:$PATH" "${FAVOURED[@]}" pf-record -d 10 --no-progress -o "$d/c.txt" -- embsvc "$PYW/shares.py" 2
 	run -0 valid_stream "$d/c.txt"
 	grep -Eq "^# python pid=[0-9]+ version=3[.]11[.][0-9]+ frames=read\$" "$d/c.txt" ||
 		fail "-- CMD: no python line: $(grep '^#' "$d/c.txt" | head -n 20)"

@@ -295,7 +295,8 @@ pyenv_bar() {
 	    > /dev/null 2>&1 & perfpid=$!
 	run -0 --separate-stderr "${FAVOURED[@]}" pf-record -F 999 -d 16 --no-python --no-progress -p "$BGPID" -o "$d/p.txt"
 	wait "$perfpid" || true
-	kill "$BGPID"
+	# It may have ended on its own: a loaded rehearsal took 60 s to here.
+	kill "$BGPID" 2>/dev/null || true
 	perf script -i "$d/perf.data" > "$d/perf.txt" 2> /dev/null || skip "perf script failed here"
 	pf-fold "$d/perf.txt" > "$d/perf.folded"
 	pyenv_bar -p "$d/p.txt" "$d/perf.folded"
