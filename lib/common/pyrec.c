@@ -554,8 +554,8 @@ static struct thread *
 head_thread(struct pf_pyrec *p, struct proc *pr, uint32_t tid, uint32_t want)
 {
 	struct pf_py_thread list[HEAD_THREADS];
-	struct thread *t, *found = NULL;
-	size_t n, i, j;
+	struct thread *t;
+	size_t n, i, j, k, found = SIZE_MAX;
 	int end;
 
 	(void)pf_py_threads(&pr->py, list, HEAD_THREADS, &n, &end);
@@ -565,30 +565,36 @@ head_thread(struct pf_pyrec *p, struct proc *pr, uint32_t tid, uint32_t want)
 			continue;
 		for (j = 0; j < pr->nthreads && pr->threads[j].ts != list[i].tstate; j++)
 			;
-		if (j < pr->nthreads) {
-			t = &pr->threads[j];
-			if (t->tid != list[i].tid) {
-				/* Its state now another thread's. */
-				t->tid = list[i].tid;
-				t->host = pr->ns == 1 ? 0 : list[i].tid;
-				t->npages = 0;
-			}
-		} else {
+		if (j == pr->nthreads) {
 			if (pr->nthreads == PF_PY_THREADS_MAX ||
 			    pf_grow(&pr->threads, &pr->cap, pr->nthreads + 1, sizeof(*pr->threads)) == -1)
 				break;
-			t = &pr->threads[pr->nthreads++];
+			pr->nthreads++;
+			pr->threads[j].tid = 0;
+			pr->threads[j].ts = list[i].tstate;
+		}
+		t = &pr->threads[j];
+		if (t->tid != list[i].tid) {
+			/* A new thread, or its state now another thread's. */
 			t->tid = list[i].tid;
 			t->host = pr->ns == 1 ? 0 : list[i].tid;
-			t->ts = list[i].tstate;
 			t->npages = 0;
 		}
-		if (t->tid == want) {
-			t->host = tid;
-			found = t;
-		}
+		/* An older state of the same tid is gone: not found first again. */
+		for (k = 0; k < pr->nthreads; k++)
+			if (k != j && pr->threads[k].tid == t->tid)
+				pr->threads[k].tid = pr->threads[k].host = 0;
+		if (t->tid == want)
+			found = j;
 	}
-	return found;
+	if (found == SIZE_MAX)
+		return NULL;
+	/* Known by its host TID from now on, and by no other entry. */
+	for (k = 0; k < pr->nthreads; k++)
+		if (k != found && pr->threads[k].host == tid)
+			pr->threads[k].tid = pr->threads[k].host = 0;
+	pr->threads[found].host = tid;
+	return &pr->threads[found];
 }
 
 /*
